@@ -1,0 +1,54 @@
+"""One exception hierarchy for palace.
+
+Every error palace raises on purpose is a ``PalaceError``; its message says what
+went wrong *and* how to fix it, because the reader is often an agent that will act
+on the text.
+"""
+
+from __future__ import annotations
+
+
+class PalaceError(Exception):
+    """Base class of every error palace raises on purpose."""
+
+
+class InvalidInputError(PalaceError, ValueError):
+    """An argument (id, location, content, tag, time range…) is not acceptable."""
+
+
+class MemoryNotFoundError(PalaceError, KeyError):
+    """No memory with this id exists (neither active, archived nor in the trash)."""
+
+    def __init__(self, memory_id: str, hint: str = ""):
+        self.memory_id = memory_id
+        message = f"no memory with id {memory_id!r}"
+        if hint:
+            message += f"; {hint}"
+        super().__init__(message)
+
+    def __str__(self) -> str:  # KeyError would quote the message otherwise
+        return str(self.args[0])
+
+
+class MemoryFileError(PalaceError):
+    """A Markdown memory file cannot be parsed. Carries the path and the reason."""
+
+    def __init__(self, path, reason: str):
+        self.path = path
+        self.reason = reason
+        super().__init__(
+            f"{path}: {reason} (fix the file by hand, or move it out of the palace; "
+            "`palace reindex` reports every unreadable file)"
+        )
+
+
+class ConfigError(PalaceError):
+    """A MEMORY_* setting or a config file has a value palace cannot use."""
+
+
+class EmbedderUnavailableError(PalaceError):
+    """Vectors were asked for but no embedder can produce them right now."""
+
+
+class EssenceTooLargeError(InvalidInputError):
+    """The pinned essence memory exceeds its size cap."""
