@@ -1,0 +1,108 @@
+"""Split a long memory into pieces an embedding model can read whole.
+
+A model truncates its input at a fixed number of tokens, so a single vector for a
+long note only represents its beginning. Embedding each chunk separately (and
+scoring a memory by its best chunk) keeps the end of a note as findable as its start.
+
+Chunks are cut at the coarsest boundary that makes them fit: paragraphs, then
+sentences and lines (Chinese 。！？；… and English . ! ? ;), then clauses and
+spaces (，、：, :), and only as a last resort in the middle of a run of characters.
+Consecutive chunks share up to ``overlap_chars`` of whole sentences, so a fact that
+straddles a cut still appears intact in one chunk.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Boundary patterns, coarsest first; a cut goes right after each match.
+_PARAGRAPH = re.compile(r"\n[ \t\r\f\v]*\n\s*")
+_SENTENCE = re.compile(
+    r"(?:[。！？；…]+|[.!?;]+(?=[\s\"'”’)\]]|$))[\"'”’」』）)\]]*\s*"
+    r"|\n\s*"
+)
+_CLAUSE = re.compile(r"[，、：,:]\s*|\s+")
+_LEVELS = (_PARAGRAPH, _SENTENCE, _CLAUSE)
+
+
+def chunk_text(text: str, max_chars: int, overlap_chars: int | None = None) -> list[str]:
+    """Chunks of ``text``, each at most ``max_chars`` characters, in order.
+
+    Text that fits is returned as one chunk (stripped); blank text gives ``[]``.
+    ``overlap_chars`` defaults to an eighth of ``max_chars``; 0 turns overlap off.
+    """
+    return [text[start:end] for start, end in chunk_spans(text, max_chars, overlap_chars)]
+
+
+def chunk_spans(text: str, max_chars: int, overlap_chars: int | None = None) -> list[tuple[int, int]]:
+    """Like ``chunk_text`` but returns ``(start, end)`` offsets into ``text``, so a
+    caller can show where in a memory a match was found."""
+    if max_chars < 1:
+        raise ValueError(f"max_chars must be at least 1, got {max_chars}")
+    if overlap_chars is None:
+        overlap_chars = max_chars // 8
+    if overlap_chars < 0:
+        raise ValueError(f"overlap_chars must not be negative, got {overlap_chars}")
+    whole = _strip_span(text, 0, len(text))
+    if whole[0] == whole[1]:
+        return []
+    if whole[1] - whole[0] <= max_chars:
+        return [whole]
+    units = _units(text, whole[0], whole[1], max_chars, 0)
+    return [_strip_span(text, units[first][0], units[last][1])
+            for first, last in _pack(text, units, max_chars, overlap_chars)]
+
+
+def _units(text: str, start: int, end: int, max_chars: int, level: int) -> list[tuple[int, int]]:
+    """Contiguous spans covering [start, end), each fitting ``max_chars`` once stripped."""
+    if _stripped_len(text, start, end) <= max_chars:
+        return [(start, end)]
+    if level == len(_LEVELS):
+        # No boundary left: cut the run every max_chars characters.
+        return [(cut, min(cut + max_chars, end)) for cut in range(start, end, max_chars)]
+    cuts = [m.end() for m in _LEVELS[level].finditer(text, start, end) if start < m.end() < end]
+    bounds = [start, *cuts, end]
+    units: list[tuple[int, int]] = []
+    for piece_start, piece_end in zip(bounds, bounds[1:]):
+        units.extend(_units(text, piece_start, piece_end, max_chars, level + 1))
+    return units
+
+
+def _pack(text: str, units: list[tuple[int, int]], max_chars: int, overlap_chars: int) -> list[tuple[int, int]]:
+    """Group consecutive units into chunks as (first unit, last unit) index pairs.
+
+    Each chunk after the first starts with the trailing units of the previous chunk
+    that fit in ``overlap_chars`` (never all of them, never at the cost of the new unit).
+    """
+    def size(first: int, last: int) -> int:
+        return _stripped_len(text, units[first][0], units[last][1])
+
+    chunks: list[tuple[int, int]] = []
+    next_unit = 0
+    while next_unit < len(units):
+        first = next_unit
+        if chunks and overlap_chars:
+            previous_first = chunks[-1][0]
+            while first - 1 > previous_first and size(first - 1, next_unit - 1) <= overlap_chars:
+                first -= 1
+        while first < next_unit and size(first, next_unit) > max_chars:
+            first += 1
+        last = next_unit
+        while last + 1 < len(units) and size(first, last + 1) <= max_chars:
+            last += 1
+        chunks.append((first, last))
+        next_unit = last + 1
+    return chunks
+
+
+def _stripped_len(text: str, start: int, end: int) -> int:
+    start, end = _strip_span(text, start, end)
+    return end - start
+
+
+def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
