@@ -82,6 +82,8 @@ SETTINGS: tuple[SettingSpec, ...] = (
                 "Share of the final score that comes from the memory's importance."),
     SettingSpec("weight_decay", "MEMORY_WEIGHT_DECAY", 0.15, _parse_float_01,
                 "Share of the final score that comes from the current decay score."),
+    SettingSpec("weight_vector", "MEMORY_WEIGHT_VECTOR", 0.5, _parse_float_01,
+                "In hybrid search, share of relevance from vector similarity (rest: BM25)."),
     SettingSpec("concepts_enabled", "MEMORY_CONCEPTS_ENABLED", True, _parse_bool,
                 "Expand queries with related terms from the concept map."),
     SettingSpec("concepts_file", "MEMORY_CONCEPTS_FILE", None, _parse_optional_str,
@@ -145,6 +147,7 @@ class Settings:
     weight_relevance: float = 0.75
     weight_importance: float = 0.10
     weight_decay: float = 0.15
+    weight_vector: float = 0.5
     concepts_enabled: bool = True
     concepts_file: str | None = None
     time_reasoning_enabled: bool = True

@@ -1,0 +1,457 @@
+"""The derived SQLite index: metadata, full text (BM25), vectors and access times.
+
+Everything here can be rebuilt from the Markdown files and the access journal;
+deleting ``.palace/index.sqlite3`` loses nothing. Vectors are keyed by (model,
+content hash), so a rebuild or an edit that does not change a memory's text never
+re-embeds it, and a model change simply finds no vectors for the new model.
+
+WAL mode lets one writer and many readers (an agent and a person's CLI) work at
+once; every write is one short ``BEGIN IMMEDIATE`` transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence
+
+import numpy as np
+
+from .models import Memory
+
+SCHEMA_VERSION = 3
+INDEX_DIR = ".palace"
+INDEX_FILE = "index.sqlite3"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS memories (
+    rid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    path TEXT NOT NULL UNIQUE,
+    location TEXT NOT NULL,
+    type TEXT NOT NULL,
+    status TEXT NOT NULL,
+    source TEXT NOT NULL,
+    importance REAL NOT NULL,
+    pinned INTEGER NOT NULL,
+    created_ts REAL NOT NULL,
+    updated_ts REAL NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    tags TEXT NOT NULL,
+    summary TEXT,
+    content TEXT NOT NULL,
+    extra TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    file_hash TEXT NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    size INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS memories_created ON memories(created_ts);
+CREATE INDEX IF NOT EXISTS memories_location ON memories(location);
+CREATE INDEX IF NOT EXISTS memories_hash ON memories(content_hash);
+CREATE TABLE IF NOT EXISTS memory_tags (
+    tag TEXT NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY (tag, rid)
+) WITHOUT ROWID;
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, tokenize = 'porter unicode61');
+CREATE TABLE IF NOT EXISTS accesses (
+    id TEXT NOT NULL, ts REAL NOT NULL, kind TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS accesses_id ON accesses(id, ts);
+CREATE TABLE IF NOT EXISTS room_dirs (rel TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS problems (path TEXT PRIMARY KEY, reason TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS vectors (
+    model TEXT NOT NULL, content_hash TEXT NOT NULL, chunk INTEGER NOT NULL,
+    vec BLOB NOT NULL, PRIMARY KEY (model, content_hash, chunk)
+) WITHOUT ROWID;
+"""
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What a candidate must satisfy. Tags: the memory must carry all of them.
+    Location: the room or any room inside it."""
+
+    statuses: tuple[str, ...] = ("active",)
+    tags: tuple[str, ...] = ()
+    location: str | None = None
+    type: str | None = None
+    start_ts: float | None = None
+    end_ts: float | None = None
+
+    def sql(self, alias: str = "m") -> tuple[str, list[Any]]:
+        clauses = [f"{alias}.status IN ({','.join('?' * len(self.statuses))})"]
+        params: list[Any] = list(self.statuses)
+        if self.location:
+            clauses.append(f"({alias}.location = ? OR {alias}.location LIKE ? ESCAPE '\\')")
+            escaped = self.location.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            params += [self.location, escaped + "/%"]
+        if self.type:
+            clauses.append(f"{alias}.type = ?")
+            params.append(self.type)
+        if self.start_ts is not None:
+            clauses.append(f"{alias}.created_ts >= ?")
+            params.append(self.start_ts)
+        if self.end_ts is not None:
+            clauses.append(f"{alias}.created_ts < ?")
+            params.append(self.end_ts)
+        for tag in self.tags:
+            clauses.append(f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.rid = {alias}.rid AND t.tag = ?)")
+            params.append(tag)
+        return " AND ".join(clauses), params
+
+
+def _fts_query(terms: Iterable[str]) -> str:
+    return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+
+
+class Index:
+    def __init__(self, db_path: Path):
+        self.path = Path(db_path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None,
+                                    check_same_thread=False)
+        self.conn.row_factory = sqlite3.Row
+        self.conn.execute("PRAGMA busy_timeout = 30000")
+        self.conn.execute("PRAGMA journal_mode = WAL")
+        self.conn.execute("PRAGMA synchronous = NORMAL")
+        self.rebuilt_schema = self._ensure_schema()
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def _ensure_schema(self) -> bool:
+        """Create the schema; an index from another schema version is dropped and
+        rebuilt from the files (it is only a cache). Returns True when empty/new."""
+        with self.write():
+            has_meta = self.conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
+            version = None
+            if has_meta:
+                row = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+                version = int(row[0]) if row else None
+            if version == SCHEMA_VERSION:
+                return False
+            if has_meta:
+                tables = [r[0] for r in self.conn.execute(
+                    "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' "
+                    "AND name NOT LIKE 'fts_%'")]
+                for table in tables:
+                    self.conn.execute(f'DROP TABLE IF EXISTS "{table}"')
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    self.conn.execute(statement)
+            self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)",
+                              (str(SCHEMA_VERSION),))
+            return True
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        if self.conn.in_transaction:  # nested: join the outer transaction
+            yield self.conn
+            return
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        else:
+            self.conn.execute("COMMIT")
+
+    # ------------------------------------------------------------------ meta
+
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else default
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.write():
+            self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    # ------------------------------------------------------------------ memories
+
+    def upsert(self, memory: Memory, *, relpath: str, body_tokens: str, content_hash: str,
+               file_hash: str, mtime_ns: int, size: int) -> None:
+        with self.write() as conn:
+            old = conn.execute("SELECT rid FROM memories WHERE id = ?", (memory.id,)).fetchone()
+            # a different memory previously indexed at this path is gone now
+            conn.execute("DELETE FROM memories WHERE path = ? AND id != ?", (relpath, memory.id))
+            row = (
+                memory.id, relpath, memory.location, memory.type, memory.status, memory.source,
+                memory.importance, int(memory.pinned), memory.created_at.timestamp(),
+                memory.updated_at.timestamp(), memory.created_at.isoformat(),
+                memory.updated_at.isoformat(), json.dumps(list(memory.tags), ensure_ascii=False),
+                memory.summary, memory.content, json.dumps(memory.extra, ensure_ascii=False, default=str),
+                content_hash, file_hash, mtime_ns, size,
+            )
+            columns = ("id, path, location, type, status, source, importance, pinned, created_ts, "
+                       "updated_ts, created_at, updated_at, tags, summary, content, extra, "
+                       "content_hash, file_hash, mtime_ns, size")
+            if old is None:
+                cursor = conn.execute(
+                    f"INSERT INTO memories ({columns}) VALUES ({','.join('?' * 20)})", row)
+                rid = cursor.lastrowid
+            else:
+                rid = old[0]
+                assignments = ", ".join(f"{c.strip()} = ?" for c in columns.split(","))
+                conn.execute(f"UPDATE memories SET {assignments} WHERE rid = ?", (*row, rid))
+                conn.execute("DELETE FROM fts WHERE rowid = ?", (rid,))
+                conn.execute("DELETE FROM memory_tags WHERE rid = ?", (rid,))
+            conn.execute("INSERT INTO fts (rowid, body) VALUES (?, ?)", (rid, body_tokens))
+            conn.executemany("INSERT OR IGNORE INTO memory_tags VALUES (?, ?)",
+                             [(tag, rid) for tag in memory.tags])
+            conn.execute("DELETE FROM problems WHERE path = ?", (relpath,))
+            self._bump("memories_version")
+
+    def touch_file(self, relpath: str, mtime_ns: int, size: int) -> None:
+        with self.write():
+            self.conn.execute("UPDATE memories SET mtime_ns = ?, size = ? WHERE path = ?",
+                              (mtime_ns, size, relpath))
+
+    def remove_path(self, relpath: str) -> str | None:
+        with self.write() as conn:
+            row = conn.execute("SELECT rid, id FROM memories WHERE path = ?", (relpath,)).fetchone()
+            conn.execute("DELETE FROM problems WHERE path = ?", (relpath,))
+            if row is None:
+                return None
+            self._delete_rid(row[0])
+            return row[1]
+
+    def remove_id(self, memory_id: str) -> None:
+        with self.write() as conn:
+            row = conn.execute("SELECT rid FROM memories WHERE id = ?", (memory_id,)).fetchone()
+            if row is not None:
+                self._delete_rid(row[0])
+
+    def _delete_rid(self, rid: int) -> None:
+        self.conn.execute("DELETE FROM memories WHERE rid = ?", (rid,))
+        self.conn.execute("DELETE FROM fts WHERE rowid = ?", (rid,))
+        self.conn.execute("DELETE FROM memory_tags WHERE rid = ?", (rid,))
+        self._bump("memories_version")
+
+    def record_problem(self, relpath: str, reason: str) -> None:
+        with self.write():
+            self.conn.execute("INSERT OR REPLACE INTO problems VALUES (?, ?)", (relpath, reason))
+
+    def problems(self) -> list[tuple[str, str]]:
+        return [(r[0], r[1]) for r in self.conn.execute("SELECT path, reason FROM problems ORDER BY path")]
+
+    def file_stats(self) -> dict[str, tuple[int, int]]:
+        """relpath → (mtime_ns, size) of every indexed file and every known-bad file."""
+        stats = {r[0]: (r[1], r[2]) for r in self.conn.execute("SELECT path, mtime_ns, size FROM memories")}
+        return stats
+
+    def file_info(self, relpath: str) -> sqlite3.Row | None:
+        return self.conn.execute("SELECT id, file_hash, mtime_ns, size FROM memories WHERE path = ?",
+                                 (relpath,)).fetchone()
+
+    def path_of(self, memory_id: str) -> str | None:
+        row = self.conn.execute("SELECT path FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        return row[0] if row else None
+
+    def row_by_id(self, memory_id: str) -> sqlite3.Row | None:
+        return self.conn.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
+
+    def rows_by_rid(self, rids: Sequence[int]) -> dict[int, sqlite3.Row]:
+        result: dict[int, sqlite3.Row] = {}
+        for start in range(0, len(rids), 500):
+            chunk = list(rids[start:start + 500])
+            for row in self.conn.execute(
+                    f"SELECT * FROM memories WHERE rid IN ({','.join('?' * len(chunk))})", chunk):
+                result[row["rid"]] = row
+        return result
+
+    def count(self, statuses: Sequence[str] | None = None) -> int:
+        if statuses is None:
+            return self.conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
+        return self.conn.execute(
+            f"SELECT COUNT(*) FROM memories WHERE status IN ({','.join('?' * len(statuses))})",
+            list(statuses)).fetchone()[0]
+
+    def list_rows(self, filters: Filters, *, limit: int | None = None,
+                  order: str = "created_ts DESC") -> list[sqlite3.Row]:
+        where, params = filters.sql()
+        sql = f"SELECT * FROM memories m WHERE {where} ORDER BY m.{order}"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return list(self.conn.execute(sql, params))
+
+    def filtered_rids(self, filters: Filters) -> set[int]:
+        where, params = filters.sql()
+        return {r[0] for r in self.conn.execute(f"SELECT rid FROM memories m WHERE {where}", params)}
+
+    def stats(self) -> dict[str, Any]:
+        by_status = dict(self.conn.execute("SELECT status, COUNT(*) FROM memories GROUP BY status").fetchall())
+        by_location = dict(self.conn.execute(
+            "SELECT location, COUNT(*) FROM memories WHERE status != 'deleted' GROUP BY location "
+            "ORDER BY COUNT(*) DESC").fetchall())
+        by_type = dict(self.conn.execute(
+            "SELECT type, COUNT(*) FROM memories GROUP BY type ORDER BY COUNT(*) DESC").fetchall())
+        vectors = dict(self.conn.execute(
+            "SELECT model, COUNT(DISTINCT content_hash) FROM vectors GROUP BY model").fetchall())
+        return {"by_status": by_status, "by_location": by_location, "by_type": by_type,
+                "accesses": self.conn.execute("SELECT COUNT(*) FROM accesses").fetchone()[0],
+                "vectors": vectors, "problems": len(self.problems())}
+
+    # ------------------------------------------------------------------ full text
+
+    def keyword_scores(self, groups: Sequence[tuple[float, Sequence[str]]], filters: Filters,
+                       limit: int) -> dict[int, float]:
+        """BM25 per weight group, summed: Σ weight × bm25(group's terms).
+
+        FTS5 cannot weight single query terms, but BM25 is a sum over terms, so
+        running the user's own words and each class of expansion as separate
+        queries and adding their scores with the class weight is the same thing.
+        """
+        where, params = filters.sql()
+        scores: dict[int, float] = {}
+        for weight, terms in groups:
+            if not terms:
+                continue
+            sql = (f"SELECT m.rid, -bm25(fts) AS s FROM fts JOIN memories m ON m.rid = fts.rowid "
+                   f"WHERE fts MATCH ? AND {where} ORDER BY s DESC LIMIT ?")
+            for rid, score in self.conn.execute(sql, [_fts_query(terms), *params, limit]):
+                scores[rid] = scores.get(rid, 0.0) + weight * score
+        return scores
+
+    def matched_terms(self, rid: int, terms: Sequence[str]) -> list[str]:
+        """Which of ``terms`` occur in one memory (for the explanation)."""
+        found = []
+        for term in terms:
+            row = self.conn.execute("SELECT 1 FROM fts WHERE rowid = ? AND fts MATCH ?",
+                                    (rid, _fts_query([term]))).fetchone()
+            if row:
+                found.append(term)
+        return found
+
+    # ------------------------------------------------------------------ accesses
+
+    def add_accesses(self, rows: Iterable[tuple[str, float, str]]) -> None:
+        with self.write():
+            self.conn.executemany("INSERT INTO accesses VALUES (?, ?, ?)", rows)
+
+    def clear_accesses(self) -> None:
+        with self.write():
+            self.conn.execute("DELETE FROM accesses")
+
+    def access_times(self, ids: Sequence[str], *, until_ts: float | None = None,
+                     kinds: Sequence[str] | None = None) -> dict[str, list[float]]:
+        result: dict[str, list[float]] = {i: [] for i in ids}
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start:start + 500])
+            sql = f"SELECT id, ts FROM accesses WHERE id IN ({','.join('?' * len(chunk))})"
+            params: list[Any] = chunk
+            if until_ts is not None:
+                sql += " AND ts <= ?"
+                params = [*params, until_ts]
+            if kinds:
+                sql += f" AND kind IN ({','.join('?' * len(kinds))})"
+                params = [*params, *kinds]
+            for memory_id, ts in self.conn.execute(sql + " ORDER BY ts", params):
+                result[memory_id].append(ts)
+        return result
+
+    # ------------------------------------------------------------------ room folders
+
+    def room_dirs(self) -> dict[str, int]:
+        return {r[0]: r[1] for r in self.conn.execute("SELECT rel, mtime_ns FROM room_dirs")}
+
+    def set_room_dirs(self, dirs: dict[str, int]) -> None:
+        with self.write():
+            self.conn.execute("DELETE FROM room_dirs")
+            self.conn.executemany("INSERT INTO room_dirs VALUES (?, ?)", dirs.items())
+
+    # ------------------------------------------------------------------ vectors
+
+    def hashes_missing_vectors(self, model: str, *, limit: int | None = None) -> list[tuple[str, str, str | None]]:
+        """(content_hash, content, summary) of live memories with no vector for ``model``."""
+        sql = ("SELECT m.content_hash, m.content, m.summary FROM memories m WHERE m.status != 'deleted' "
+               "AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.model = ? AND v.content_hash = m.content_hash) "
+               "GROUP BY m.content_hash")
+        params: list[Any] = [model]
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [(r[0], r[1], r[2]) for r in self.conn.execute(sql, params)]
+
+    def put_vectors(self, model: str, items: Iterable[tuple[str, int, np.ndarray]]) -> None:
+        with self.write():
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)",
+                [(model, h, c, np.asarray(v, dtype=np.float32).tobytes()) for h, c, v in items])
+            self._bump_vector_version()
+
+    def _bump(self, key: str) -> None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                          (key, str(int(row[0]) + 1 if row else 1)))
+
+    def _bump_vector_version(self) -> None:
+        self._bump("vector_version")
+
+    def vector_version(self) -> str:
+        """Changes whenever vectors or the set of memories change (cache key)."""
+        rows = dict(self.conn.execute(
+            "SELECT key, value FROM meta WHERE key IN ('vector_version', 'memories_version')").fetchall())
+        return f"{rows.get('vector_version', '0')}:{rows.get('memories_version', '0')}"
+
+    def vector_rows(self, model: str) -> tuple[np.ndarray, np.ndarray]:
+        """(rid per chunk row, matrix of chunk vectors) for every live memory."""
+        rids: list[int] = []
+        blobs: list[bytes] = []
+        for rid, blob in self.conn.execute(
+                "SELECT m.rid, v.vec FROM memories m JOIN vectors v "
+                "ON v.content_hash = m.content_hash AND v.model = ? WHERE m.status != 'deleted'",
+                (model,)):
+            rids.append(rid)
+            blobs.append(blob)
+        if not blobs:
+            return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
+        matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
+        return np.asarray(rids, dtype=np.int64), matrix
+
+    def drop_vectors(self, model: str | None = None) -> None:
+        with self.write():
+            if model is None:
+                self.conn.execute("DELETE FROM vectors")
+            else:
+                self.conn.execute("DELETE FROM vectors WHERE model = ?", (model,))
+            self._bump_vector_version()
+
+    def prune_orphan_vectors(self) -> int:
+        with self.write():
+            cursor = self.conn.execute(
+                "DELETE FROM vectors WHERE content_hash NOT IN (SELECT content_hash FROM memories)")
+            if cursor.rowcount:
+                self._bump_vector_version()
+            return cursor.rowcount
+
+    # ------------------------------------------------------------------ rebuild
+
+    def clear_memories(self) -> None:
+        """Forget every memory row (not vectors: they are keyed by content hash and
+        stay valid for any text that did not change)."""
+        with self.write():
+            for table in ("memories", "memory_tags", "fts", "problems", "room_dirs", "accesses"):
+                self.conn.execute(f"DELETE FROM {table}")
+            self.conn.execute("DELETE FROM meta WHERE key IN ('journal_offset', 'last_full_scan')")
+
+
+def row_to_memory(row: sqlite3.Row, palace_root: Path, *, decay_score: float = 1.0,
+                  access_count: int = 0, last_accessed_at: datetime | None = None) -> Memory:
+    return Memory(
+        id=row["id"], content=row["content"], summary=row["summary"],
+        tags=tuple(json.loads(row["tags"])), importance=row["importance"], status=row["status"],
+        location=row["location"], type=row["type"], source=row["source"],
+        created_at=datetime.fromisoformat(row["created_at"]),
+        updated_at=datetime.fromisoformat(row["updated_at"]), pinned=bool(row["pinned"]),
+        decay_score=decay_score, access_count=access_count, last_accessed_at=last_accessed_at,
+        extra=json.loads(row["extra"]), path=palace_root / row["path"],
+    )

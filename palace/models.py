@@ -1,0 +1,90 @@
+"""The records palace hands to its callers: ``Memory`` and ``SearchResult``."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+MEMORY_STATUSES = ("active", "archived", "deleted")
+
+
+@dataclass(frozen=True)
+class Memory:
+    id: str
+    content: str
+    summary: str | None = None
+    tags: tuple[str, ...] = ()
+    importance: float = 0.5
+    status: str = "active"
+    location: str = "general"
+    type: str = "fact"
+    source: str = "manual"
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    pinned: bool = False
+    # Current Ebbinghaus score in [0, 1], computed from the access journal at read time.
+    decay_score: float = 1.0
+    access_count: int = 0
+    last_accessed_at: datetime | None = None
+    # Frontmatter keys palace does not know; kept verbatim on every rewrite.
+    extra: dict[str, Any] = field(default_factory=dict)
+    path: Path | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["tags"] = list(self.tags)
+        for key in ("created_at", "updated_at", "last_accessed_at"):
+            value = data[key]
+            data[key] = value.isoformat() if value else None
+        data["path"] = str(self.path) if self.path else None
+        return data
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Why a result ranked where it did. Every number that went into the score."""
+
+    relevance: float                      # fused retrieval relevance in [0, 1]
+    importance: float
+    decay: float
+    weights: dict[str, float]
+    retrievers: dict[str, dict[str, Any]]  # "bm25" / "vector" → rank, raw score, normalised
+    matched_terms: tuple[str, ...] = ()
+    matched_expansions: tuple[dict[str, Any], ...] = ()
+    time_range: dict[str, Any] | None = None
+    filters: dict[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()           # e.g. "vectors unavailable: keyword only"
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["matched_terms"] = list(self.matched_terms)
+        data["matched_expansions"] = list(self.matched_expansions)
+        data["notes"] = list(self.notes)
+        return data
+
+    def summary_line(self) -> str:
+        parts = []
+        for name, info in self.retrievers.items():
+            parts.append(f"{name}#{info.get('rank')}")
+        if self.matched_expansions:
+            parts.append("via " + ",".join(e["term"] for e in self.matched_expansions[:3]))
+        if self.time_range:
+            parts.append(f"time {self.time_range.get('text')}")
+        parts.append(f"rel {self.relevance:.2f} imp {self.importance:.2f} decay {self.decay:.2f}")
+        return " · ".join(parts)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    memory: Memory
+    score: float
+    explanation: Explanation
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "memory": self.memory.to_dict(),
+            "score": self.score,
+            "explanation": self.explanation.to_dict(),
+        }

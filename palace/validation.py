@@ -1,0 +1,175 @@
+"""Checks on everything a caller can hand palace that ends up in a path or a file.
+
+Ids and locations become file and folder names, so they are the first line of
+defence against path traversal; content and tags end up in YAML and Markdown.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from datetime import datetime, timezone, tzinfo
+
+from .errors import InvalidInputError
+
+ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_BAD_SEGMENT_CHARS = re.compile(r'[\x00-\x1f\x7f\\:*?"<>|]')
+MAX_LOCATION_DEPTH = 8
+MAX_TAGS = 64
+MAX_TAG_CHARS = 64
+
+
+def validate_id(memory_id: object) -> str:
+    if not isinstance(memory_id, str) or not ID_PATTERN.match(memory_id) or ".." in memory_id:
+        raise InvalidInputError(
+            f"invalid memory id {memory_id!r}: use 1-128 letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit (no '/', no '..')"
+        )
+    if memory_id.lower().endswith(".md"):
+        raise InvalidInputError(f"invalid memory id {memory_id!r}: drop the '.md' suffix")
+    return memory_id
+
+
+def normalize_location(location: object) -> str:
+    """``"projects/palace"`` style room path; nested rooms allowed, nothing that escapes."""
+    if not isinstance(location, str):
+        raise InvalidInputError(f"location must be a string, got {type(location).__name__}")
+    value = unicodedata.normalize("NFC", location.strip()).replace("\\", "/")
+    if value.startswith("/") or re.match(r"^[A-Za-z]:", value):
+        raise InvalidInputError(
+            f"invalid location {location!r}: use a relative room path like 'projects/palace'"
+        )
+    segments = [s.strip() for s in value.strip("/").split("/")]
+    if not value.strip("/") or any(not s for s in segments):
+        raise InvalidInputError(
+            f"invalid location {location!r}: empty room name; use e.g. 'general' or 'projects/palace'"
+        )
+    if len(segments) > MAX_LOCATION_DEPTH:
+        raise InvalidInputError(
+            f"invalid location {location!r}: nested deeper than {MAX_LOCATION_DEPTH} rooms"
+        )
+    for segment in segments:
+        if segment in (".", "..") or segment.startswith("."):
+            raise InvalidInputError(
+                f"invalid location {location!r}: room names may not be '.', '..' or start "
+                "with '.' (those names are reserved for palace's own folders)"
+            )
+        if _BAD_SEGMENT_CHARS.search(segment) or len(segment) > 80:
+            raise InvalidInputError(
+                f"invalid location {location!r}: room names may not contain control "
+                'characters or any of \\ : * ? " < > | and must be at most 80 characters'
+            )
+    return "/".join(segments)
+
+
+def validate_content(content: object, *, max_bytes: int) -> str:
+    if not isinstance(content, str):
+        raise InvalidInputError(
+            f"content must be text, got {type(content).__name__}; decode bytes first"
+        )
+    if "\x00" in content:
+        raise InvalidInputError("content contains NUL bytes: binary data cannot be stored as a memory")
+    if _CONTROL.search(content):
+        raise InvalidInputError(
+            "content contains control characters (looks binary); strip them or store a "
+            "text description instead"
+        )
+    text = content.replace("\r\n", "\n").strip("\n")
+    if not text.strip():
+        raise InvalidInputError("content is empty: a memory needs some text")
+    size = len(text.encode("utf-8"))
+    if size > max_bytes:
+        raise InvalidInputError(
+            f"content is {size} bytes, over the {max_bytes}-byte limit "
+            "(MEMORY_MAX_CONTENT_BYTES); split it into several memories or raise the limit"
+        )
+    return text
+
+
+def validate_summary(summary: object, *, max_bytes: int) -> str | None:
+    if summary is None:
+        return None
+    text = validate_content(summary, max_bytes=max_bytes)
+    if "\n## " in "\n" + text:
+        raise InvalidInputError("summary may not contain a '## ' heading line")
+    return text
+
+
+def normalize_tags(tags: object) -> tuple[str, ...]:
+    if tags is None:
+        return ()
+    if isinstance(tags, str):
+        tags = [t for t in re.split(r"[,，]", tags)]
+    if not isinstance(tags, (list, tuple, set, frozenset)):
+        raise InvalidInputError(f"tags must be a list of strings, got {type(tags).__name__}")
+    seen: dict[str, None] = {}
+    for tag in tags:
+        if not isinstance(tag, (str, int, float)) or isinstance(tag, bool):
+            raise InvalidInputError(f"tag {tag!r} is not a string")
+        text = unicodedata.normalize("NFC", str(tag)).strip()
+        if not text:
+            continue
+        if _CONTROL.search(text) or "\n" in text or len(text) > MAX_TAG_CHARS:
+            raise InvalidInputError(
+                f"invalid tag {text[:80]!r}: one line, no control characters, "
+                f"at most {MAX_TAG_CHARS} characters"
+            )
+        seen.setdefault(text, None)
+    if len(seen) > MAX_TAGS:
+        raise InvalidInputError(f"{len(seen)} tags is too many (at most {MAX_TAGS})")
+    return tuple(seen)
+
+
+def validate_importance(importance: object) -> float:
+    try:
+        value = float(importance)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"importance must be a number in [0, 1], got {importance!r}") from None
+    if math.isnan(value) or not 0.0 <= value <= 1.0:
+        raise InvalidInputError(f"importance must be in [0, 1], got {importance!r}")
+    return value
+
+
+def validate_word(value: object, what: str) -> str:
+    """``type`` and ``source``: short single-line labels."""
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInputError(f"{what} must be a non-empty string, got {value!r}")
+    text = value.strip()
+    if _CONTROL.search(text) or "\n" in text or len(text) > 64:
+        raise InvalidInputError(f"invalid {what} {text[:80]!r}: one line, at most 64 characters")
+    return text
+
+
+def coerce_datetime(value: object, *, tz: tzinfo, what: str = "time") -> datetime:
+    """Accept a datetime or an ISO 8601 string; naive values are taken in ``tz``."""
+    if isinstance(value, datetime):
+        result = value
+    elif isinstance(value, str):
+        text = value.strip()
+        if text.endswith("Z"):
+            text = text[:-1] + "+00:00"
+        try:
+            result = datetime.fromisoformat(text)
+        except ValueError:
+            raise InvalidInputError(
+                f"{what} {value!r} is not an ISO 8601 time such as 2026-03-18T10:00:00+08:00"
+            ) from None
+    else:
+        # dates (not datetimes) become midnight
+        from datetime import date
+
+        if isinstance(value, date):
+            result = datetime(value.year, value.month, value.day)
+        else:
+            raise InvalidInputError(f"{what} must be a datetime or ISO string, got {value!r}")
+    if result.tzinfo is None:
+        result = result.replace(tzinfo=tz)
+    return result
+
+
+def to_utc_timestamp(value: datetime) -> float:
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return value.timestamp()
