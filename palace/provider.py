@@ -1,0 +1,162 @@
+"""OpenClaw's ``VectorSearchProvider`` over a memory palace.
+
+OpenClaw's TypeScript side sees three operations: ``search(query, topK, filter)``,
+``index(id, content, metadata)`` and ``remove(id)``. ``PalaceVectorSearchProvider``
+implements them on a ``MemoryPalaceManager`` in process; the sidecar's ``/search``,
+``/index`` and ``/remove`` endpoints are thin shells over it, so the mapping between
+OpenClaw's shapes and palace's lives only here.
+
+Keys are accepted in camelCase (as TypeScript sends them) or snake_case; answers
+use camelCase.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any, Mapping, Protocol, TypedDict, runtime_checkable
+
+from .errors import InvalidInputError, MemoryNotFoundError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .manager import MemoryPalaceManager
+    from .models import SearchResult
+
+MAX_TOP_K = 100
+
+
+class VectorSearchResult(TypedDict):
+    id: str
+    score: float
+    content: str
+    metadata: dict[str, Any]
+
+
+class IndexResult(TypedDict):
+    id: str
+    created: bool
+    ignoredMetadata: list[str]
+
+
+@runtime_checkable
+class VectorSearchProvider(Protocol):
+    def search(self, query: str, top_k: int = 10,
+               filter: Mapping[str, Any] | None = None) -> list[VectorSearchResult]: ...
+
+    def index(self, id: str, content: str,
+              metadata: Mapping[str, Any] | None = None) -> IndexResult: ...
+
+    def remove(self, id: str) -> bool:
+        """True if the memory existed; removing an unknown id is not an error."""
+        ...
+
+
+# OpenClaw key -> MemoryPalaceManager keyword. Filters that palace cannot apply are
+# refused (a silently ignored filter returns wrong results); metadata palace has no
+# field for is ignored and reported, so indexing never fails over an extra note.
+_FILTER_KEYS = {
+    "tags": "tags",
+    "location": "location",
+    "type": "type",
+    "includeArchived": "include_archived",
+    "include_archived": "include_archived",
+}
+_METADATA_KEYS = {
+    "tags": "tags",
+    "importance": "importance",
+    "location": "location",
+    "type": "type",
+    "source": "source",
+    "summary": "summary",
+    "createdAt": "created_at",
+    "created_at": "created_at",
+}
+
+
+class PalaceVectorSearchProvider:
+    """``VectorSearchProvider`` on a ``MemoryPalaceManager``; calls are serialised,
+    so one provider can serve a threaded web server."""
+
+    def __init__(self, manager: "MemoryPalaceManager"):
+        self.manager = manager
+        self._lock = threading.RLock()
+
+    def search(self, query: str, top_k: int = 10,
+               filter: Mapping[str, Any] | None = None) -> list[VectorSearchResult]:
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInputError("query must be a non-empty string")
+        if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= MAX_TOP_K:
+            raise InvalidInputError(f"topK must be an integer from 1 to {MAX_TOP_K}, got {top_k!r}")
+        options = _translate(filter, _FILTER_KEYS, "filter", strict=True)[0]
+        if isinstance(options.get("tags"), str):
+            options["tags"] = [options["tags"]]
+        with self._lock:
+            results = self.manager.search(query, top_k=top_k, **options)
+        return [_result(r) for r in results]
+
+    def index(self, id: str, content: str,
+              metadata: Mapping[str, Any] | None = None) -> IndexResult:
+        if not isinstance(id, str) or not id:
+            raise InvalidInputError("id must be a non-empty string")
+        if not isinstance(content, str):
+            raise InvalidInputError(f"content must be a string, got {type(content).__name__}")
+        fields, ignored = _translate(metadata, _METADATA_KEYS, "metadata", strict=False)
+        if isinstance(fields.get("tags"), str):
+            fields["tags"] = [fields["tags"]]
+        with self._lock:
+            if self.manager.get(id) is None:
+                self.manager.store(content, id=id, **fields)
+                created = True
+            else:
+                self.manager.update(id, content=content, **fields)
+                created = False
+        return {"id": id, "created": created, "ignoredMetadata": ignored}
+
+    def remove(self, id: str) -> bool:
+        if not isinstance(id, str) or not id:
+            raise InvalidInputError("id must be a non-empty string")
+        with self._lock:
+            try:
+                self.manager.delete(id)
+            except MemoryNotFoundError:
+                return False
+        return True
+
+
+def _translate(values: Mapping[str, Any] | None, keys: Mapping[str, str], what: str,
+               *, strict: bool) -> tuple[dict[str, Any], list[str]]:
+    if values is None:
+        return {}, []
+    if not isinstance(values, Mapping):
+        raise InvalidInputError(f"{what} must be an object, got {type(values).__name__}")
+    translated: dict[str, Any] = {}
+    unknown: list[str] = []
+    for key, value in values.items():
+        if key in keys:
+            if value is not None:
+                translated[keys[key]] = value
+        else:
+            unknown.append(str(key))
+    if unknown and strict:
+        supported = ", ".join(k for k in keys if "_" not in k)  # the camelCase spellings
+        raise InvalidInputError(
+            f"unsupported {what} key(s): {', '.join(sorted(unknown))}; supported: {supported}")
+    return translated, sorted(unknown)
+
+
+def _result(result: "SearchResult") -> VectorSearchResult:
+    memory = result.memory
+    metadata = {
+        "tags": list(memory.tags),
+        "importance": memory.importance,
+        "location": memory.location,
+        "type": memory.type,
+        "source": memory.source,
+        "summary": memory.summary,
+        "status": memory.status,
+        "createdAt": memory.created_at.isoformat() if memory.created_at else None,
+        "updatedAt": memory.updated_at.isoformat() if memory.updated_at else None,
+        "decayScore": memory.decay_score,
+        "explanation": result.explanation.to_dict(),
+    }
+    return {"id": memory.id, "score": float(result.score), "content": memory.content,
+            "metadata": metadata}

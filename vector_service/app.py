@@ -1,0 +1,390 @@
+"""The embedding sidecar: one warm model shared by every palace process, over HTTP.
+
+``create_app(settings, workspace)`` builds the ASGI app; scripts/vector-service.py
+serves it with uvicorn. The model loads in a background thread so ``GET /health``
+answers at once (``loading`` → ``ready``); embedding calls made before that get
+503 with a Retry-After header.
+
+Endpoints (JSON in, JSON out; errors are ``{"error": code, "message": text}``):
+
+* ``GET /health`` → ``{status, model, dimension, max_chars, backend, load_seconds, workspace, error?}``
+* ``POST /embed`` ``{texts: [str], kind: "document"|"query"}`` → ``{model, dimension, vectors}``
+* OpenClaw's VectorSearchProvider over ``workspace`` (see palace/provider.py):
+  ``POST /search`` ``{query, topK?, filter?}`` → ``{results: [{id, score, content, metadata}]}``,
+  ``POST /index`` ``{id, content, metadata?}`` → ``{id, created, ignoredMetadata}``,
+  ``POST /remove`` ``{id}`` or ``DELETE /memories/{id}`` → ``{id, removed}``.
+
+With ``MEMORY_VECTOR_SERVICE_TOKEN`` set, every request but ``/health`` needs
+``Authorization: Bearer <token>``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import logging
+import threading
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
+from starlette.concurrency import run_in_threadpool
+
+from palace.embedders import InProcessEmbedder
+from palace.errors import (
+    ConfigError,
+    EmbedderUnavailableError,
+    InvalidInputError,
+    MemoryNotFoundError,
+    PalaceError,
+)
+from palace.provider import MAX_TOP_K, PalaceVectorSearchProvider
+from palace.settings import Settings
+
+log = logging.getLogger("palace.vector_service")
+
+# How long a client should wait before asking again while the model loads.
+LOADING_RETRY_AFTER_S = 2
+
+
+@dataclass(frozen=True)
+class ServiceLimits:
+    """What one request may carry; larger work must be split by the client."""
+
+    max_texts_per_call: int = 256
+    # A model reads a few hundred tokens at most; longer texts should be chunked
+    # (palace.chunking) rather than silently truncated by the model.
+    max_chars_per_text: int = 8192
+    max_body_bytes: int = 2 * 1024 * 1024
+
+    @classmethod
+    def for_settings(cls, settings: Settings) -> "ServiceLimits":
+        # /index carries a whole memory; JSON escaping can double its UTF-8 size.
+        return cls(max_body_bytes=max(cls.max_body_bytes, 2 * settings.max_content_bytes + 64 * 1024))
+
+
+def is_loopback(host: str) -> bool:
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a host name other than localhost may resolve to anything
+
+
+def check_bind_address(host: str, token: str | None) -> None:
+    """Refuse to expose the sidecar beyond this machine without a token."""
+    if not is_loopback(host) and not token:
+        raise ConfigError(
+            f"refusing to listen on {host}: it is reachable from other machines and anyone "
+            "there could read and write your memories. Set MEMORY_VECTOR_SERVICE_TOKEN "
+            "(clients send it as a Bearer token), or listen on 127.0.0.1"
+        )
+
+
+# --- request bodies --------------------------------------------------------------
+
+
+class _Body(BaseModel):
+    # strict: a number is not a string; forbid: a misspelt key is an error, not ignored.
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class EmbedRequest(_Body):
+    texts: list[str]
+    kind: Literal["document", "query"] = "document"
+
+
+class SearchRequest(_Body):
+    query: str
+    top_k: int = Field(10, validation_alias=AliasChoices("topK", "top_k"))
+    filter: dict[str, Any] | None = None
+
+
+class IndexRequest(_Body):
+    id: str
+    content: str
+    metadata: dict[str, Any] | None = None
+
+
+class RemoveRequest(_Body):
+    id: str
+
+
+class _Unavailable(Exception):
+    def __init__(self, message: str, retry_after: int | None):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+# --- the app ---------------------------------------------------------------------
+
+
+def create_app(
+    settings: Settings,
+    workspace: str | Path | None = None,
+    *,
+    embedder: InProcessEmbedder | None = None,
+    limits: ServiceLimits | None = None,
+) -> FastAPI:
+    """The sidecar app. Without ``workspace`` only /health and /embed work."""
+    embedder = embedder or InProcessEmbedder(settings)
+    limits = limits or ServiceLimits.for_settings(settings)
+    workspace_path = Path(workspace).expanduser() if workspace else None
+    provider_lock = threading.Lock()
+    state: dict[str, Any] = {"manager": None, "provider": None}
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        if embedder.state == "not loaded":
+            embedder.start_loading()
+        yield
+        close = getattr(state["manager"], "close", None)
+        if callable(close):
+            close()
+
+    app = FastAPI(title="palace vector service", lifespan=lifespan,
+                  docs_url=None, redoc_url=None)
+    app.state.embedder = embedder
+    app.state.limits = limits
+
+    def ready_model():
+        status = embedder.state
+        if status == "ready":
+            return embedder.model
+        if status == "error":
+            raise _Unavailable(f"the embedding model failed to load: {embedder.error}", None)
+        raise _Unavailable(f"the embedding model {embedder.name} is still loading", LOADING_RETRY_AFTER_S)
+
+    def provider() -> PalaceVectorSearchProvider:
+        if workspace_path is None:
+            raise _NoWorkspace()
+        with provider_lock:
+            if state["provider"] is None:
+                from palace.manager import MemoryPalaceManager
+
+                # The sidecar's own embedder, so the manager does not call us over HTTP.
+                manager = MemoryPalaceManager(
+                    str(workspace_path),
+                    settings=settings.replace(workspace_dir=str(workspace_path)),
+                    embedder=embedder,
+                )
+                state["manager"] = manager
+                state["provider"] = PalaceVectorSearchProvider(manager)
+            return state["provider"]
+
+    def check_text(text: str, what: str) -> None:
+        if len(text) > limits.max_chars_per_text:
+            raise InvalidInputError(
+                f"{what} has {len(text)} characters; at most {limits.max_chars_per_text} — "
+                "split longer text with palace.chunking.chunk_text first")
+
+    @app.get("/health")
+    async def health() -> JSONResponse:  # async: answers even while every worker thread embeds
+        status = embedder.state
+        model = embedder.model
+        body: dict[str, Any] = {
+            "status": "loading" if status == "not loaded" else status,
+            "model": embedder.name,
+            "dimension": model.dimension if model else None,
+            "max_chars": model.max_chars if model else None,
+            "backend": model.backend if model else None,
+            "load_seconds": round(model.load_seconds, 2) if model else None,
+            "workspace": str(workspace_path) if workspace_path else None,
+        }
+        if status == "error":
+            body["error"] = embedder.error
+        return JSONResponse(body)
+
+    @app.post("/embed")
+    async def embed(http: Request) -> JSONResponse:
+        request = await _parse(http, EmbedRequest)
+        if not request.texts:
+            raise InvalidInputError("texts is empty; send at least one string")
+        if len(request.texts) > limits.max_texts_per_call:
+            raise InvalidInputError(
+                f"texts holds {len(request.texts)} strings; at most "
+                f"{limits.max_texts_per_call} per call, so send them in batches")
+        for index, text in enumerate(request.texts):
+            check_text(text, f"texts[{index}]")
+        model = ready_model()
+        run = model.embed_queries if request.kind == "query" else model.embed_documents
+        vectors = await run_in_threadpool(run, request.texts)
+        # Six decimals: half the JSON of float32's full repr, and cosine moves by <1e-5.
+        return JSONResponse({
+            "model": model.name,
+            "dimension": model.dimension,
+            "vectors": vectors.astype("float64").round(6).tolist(),
+        })
+
+    @app.post("/search")
+    async def search(http: Request) -> JSONResponse:
+        request = await _parse(http, SearchRequest)
+        check_text(request.query, "query")
+        memories = await run_in_threadpool(provider)  # the first call opens the palace
+        if embedder.state in ("loading", "not loaded"):
+            ready_model()  # 503 + Retry-After: results now would lack the vector half
+        results = await run_in_threadpool(memories.search, request.query, request.top_k, request.filter)
+        return JSONResponse({"results": results})
+
+    @app.post("/index")
+    async def index(http: Request) -> JSONResponse:
+        request = await _parse(http, IndexRequest)
+        memories = await run_in_threadpool(provider)  # the first call opens the palace
+        if embedder.state in ("loading", "not loaded"):
+            ready_model()
+        answer = await run_in_threadpool(memories.index, request.id, request.content, request.metadata)
+        return JSONResponse(answer)
+
+    @app.post("/remove")
+    async def remove(http: Request) -> JSONResponse:
+        request = await _parse(http, RemoveRequest)
+        memories = await run_in_threadpool(provider)
+        removed = await run_in_threadpool(memories.remove, request.id)
+        return JSONResponse({"id": request.id, "removed": removed})
+
+    @app.delete("/memories/{memory_id}")
+    def delete_memory(memory_id: str) -> JSONResponse:
+        return JSONResponse({"id": memory_id, "removed": provider().remove(memory_id)})
+
+    _add_error_handlers(app)
+    # Added last = runs first: refuse strangers before buffering their bodies.
+    app.add_middleware(BodyLimitMiddleware, max_bytes=limits.max_body_bytes)
+    app.add_middleware(BearerTokenMiddleware, token=settings.vector_service_token)
+    return app
+
+
+class _NoWorkspace(Exception):
+    pass
+
+
+async def _parse(request: Request, model: type[_Body]) -> _Body:
+    """The body as ``model``, whatever Content-Type it came with: fetch() sends a
+    string body as text/plain unless told otherwise, and that should still work."""
+    raw = await request.body()
+    try:
+        return model.model_validate_json(raw)
+    except ValidationError as exc:
+        raise InvalidInputError(_describe(exc.errors())) from None
+
+
+def _describe(errors) -> str:
+    problems = []
+    for error in list(errors)[:5]:
+        where = ".".join(str(part) for part in error.get("loc", ()) if part != "body")
+        problems.append(f"{where or 'body'}: {error.get('msg')}")
+    return "; ".join(problems)
+
+
+def _error(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": code, "message": message}, status_code=status, headers=headers)
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request, exc: RequestValidationError):
+        return _error(400, "invalid_request", _describe(exc.errors()))
+
+    @app.exception_handler(InvalidInputError)
+    async def invalid_input(request, exc):
+        return _error(400, "invalid_request", str(exc))
+
+    @app.exception_handler(MemoryNotFoundError)
+    async def not_found(request, exc):
+        return _error(404, "not_found", str(exc))
+
+    @app.exception_handler(_NoWorkspace)
+    async def no_workspace(request, exc):
+        return _error(404, "no_workspace",
+                      "this sidecar serves /embed only; start it with --workspace DIR (or "
+                      "MEMORY_WORKSPACE_DIR) to use /search, /index and /remove")
+
+    @app.exception_handler(_Unavailable)
+    async def unavailable(request, exc: _Unavailable):
+        headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else None
+        code = "loading" if exc.retry_after else "model_error"
+        return _error(503, code, str(exc), headers)
+
+    @app.exception_handler(EmbedderUnavailableError)
+    async def embedder_unavailable(request, exc):
+        return _error(503, "embedder_unavailable", str(exc))
+
+    @app.exception_handler(PalaceError)
+    async def palace_error(request, exc):
+        log.error("palace error: %s", exc)
+        return _error(500, "palace_error", str(exc))
+
+    @app.exception_handler(Exception)
+    async def unexpected(request, exc):
+        log.exception("unexpected error")
+        return _error(500, "internal_error", f"{type(exc).__name__}: {exc}")
+
+
+# --- middleware (plain ASGI: they must see a request before any body is read) ---------
+
+
+class BearerTokenMiddleware:
+    """With a token, every path but /health needs ``Authorization: Bearer <token>``."""
+
+    def __init__(self, app, token: str | None):
+        self.app = app
+        self.expected = f"Bearer {token}".encode() if token else None
+
+    async def __call__(self, scope, receive, send):
+        if self.expected is None or scope["type"] != "http" or scope["path"] == "/health":
+            return await self.app(scope, receive, send)
+        given = dict(scope["headers"]).get(b"authorization", b"")
+        if not hmac.compare_digest(given, self.expected):
+            response = _error(401, "unauthorized",
+                              "send the sidecar's token as 'Authorization: Bearer <token>' "
+                              "(MEMORY_VECTOR_SERVICE_TOKEN)",
+                              {"WWW-Authenticate": "Bearer"})
+            return await response(scope, receive, send)
+        return await self.app(scope, receive, send)
+
+
+class BodyLimitMiddleware:
+    """Reads at most ``max_bytes`` of a body, then hands it on; more is a 413."""
+
+    def __init__(self, app, max_bytes: int):
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
+            return await self._too_large(scope, receive, send)
+        chunks, size, more = [], 0, True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
+                return await self._too_large(scope, receive, send)
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        delivered = False
+
+        async def replay():
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()  # the app waiting for a disconnect
+
+        return await self.app(scope, replay, send)
+
+    async def _too_large(self, scope, receive, send):
+        response = _error(413, "body_too_large",
+                          f"request body over {self.max_bytes} bytes; send fewer or shorter texts")
+        return await response(scope, receive, send)
