@@ -17,11 +17,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 from .models import Memory
+
+if TYPE_CHECKING:  # numpy is imported where vectors are used, not on CLI start-up
+    import numpy as np
 
 SCHEMA_VERSION = 3
 INDEX_DIR = ".palace"
@@ -381,7 +382,9 @@ class Index:
             params.append(limit)
         return [(r[0], r[1], r[2]) for r in self.conn.execute(sql, params)]
 
-    def put_vectors(self, model: str, items: Iterable[tuple[str, int, np.ndarray]]) -> None:
+    def put_vectors(self, model: str, items: Iterable[tuple[str, int, "np.ndarray"]]) -> None:
+        import numpy as np
+
         with self.write():
             self.conn.executemany(
                 "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)",
@@ -402,8 +405,10 @@ class Index:
             "SELECT key, value FROM meta WHERE key IN ('vector_version', 'memories_version')").fetchall())
         return f"{rows.get('vector_version', '0')}:{rows.get('memories_version', '0')}"
 
-    def vector_rows(self, model: str) -> tuple[np.ndarray, np.ndarray]:
+    def vector_rows(self, model: str) -> tuple["np.ndarray", "np.ndarray"]:
         """(rid per chunk row, matrix of chunk vectors) for every live memory."""
+        import numpy as np
+
         rids: list[int] = []
         blobs: list[bytes] = []
         for rid, blob in self.conn.execute(

@@ -9,8 +9,7 @@ changes (another process embedded something).
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import numpy as np
+from typing import Any
 
 from .chunking import chunk_text
 from .index import Index
@@ -20,8 +19,8 @@ from .index import Index
 class _Cache:
     model: str
     version: str
-    rids: np.ndarray
-    matrix: np.ndarray
+    rids: Any  # numpy arrays; numpy is imported lazily
+    matrix: Any
 
 
 class VectorStore:
@@ -63,9 +62,11 @@ class VectorStore:
             done += len(batch)
         return done
 
-    def scores(self, model: str, query_vector: np.ndarray, *, allowed: set[int] | None,
+    def scores(self, model: str, query_vector: Any, *, allowed: set[int] | None,
                limit: int) -> dict[int, float]:
         """Best-chunk cosine per memory rid, top ``limit`` (vectors are normalised)."""
+        import numpy as np
+
         cache = self._load(model)
         if cache.matrix.size == 0:
             return {}
