@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
 from .errors import ConfigError, EmbedderUnavailableError, InvalidInputError
 from .settings import Settings
@@ -25,7 +25,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from vector_service.model import EmbeddingModel
 
 
-@runtime_checkable
+# Not runtime_checkable: on Python 3.11 isinstance() would read the properties,
+# i.e. load a model or call the sidecar just to answer a type question.
 class Embedder(Protocol):
     """Turns texts into L2-normalised float32 vectors.
 

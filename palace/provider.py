@@ -103,12 +103,17 @@ class PalaceVectorSearchProvider:
         if isinstance(fields.get("tags"), str):
             fields["tags"] = [fields["tags"]]
         with self._lock:
-            if self.manager.get(id) is None:
-                self.manager.store(content, id=id, **fields)
-                created = True
-            else:
-                self.manager.update(id, content=content, **fields)
-                created = False
+            # Indexing is not reading: it must not count as an access for decay.
+            created = self.manager.get(id, record_access=False) is None
+            if created:
+                try:
+                    # A removed id sits in the trash and blocks a new memory of that
+                    # id; OpenClaw re-indexing it means it is wanted again.
+                    self.manager.restore(id)
+                except MemoryNotFoundError:
+                    self.manager.store(content, id=id, **fields)
+                    return {"id": id, "created": True, "ignoredMetadata": ignored}
+            self.manager.update(id, content=content, **fields)
         return {"id": id, "created": created, "ignoredMetadata": ignored}
 
     def remove(self, id: str) -> bool:

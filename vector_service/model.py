@@ -92,7 +92,12 @@ class EmbeddingModel:
         """Vector for a search query (with the model's query instruction), shape (dimension,)."""
         if not isinstance(text, str):
             raise InvalidInputError(f"a query must be a string, got {type(text).__name__}")
-        return self.embed_documents([(self.query_instruction or "") + text])[0]
+        return self.embed_queries([text])[0]
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """``embed_query`` for many queries in one batch."""
+        prefix = self.query_instruction or ""
+        return self.embed_documents([prefix + text for text in _check_texts(texts)])
 
 
 def load_model(
