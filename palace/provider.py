@@ -34,7 +34,6 @@ class VectorSearchResult(TypedDict):
 class IndexResult(TypedDict):
     id: str
     created: bool
-    ignoredMetadata: list[str]
 
 
 @runtime_checkable
@@ -51,8 +50,10 @@ class VectorSearchProvider(Protocol):
 
 
 # OpenClaw key -> MemoryPalaceManager keyword. Filters that palace cannot apply are
-# refused (a silently ignored filter returns wrong results); metadata palace has no
-# field for is ignored and reported, so indexing never fails over an extra note.
+# refused (a silently ignored filter returns wrong results). Metadata palace has no
+# field for (a source path, line numbers...) is kept verbatim under this frontmatter
+# key and handed back in search results, so OpenClaw gets out what it put in.
+OPENCLAW_EXTRA_KEY = "openclaw"
 _FILTER_KEYS = {
     "tags": "tags",
     "location": "location",
@@ -99,9 +100,11 @@ class PalaceVectorSearchProvider:
             raise InvalidInputError("id must be a non-empty string")
         if not isinstance(content, str):
             raise InvalidInputError(f"content must be a string, got {type(content).__name__}")
-        fields, ignored = _translate(metadata, _METADATA_KEYS, "metadata", strict=False)
+        fields, other_keys = _translate(metadata, _METADATA_KEYS, "metadata", strict=False)
         if isinstance(fields.get("tags"), str):
             fields["tags"] = [fields["tags"]]
+        # Replaced as a whole on every index: OpenClaw's metadata is its current truth.
+        fields["extra"] = {OPENCLAW_EXTRA_KEY: {key: metadata[key] for key in other_keys} or None}
         with self._lock:
             # Indexing is not reading: it must not count as an access for decay.
             created = self.manager.get(id, record_access=False) is None
@@ -111,10 +114,11 @@ class PalaceVectorSearchProvider:
                     # id; OpenClaw re-indexing it means it is wanted again.
                     self.manager.restore(id)
                 except MemoryNotFoundError:
+                    fields["extra"] = {k: v for k, v in fields["extra"].items() if v is not None}
                     self.manager.store(content, id=id, **fields)
-                    return {"id": id, "created": True, "ignoredMetadata": ignored}
+                    return {"id": id, "created": True}
             self.manager.update(id, content=content, **fields)
-        return {"id": id, "created": created, "ignoredMetadata": ignored}
+        return {"id": id, "created": created}
 
     def remove(self, id: str) -> bool:
         if not isinstance(id, str) or not id:
@@ -150,7 +154,9 @@ def _translate(values: Mapping[str, Any] | None, keys: Mapping[str, str], what: 
 
 def _result(result: "SearchResult") -> VectorSearchResult:
     memory = result.memory
-    metadata = {
+    kept = memory.extra.get(OPENCLAW_EXTRA_KEY)
+    metadata = dict(kept) if isinstance(kept, Mapping) else {}
+    metadata.update({
         "tags": list(memory.tags),
         "importance": memory.importance,
         "location": memory.location,
@@ -162,6 +168,6 @@ def _result(result: "SearchResult") -> VectorSearchResult:
         "updatedAt": memory.updated_at.isoformat() if memory.updated_at else None,
         "decayScore": memory.decay_score,
         "explanation": result.explanation.to_dict(),
-    }
+    })
     return {"id": memory.id, "score": float(result.score), "content": memory.content,
             "metadata": metadata}

@@ -49,6 +49,8 @@ def minilm_model(minilm_path):
 def vector_env(monkeypatch, minilm_path, tmp_path):
     """Environment for a palace that embeds with MiniLM in process, offline."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("MEMORY_VECTOR_ENABLED", "true")
+    monkeypatch.setenv("MEMORY_VECTOR_MODE", "inprocess")
     monkeypatch.setenv("MEMORY_VECTOR_MODEL", minilm_path)
     monkeypatch.setenv("MEMORY_WORKSPACE_DIR", str(tmp_path))
     monkeypatch.delenv("MEMORY_VECTOR_SERVICE_URL", raising=False)

@@ -141,7 +141,6 @@ def test_provider_endpoints_index_search_and_remove(sidecar):
         answer = post(sidecar, "/index", {"id": memory_id, "content": content, "metadata": metadata})
         assert answer.status_code == 200, answer.text
         assert answer.json()["created"] is True
-    assert answer.json()["ignoredMetadata"] == ["openclawPath"]
 
     found = post(sidecar, "/search", {"query": "when does the database get saved", "topK": 2}).json()
     top = found["results"][0]
@@ -160,6 +159,9 @@ def test_provider_endpoints_index_search_and_remove(sidecar):
                                        "metadata": {"type": "event"}}).json()
     assert updated["created"] is False
 
+    cat = post(sidecar, "/search", {"query": "what does the cat eat", "topK": 1}).json()["results"][0]
+    assert cat["id"] == "cat-food"
+    assert cat["metadata"]["openclawPath"] == "memory/2026-11-30.md"  # OpenClaw's own metadata, kept
     assert post(sidecar, "/remove", {"id": "cat-food"}).json() == {"id": "cat-food", "removed": True}
     assert post(sidecar, "/remove", {"id": "cat-food"}).json()["removed"] is False
     assert client.delete(sidecar.url + "/memories/dentist").json()["removed"] is True

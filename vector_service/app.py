@@ -11,7 +11,7 @@ Endpoints (JSON in, JSON out; errors are ``{"error": code, "message": text}``):
 * ``POST /embed`` ``{texts: [str], kind: "document"|"query"}`` → ``{model, dimension, vectors}``
 * OpenClaw's VectorSearchProvider over ``workspace`` (see palace/provider.py):
   ``POST /search`` ``{query, topK?, filter?}`` → ``{results: [{id, score, content, metadata}]}``,
-  ``POST /index`` ``{id, content, metadata?}`` → ``{id, created, ignoredMetadata}``,
+  ``POST /index`` ``{id, content, metadata?}`` → ``{id, created}``,
   ``POST /remove`` ``{id}`` or ``DELETE /memories/{id}`` → ``{id, removed}``.
 
 With ``MEMORY_VECTOR_SERVICE_TOKEN`` set, every request but ``/health`` needs
