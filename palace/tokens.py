@@ -1,0 +1,153 @@
+"""How many tokens a text will cost an LLM, estimated without a tokenizer.
+
+``len(text) / 4`` is a rule for English only: it counts 上周讨论的数据库选型 (ten
+characters, about ten tokens) as two or three tokens, so a "2000-token" context
+full of Chinese would really be four times over budget. Instead each kind of run
+is priced the way BPE tokenizers (cl100k, o200k) actually split it:
+
+- Han characters, kana, hangul: 1 token each (measured ~0.6–1.0 for o200k and
+  ~1.0–1.4 for cl100k; 1 is the honest middle and keeps budgets safe on newer models);
+- a Latin word: 1 token up to 7 letters, one more for every further 7
+  (``the``, ``service`` → 1; ``PostgreSQL`` → 2; ``internationalization`` → 3),
+  which averages ~1.3 tokens per English word once punctuation is counted;
+- other alphabets (Cyrillic, Greek, Arabic…): one token per 3 letters, as BPE
+  vocabularies hold fewer of their words;
+- digits: one token per group of up to 3 (BPE splits numbers that way);
+- punctuation and symbols: 1 each (emoji and other astral characters: 2);
+- a line break (or a run of them): 1; spaces: 0 (they merge into the next word).
+
+When ``tiktoken`` is installed and its cl100k vocabulary is already on disk,
+``estimate_tokens`` counts with it instead; the heuristic needs nothing.
+Everything here is pure and deterministic.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from functools import lru_cache
+
+_CJK = (r"\u3040-\u30ff"          # hiragana, katakana
+        r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # Han
+        r"\uac00-\ud7af"          # hangul syllables
+        r"\U00020000-\U0003134f")  # Han extensions B–G
+_PIECES = re.compile(
+    rf"(?P<cjk>[{_CJK}])"
+    r"|(?P<latin>[A-Za-z\u00c0-\u024f]+)"
+    r"|(?P<digits>[0-9]+)"
+    rf"|(?P<word>[^\W\d_{_CJK}]+)"
+    r"|(?P<newline>\n+)"
+    r"|(?P<space>\s+)"
+    r"|(?P<other>.)",
+    re.DOTALL,
+)
+LATIN_LETTERS_PER_TOKEN = 7
+OTHER_LETTERS_PER_TOKEN = 3
+DIGITS_PER_TOKEN = 3
+
+
+def _ceil_div(n: int, d: int) -> int:
+    return -(-n // d)
+
+
+def heuristic_tokens(text: str) -> int:
+    """The rule-based estimate described in the module docstring."""
+    if not text:
+        return 0
+    total = 0
+    # NFKC: full-width ＡＢＣ１２３ are tokenized like their ASCII forms.
+    for match in _PIECES.finditer(unicodedata.normalize("NFKC", text)):
+        kind = match.lastgroup
+        piece = match.group()
+        if kind == "cjk":
+            total += 1
+        elif kind == "latin":
+            total += _ceil_div(len(piece), LATIN_LETTERS_PER_TOKEN)
+        elif kind == "digits":
+            total += _ceil_div(len(piece), DIGITS_PER_TOKEN)
+        elif kind == "word":
+            total += _ceil_div(len(piece), OTHER_LETTERS_PER_TOKEN)
+        elif kind == "newline":
+            total += 1
+        elif kind == "other":
+            total += 2 if ord(piece) > 0xFFFF else 1
+    return total
+
+
+@lru_cache(maxsize=1)
+def _tiktoken_encoding():
+    """cl100k from ``tiktoken``, only if it can load without the network.
+
+    tiktoken downloads its vocabulary on first use; a memory server must not
+    hang on that, so it is used only when the vocabulary is already cached
+    (``TIKTOKEN_CACHE_DIR`` or the default cache) — or when the caller opted in
+    with ``PALACE_TIKTOKEN=1``. ``PALACE_TIKTOKEN=0`` turns it off.
+    """
+    choice = os.environ.get("PALACE_TIKTOKEN", "auto").strip().lower()
+    if choice in {"0", "false", "no", "off"}:
+        return None
+    try:
+        import tiktoken  # optional
+    except ImportError:
+        return None
+    if choice not in {"1", "true", "yes", "on"} and not _tiktoken_vocab_cached():
+        return None
+    try:
+        return tiktoken.get_encoding("cl100k_base")
+    except Exception:  # no network, broken cache: the heuristic is good enough
+        return None
+
+
+def _tiktoken_vocab_cached() -> bool:
+    import tempfile
+
+    folder = os.environ.get("TIKTOKEN_CACHE_DIR") or os.environ.get("DATA_GYM_CACHE_DIR") \
+        or os.path.join(tempfile.gettempdir(), "data-gym-cache")
+    try:
+        return any(True for _ in os.scandir(folder))
+    except OSError:
+        return False
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens ``text`` costs: tiktoken's count when available, else the heuristic."""
+    if not text:
+        return 0
+    encoding = _tiktoken_encoding()
+    if encoding is not None:
+        return len(encoding.encode(text, disallowed_special=()))
+    return heuristic_tokens(text)
+
+
+_SENTENCE_END = re.compile(r"(?<=[。！？!?；;.\n])")
+
+
+def truncate_to_tokens(text: str, max_tokens: int) -> str:
+    """The longest prefix of ``text`` estimated at most ``max_tokens`` tokens.
+
+    Prefers to stop at the end of a sentence or line when one lies in the last
+    third of the allowed prefix, so an excerpt reads as whole sentences.
+    """
+    if max_tokens <= 0:
+        return ""
+    if estimate_tokens(text) <= max_tokens:
+        return text
+    # Estimates only grow as a prefix grows, so binary search; start from a
+    # short prefix that already overflows, so a 1 MB memory is not re-counted 20 times.
+    high = len(text)
+    probe = max_tokens * 8
+    if probe < high and estimate_tokens(text[:probe]) > max_tokens:
+        high = probe
+    low = 0  # invariant: text[:low] fits, text[:high] does not
+    while high - low > 1:
+        mid = (low + high) // 2
+        if estimate_tokens(text[:mid]) <= max_tokens:
+            low = mid
+        else:
+            high = mid
+    prefix = text[:low]
+    boundaries = [m.start() for m in _SENTENCE_END.finditer(prefix) if m.start() > 0]
+    if boundaries and boundaries[-1] >= len(prefix) * 2 // 3:
+        prefix = prefix[: boundaries[-1]]
+    return prefix.rstrip()

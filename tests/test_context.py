@@ -1,0 +1,280 @@
+"""Token estimates, token-budgeted context, the essence and bootstrap — API and CLI."""
+
+from __future__ import annotations
+
+import io
+from datetime import datetime, timedelta
+
+import pytest
+
+from palace.context import (ESSENCE_ID, SESSION_TAG, bootstrap, fit_memory, get_context, get_essence,
+                            is_open_task, set_essence)
+from palace.errors import EssenceTooLargeError, InvalidInputError
+from palace.models import Memory
+from palace.tokens import estimate_tokens, heuristic_tokens, truncate_to_tokens
+
+NOW = "2026-11-30T12:00:00+08:00"
+
+
+# --------------------------------------------------------------------------- tokens
+
+@pytest.mark.parametrize("text, tokens", [
+    ("", 0),
+    ("Hello, world!", 4),                      # Hello , world !
+    ("上周讨论的数据库选型", 10),                 # one per Han character
+    ("我们决定用 PostgreSQL。", 8),              # 5 Han + Postgre|SQL + 。
+    ("deploy the service at 10:30", 7),       # deploy the service at 10 : 30
+    ("internationalization", 3),              # 20 letters: 3 chunks of up to 7
+    ("1234567", 3),                           # digits in groups of 3
+    ("line one\n\nline two", 5),              # a run of newlines is one token
+    ("Привет мир", 3),                        # Cyrillic: a token per 3 letters
+    ("ＰｏｓｔｇｒｅＳＱＬ", 2),                   # full-width folds to ASCII
+    ("ok 😀", 3),                             # emoji: 2
+])
+def test_heuristic_matches_hand_counts(text, tokens):
+    assert heuristic_tokens(text) == tokens
+
+
+def test_chinese_costs_far_more_than_chars_over_four():
+    text = "我们决定用 PostgreSQL 作为主数据库，因为需要 JSONB。" * 10
+    assert heuristic_tokens(text) > 2 * (len(text) // 4)
+
+
+def test_english_is_about_one_point_three_tokens_a_word():
+    text = ("The deployment failed because the database migration locked the users table, "
+            "so we rolled back, split the migration into smaller batches and tried again tonight.")
+    words = len(text.split())
+    assert 1.0 * words <= heuristic_tokens(text) <= 1.6 * words
+
+
+def test_truncate_fits_budget_and_prefers_sentence_end():
+    text = "第一句话很短。第二句话也不长。第三句话会被截断因为预算不够了。"
+    cut = truncate_to_tokens(text, 16)
+    assert estimate_tokens(cut) <= 16
+    assert cut.endswith("。") and text.startswith(cut)
+    assert truncate_to_tokens(text, 1000) == text
+    assert truncate_to_tokens(text, 0) == ""
+    long_text = "word " * 200_000  # a 1 MB memory is cut quickly
+    assert estimate_tokens(truncate_to_tokens(long_text, 50)) <= 50
+
+
+def test_fit_memory_prefers_full_then_summary_then_excerpt():
+    created = datetime.fromisoformat("2026-11-20T09:00:00+08:00")
+    memory = Memory(id="m1", content="很长的内容。" * 200, summary="简短摘要", location="ops",
+                    type="fact", created_at=created)
+    full = fit_memory(memory, 10_000)
+    assert full.form == "full" and full.text.startswith("[m1] ops · 2026-11-20 · fact\n")
+    summary = fit_memory(memory, 60)
+    assert summary.form == "summary" and "简短摘要" in summary.text
+    assert "get_memory m1" in summary.text
+    no_summary = Memory(id="m2", content="很长的内容。" * 200, created_at=created)
+    excerpt = fit_memory(no_summary, 80)
+    assert excerpt.form == "excerpt" and excerpt.text.endswith("…") and "excerpt" in excerpt.text
+    assert excerpt.tokens <= 80
+    assert fit_memory(no_summary, 20) is None  # too little room for a useful excerpt
+
+
+# --------------------------------------------------------------------------- get_context
+
+@pytest.fixture
+def filled(pm):
+    ids = {}
+    ids["decision"] = pm.store("我们决定用 PostgreSQL 作为主数据库，因为需要 JSONB 和成熟的复制。",
+                               type="decision", location="projects/palace", tags=["数据库"],
+                               created_at="2026-11-24T10:00:00+08:00").id
+    ids["long_summary"] = pm.store("PostgreSQL 部署笔记：" + "连接池用 pgbouncer，最大连接数 200。" * 60,
+                                   summary="PostgreSQL 部署要点：pgbouncer，200 连接", location="ops",
+                                   created_at="2026-11-25T10:00:00+08:00").id
+    ids["long_plain"] = pm.store("PostgreSQL replication notes. " * 150, location="ops",
+                                 created_at="2026-11-26T10:00:00+08:00").id
+    ids["unrelated"] = pm.store("周末去爬山，天气很好。", location="life",
+                                created_at="2026-11-28T10:00:00+08:00").id
+    return ids
+
+
+def test_context_stays_within_budget_and_labels_pieces(pm, filled):
+    result = get_context(pm, "PostgreSQL 数据库", 300, now=NOW)
+    assert 0 < result.tokens_used <= 300
+    assert result.tokens_used == estimate_tokens(result.text)
+    forms = {piece.id: piece.form for piece in result.pieces}
+    assert forms[filled["decision"]] == "full"
+    assert forms[filled["long_summary"]] == "summary"
+    assert filled["unrelated"] not in forms
+    for piece in result.pieces:
+        assert piece.text.startswith(f"[{piece.id}] {piece.location} · {piece.date} · ")
+        assert piece.text in result.text
+    assert result.pieces[0].id == filled["decision"]  # most relevant first
+    data = result.to_dict()
+    assert data["tokens_used"] == result.tokens_used and len(data["pieces"]) == len(result.pieces)
+
+
+def test_context_marks_excerpts_when_there_is_no_summary(pm, filled):
+    result = get_context(pm, "replication", 150, now=NOW)
+    (piece,) = result.pieces
+    assert piece.id == filled["long_plain"] and piece.form == "excerpt"
+    assert f"get_memory {piece.id}" in piece.text and piece.text.endswith("…")
+    assert result.tokens_used <= 150
+
+
+def test_tiny_budget_returns_nothing_but_names_what_did_not_fit(pm, filled):
+    result = get_context(pm, "PostgreSQL", 20, now=NOW)
+    assert result.pieces == () and result.text == "" and result.tokens_used == 0
+    assert filled["decision"] in result.omitted_ids
+
+
+def test_context_counts_only_returned_memories_as_accessed(pm, filled):
+    result = get_context(pm, "PostgreSQL 数据库", 120, now=NOW)
+    shown = set(result.ids)
+    assert shown and filled["long_plain"] not in shown
+    assert pm.get(filled["decision"], record_access=False).access_count == 1
+    assert pm.get(filled["long_plain"], record_access=False).access_count == 0
+
+
+@pytest.mark.parametrize("budget", [0, -5, 10**9, 1.5, True, "100"])
+def test_context_rejects_bad_budgets(pm, budget):
+    with pytest.raises(InvalidInputError, match="max_tokens"):
+        get_context(pm, "x", budget)
+
+
+# --------------------------------------------------------------------------- essence
+
+def test_essence_set_get_replace(pm):
+    assert get_essence(pm) is None
+    first = set_essence(pm, "用户：王小明，后端工程师。回答用中文，简洁。")
+    assert (first.id, first.location, first.type, first.pinned) == (ESSENCE_ID, "essence", "essence", True)
+    assert first.importance == 1.0
+    second = set_essence(pm, "User: Wang Xiaoming. Never push to main.")
+    assert second.id == ESSENCE_ID and get_essence(pm).content == "User: Wang Xiaoming. Never push to main."
+    assert len(pm.list(type="essence")) == 1
+
+
+def test_essence_too_large_is_refused_with_advice(pm):
+    cap = pm.settings.essence_max_bytes
+    with pytest.raises(EssenceTooLargeError, match="MEMORY_ESSENCE_MAX_BYTES") as info:
+        set_essence(pm, "字" * (cap // 3 + 1))  # 3 bytes each in UTF-8
+    assert "ordinary memories" in str(info.value)
+    set_essence(pm, "字" * (cap // 3))  # exactly at the cap is fine
+
+
+def test_essence_comes_back_from_the_trash(pm):
+    set_essence(pm, "old essence")
+    pm.delete(ESSENCE_ID)
+    assert get_essence(pm) is None
+    set_essence(pm, "new essence")
+    assert get_essence(pm).content == "new essence"
+
+
+# --------------------------------------------------------------------------- bootstrap
+
+def test_open_task_convention():
+    def task(**kw):
+        return Memory(id="t", content="x", type="task", **kw)
+
+    assert is_open_task(task())
+    assert not is_open_task(task(tags=("done",)))
+    assert not is_open_task(task(extra={"taskStatus": "Done"}))
+    assert not is_open_task(task(status="archived"))
+    assert not is_open_task(Memory(id="f", content="x", type="fact"))
+
+
+@pytest.fixture
+def session_palace(pm):
+    set_essence(pm, "User: 王小明. Prefers concise answers in Chinese.")
+    base = datetime.fromisoformat(NOW)
+    ids = {
+        "old_session": pm.store("Session 1: set up the repo.", type="session",
+                                created_at=base - timedelta(days=5)).id,
+        "tagged_session": pm.store("Worked on backups; next: test restore.", tags=[SESSION_TAG],
+                                   created_at=base - timedelta(days=1)).id,
+        "open_task": pm.store("Write the restore runbook", type="task", importance=0.8).id,
+        "done_task": pm.store("Rotate the keys", type="task", tags=["done"]).id,
+        "closed_task": pm.store("Old migration", type="task", extra={"taskStatus": "closed"}).id,
+        "relevant": pm.store("备份用 pg_dump 每天凌晨 3 点执行。", tags=["backup"]).id,
+    }
+    return ids
+
+
+def test_bootstrap_sections_in_order(pm, session_palace):
+    result = bootstrap(pm, "pg_dump 备份", 1000, now=NOW)
+    text = result.text
+    positions = [text.index(h) for h in ("# Essence", "# Recent sessions", "# Open tasks",
+                                          "# Relevant to: pg_dump 备份")]
+    assert positions == sorted(positions)
+    sections = [(p.section, p.id) for p in result.pieces]
+    assert sections[0] == ("essence", ESSENCE_ID)
+    sessions = [i for s, i in sections if s == "session"]
+    assert sessions == [session_palace["tagged_session"], session_palace["old_session"]]  # newest first
+    tasks = [i for s, i in sections if s == "task"]
+    assert tasks == [session_palace["open_task"]]
+    assert ("relevant", session_palace["relevant"]) in sections
+    assert result.tokens_used <= 1000 and result.tokens_used == estimate_tokens(text)
+    assert pm.get(session_palace["relevant"], record_access=False).access_count == 1
+
+
+def test_bootstrap_without_query_and_with_small_budget(pm, session_palace):
+    result = bootstrap(pm, None, 4000, now=NOW)
+    assert "# Relevant" not in result.text and {p.section for p in result.pieces} == {
+        "essence", "session", "task"}
+    small = bootstrap(pm, "pg_dump", 60, now=NOW)
+    assert small.tokens_used <= 60 and small.pieces[0].id == ESSENCE_ID
+
+
+def test_bootstrap_on_an_empty_palace(pm):
+    result = bootstrap(pm, "anything")
+    assert result.pieces == () and result.text == ""
+
+
+# --------------------------------------------------------------------------- CLI
+
+@pytest.fixture
+def palace_cli(capsys, monkeypatch, workspace):
+    """``palace ARGS --workspace WS`` in this process (``palace.cli.main``, as the
+    console script runs it), returning rc, stdout and stderr."""
+    from conftest import CliResult
+
+    from palace.cli import main
+
+    def run(*args: str, input: str | None = None) -> CliResult:
+        if input is not None:
+            monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(input.encode("utf-8"))))
+        capsys.readouterr()
+        rc = main([*args, "--workspace", str(workspace)])
+        out, err = capsys.readouterr()
+        return CliResult(rc, out, err, args)
+
+    return run
+
+
+def test_cli_context_bootstrap_essence(palace_cli, make_pm, tmp_path):
+    pm = make_pm()
+    pm.store("我们决定用 PostgreSQL 作为主数据库。", type="decision", tags=["数据库"])
+    pm.close()
+
+    data = palace_cli("context", "PostgreSQL", "--max-tokens", "200", "--json").json()
+    assert data["tokens_used"] <= 200 and data["pieces"][0]["form"] == "full"
+    plain = palace_cli("context", "PostgreSQL")
+    assert plain.rc == 0 and "PostgreSQL" in plain.stdout and "tokens" in plain.stderr
+    with pytest.raises(SystemExit):  # argparse: --max-tokens must be >= 1
+        palace_cli("context", "PostgreSQL", "--max-tokens", "0")
+
+    assert "no essence yet" in palace_cli("essence").stdout
+    assert palace_cli("essence", "--set", "User: 王小明").rc == 0
+    assert palace_cli("essence").stdout.strip() == "User: 王小明"
+    essence_file = tmp_path / "essence.md"
+    essence_file.write_text("Rules: answer in Chinese.\n", encoding="utf-8")
+    saved = palace_cli("essence", "--file", str(essence_file), "--json").json()
+    assert saved["content"] == "Rules: answer in Chinese."
+    too_big = palace_cli("essence", "--file", "-", input="x" * 20_000)
+    assert too_big.rc == 2 and "MEMORY_ESSENCE_MAX_BYTES" in too_big.stderr
+
+    boot = palace_cli("bootstrap", "PostgreSQL", "--json").json()
+    assert [p["section"] for p in boot["pieces"]] == ["essence", "relevant"]
+    assert "# Essence" in palace_cli("bootstrap").stdout
+
+
+def test_cli_registers_the_commands():
+    from palace.cli import _register_feature_commands, build_parser
+
+    _register_feature_commands()
+    commands = build_parser()._subparsers._group_actions[0].choices
+    assert {"context", "bootstrap", "essence", "summary", "mcp"} <= set(commands)
