@@ -34,7 +34,7 @@ TOPIC_POOL = 400
 SUMMARY_STOPWORDS = frozenset(
     "今天 昨天 明天 现在 已经 可以 需要 因为 所以 但是 如果 然后 进行 一下 没有 不是 就是 还是 "
     "作为 这里 那里 时候 一直 应该 觉得 发现 开始 之后 之前 以后 以前 还有 其他 有点 比较 非常 "
-    "today yesterday tomorrow now need needs use used using make made new one two thing "
+    "today yesterday tomorrow now next need needs use used using make made new one two thing "
     "things way like will".split()
 )
 

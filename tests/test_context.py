@@ -116,6 +116,17 @@ def test_context_marks_excerpts_when_there_is_no_summary(pm, filled):
     assert result.tokens_used <= 150
 
 
+def test_context_understands_time_words(pm, filled):
+    from conftest import TIME_REASONING_READY
+
+    if not TIME_REASONING_READY:
+        pytest.skip("palace.time_reasoning is not in place yet")
+    result = get_context(pm, "上周的 PostgreSQL", 2000, now=NOW)  # week of 2026-11-23
+    assert set(result.ids) == {filled["decision"], filled["long_summary"], filled["long_plain"]}
+    assert result.time_range["text"] == "上周"
+    assert get_context(pm, "昨天的 PostgreSQL", 2000, now=NOW).pieces == ()
+
+
 def test_tiny_budget_returns_nothing_but_names_what_did_not_fit(pm, filled):
     result = get_context(pm, "PostgreSQL", 20, now=NOW)
     assert result.pieces == () and result.text == "" and result.tokens_used == 0
