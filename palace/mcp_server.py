@@ -1,0 +1,468 @@
+"""``palace mcp``: palace as an MCP server over stdio, on the official ``mcp`` SDK.
+
+One ``MemoryPalaceManager`` per server process (settings from ``MEMORY_*``
+variables, workspace from ``--workspace``). Tool calls are serialised through one
+lock: the manager's SQLite connection is shared, and the SDK runs synchronous
+tools on worker threads.
+
+Nothing an agent sends can crash the server: palace errors, arguments that do
+not match a tool's schema and unknown arguments all come back as tool results
+with ``is_error`` set and a message that says what to do instead. Results carry
+both a text block (JSON, or the rendered context for ``get_context``,
+``bootstrap`` and ``get_summary``) and the same data as structured content.
+
+See docs/mcp.md for client configuration and a scripted session.
+"""
+
+import functools
+import json
+import logging
+import sys
+import threading
+import time
+from datetime import datetime
+from typing import Annotated, Any, Callable, Literal
+
+from pydantic import Field, ValidationError
+
+from .errors import ConfigError, InvalidInputError, MemoryNotFoundError, PalaceError
+from .settings import Settings
+
+SERVER_NAME = "palace"
+SYNC_INTERVAL_S = 2.0          # notice hand-edited files at most this often
+CONTENT_PREVIEW_CHARS = 800    # search and list results; get_memory returns everything
+MAX_RESULTS = 100
+
+INSTRUCTIONS = """\
+palace is your long-term memory: Markdown memories in rooms (folders), found again by
+keyword, meaning and time words ("上周", "last Friday", "三天前").
+- At the start of a session call `bootstrap` (optionally with the task at hand as query):
+  it returns the user's essence, recent session summaries, open tasks and relevant memories.
+- Save durable facts, decisions, preferences and events with `save_memory` (one idea each).
+- Before answering from memory, use `get_context` (budgeted text) or `search_memory`.
+- At the end of a session save a summary with `save_memory(type="session", ...)`; open work
+  as `save_memory(type="task", ...)`, closed by `update_memory(id, tags=[..., "done"])`.
+- Lessons learned ("when X fails with Y, do Z"): `record_experience`, then
+  `verify_experience` once you know whether the lesson worked.
+Every memory has an id: cite it, and fetch the whole text with `get_memory`.
+"""
+
+log = logging.getLogger("palace.mcp")
+
+
+# --------------------------------------------------------------------------- views
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def memory_view(memory, *, preview: bool = False) -> dict[str, Any]:
+    """A memory as the agent sees it. ``preview`` (search and list results) shortens
+    long content and leaves out what only matters for one memory, to save tokens."""
+    content = memory.content
+    truncated = preview and len(content) > CONTENT_PREVIEW_CHARS
+    view: dict[str, Any] = {
+        "id": memory.id,
+        "content": content[:CONTENT_PREVIEW_CHARS] + " …" if truncated else content,
+    }
+    if truncated:
+        view["content_truncated"] = True
+    if memory.summary or not preview:
+        view["summary"] = memory.summary
+    view.update({"tags": list(memory.tags), "location": memory.location, "type": memory.type,
+                 "created_at": _iso(memory.created_at), "importance": memory.importance})
+    if memory.status != "active" or not preview:
+        view["status"] = memory.status
+    if preview:
+        return view
+    view.update({"pinned": memory.pinned, "updated_at": _iso(memory.updated_at),
+                 "source": memory.source, "decay_score": round(memory.decay_score, 4),
+                 "access_count": memory.access_count,
+                 "path": str(memory.path) if memory.path else None})
+    if memory.extra:
+        view["extra"] = json.loads(json.dumps(memory.extra, ensure_ascii=False, default=str))
+    return view
+
+
+def _result(data: dict[str, Any], text: str | None = None):
+    """A tool result: readable text for the model, the same data as structured content."""
+    from mcp_types import CallToolResult, TextContent
+
+    if text is None:  # compact: the agent pays for every token of a result
+        text = json.dumps(data, ensure_ascii=False, default=str)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+
+
+# --------------------------------------------------------------------------- errors
+
+_NOT_FOUND_HINT = ("check the id (search_memory and list_memories show ids); a deleted memory "
+                   "can be brought back with restore_memory")
+
+
+def _tool_error(exc: BaseException):
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    if isinstance(exc, MemoryNotFoundError):
+        message = str(exc)
+        if "restore" not in message:
+            message += f"; {_NOT_FOUND_HINT}"
+        return ToolError(message)
+    if isinstance(exc, PalaceError):
+        return ToolError(str(exc))
+    # A bug of ours, not the agent's: say so, keep serving.
+    log.exception("palace tool crashed")
+    return ToolError(f"internal error in palace ({type(exc).__name__}: {exc}); the server is still "
+                     "running: retry with other arguments, or report this")
+
+
+def _describe_schema(schema: dict[str, Any]) -> str:
+    """``content (string, required), tags (array), …`` from a tool's input schema."""
+    required = set(schema.get("required", ()))
+    parts = []
+    for name, spec in schema.get("properties", {}).items():
+        options = [s for s in spec.get("anyOf", [spec]) if s.get("type") not in (None, "null")]
+        kinds = [f"array of {s['items'].get('type', 'any')}s" if s.get("type") == "array" and "items" in s
+                 else s.get("type") for s in options]
+        enum = next((s.get("enum") for s in spec.get("anyOf", [spec]) if s.get("enum")), None)
+        kind = "|".join(f'"{v}"' for v in enum) if enum else "/".join(kinds) or "any"
+        parts.append(f"{name} ({kind}{', required' if name in required else ''})")
+    return ", ".join(parts)
+
+
+def describe_validation_error(tool: str, error: ValidationError, schema: dict[str, Any]) -> str:
+    problems = []
+    for item in error.errors():
+        field = ".".join(str(part) for part in item["loc"]) or "arguments"
+        if item["type"] == "missing":
+            problems.append(f"'{field}' is required")
+        else:
+            given = repr(item.get("input"))
+            given = given if len(given) <= 60 else given[:57] + "..."
+            problems.append(f"'{field}': {item['msg']} (got {given})")
+    return (f"invalid arguments for {tool}: {'; '.join(problems)}. "
+            f"Expected arguments: {_describe_schema(schema)}")
+
+
+def _make_server_class():
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    class PalaceMCPServer(MCPServer):
+        """MCPServer whose argument errors tell the agent how to call the tool right."""
+
+        async def call_tool(self, name: str, arguments: dict[str, Any], context=None):
+            tool = self._tool_manager.get_tool(name)
+            if tool is None:
+                known = ", ".join(sorted(t.name for t in self._tool_manager.list_tools()))
+                raise ToolError(f"unknown tool {name!r}; palace's tools are: {known}")
+            schema = tool.parameters
+            unknown = sorted(set(arguments or {}) - set(schema.get("properties", {})))
+            if unknown:
+                raise ToolError(f"unknown argument(s) for {name}: {', '.join(unknown)}. "
+                                f"Expected arguments: {_describe_schema(schema)}")
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as exc:
+                if isinstance(exc.__cause__, ValidationError):
+                    raise ToolError(describe_validation_error(name, exc.__cause__, schema)) from None
+                raise
+
+    return PalaceMCPServer
+
+
+# --------------------------------------------------------------------------- the tools
+
+Id = Annotated[str, Field(description="Memory id, as returned by save_memory or search_memory.")]
+Tags = Annotated[list[str] | None, Field(description='Tags, e.g. ["数据库", "decision"].')]
+Now = Annotated[str | None, Field(
+    description="For testing and replay only: pretend it is this ISO 8601 time (time words like "
+                "'上周' are read relative to it). Leave out in normal use.")]
+
+
+def build_server(pm, *, sync_interval_s: float = SYNC_INTERVAL_S):
+    """An MCP server whose tools act on the manager ``pm``."""
+    from mcp_types import ToolAnnotations
+
+    from . import context as ctx
+    from . import summary as period_summary
+
+    server = _make_server_class()(SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING",
+                                  version=_version())
+    lock = threading.Lock()
+    last_sync = [time.monotonic()]
+
+    def guarded(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def run(**kwargs: Any):
+            with lock:
+                try:
+                    if time.monotonic() - last_sync[0] >= sync_interval_s:
+                        pm.sync(full=None)  # files edited by hand or by git since last call
+                        last_sync[0] = time.monotonic()
+                    return fn(**kwargs)
+                except Exception as exc:
+                    raise _tool_error(exc) from exc
+        return run
+
+    read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+    writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+
+    def tool(description: str, annotations: ToolAnnotations):
+        def register(fn: Callable) -> Callable:
+            server.add_tool(guarded(fn), name=fn.__name__, description=description,
+                            annotations=annotations, structured_output=False)
+            return fn
+        return register
+
+    # ------------------------------------------------------------------ memories
+
+    @tool("Save a memory (a fact, decision, preference, event, task or session summary) to "
+          "long-term memory. Returns the stored memory with its id.", writes)
+    def save_memory(
+        content: Annotated[str, Field(description="The memory text (Markdown). One idea per memory.")],
+        tags: Tags = None,
+        importance: Annotated[float, Field(ge=0, le=1, description="0..1; 1 = never fades.")] = 0.5,
+        location: Annotated[str, Field(description="Room (folder), e.g. 'general', 'people', "
+                                                    "'projects/palace'.")] = "general",
+        type: Annotated[str, Field(description="fact | decision | preference | event | task | "
+                                                "session (a session summary) | …")] = "fact",
+        summary: Annotated[str | None, Field(description="Optional short summary, used when "
+                                                         "the whole text does not fit a context.")] = None,
+        created_at: Annotated[str | None, Field(description="When it happened (ISO 8601), if not "
+                                                            "now, e.g. 2026-03-18T10:00:00+08:00.")] = None,
+        pinned: Annotated[bool, Field(description="Never fades or gets archived.")] = False,
+    ):
+        memory = pm.store(content, tags=tags or (), importance=importance, location=location,
+                          type=type, source="mcp", summary=summary, created_at=created_at,
+                          pinned=pinned)
+        return _result(memory_view(memory))
+
+    @tool("Search long-term memory. Time words in the query are understood and become a time "
+          "filter ('上周讨论的数据库', 'what did we decide last Friday', '三天前'); a query that "
+          "is only a time word lists that period. Best first, each with why it matched.", read_only)
+    def search_memory(
+        query: Annotated[str, Field(description="What to look for, in any language; may hold "
+                                                "time words.")],
+        top_k: Annotated[int, Field(ge=1, le=MAX_RESULTS, description="How many results.")] = 10,
+        tags: Annotated[list[str] | None, Field(description="Only memories with all these tags.")] = None,
+        location: Annotated[str | None, Field(description="Only this room (and rooms inside it).")] = None,
+        type: Annotated[str | None, Field(description="Only this type, e.g. 'decision'.")] = None,
+        include_archived: Annotated[bool, Field(description="Also search archived (faded) "
+                                                            "memories.")] = False,
+        now: Now = None,
+    ):
+        results = pm.search(query, top_k=top_k, now=now, tags=tags, location=location, type=type,
+                            include_archived=include_archived)
+        first = results[0].explanation if results else None
+        data = {
+            "count": len(results),
+            "time_range": first.time_range if first else None,
+            "notes": list(first.notes) if first else [],
+            "results": [memory_view(r.memory, preview=True)
+                        | {"score": round(r.score, 4), "why": r.explanation.summary_line()}
+                        for r in results],
+        }
+        return _result(data)
+
+    @tool("Get one memory in full by its id: whole content, summary, tags, dates, decay score "
+          "and file path (search and list results shorten long content).", read_only)
+    def get_memory(id: Id):
+        memory = pm.get(id)
+        if memory is None:
+            hint = (f"it is in the trash: restore_memory(id={id!r}) brings it back"
+                    if pm.storage.trash_path(id).exists() else "")
+            raise MemoryNotFoundError(id, hint)
+        return _result(memory_view(memory))
+
+    @tool("Change a memory: give only the fields to change. Tags replace the old tags. "
+          "Close a task by adding the tag 'done'.", writes)
+    def update_memory(
+        id: Id,
+        content: Annotated[str | None, Field(description="New text.")] = None,
+        summary: Annotated[str | None, Field(description="New summary.")] = None,
+        tags: Annotated[list[str] | None, Field(description="New tags (replace the old ones).")] = None,
+        importance: Annotated[float | None, Field(ge=0, le=1, description="0..1.")] = None,
+        location: Annotated[str | None, Field(description="Move to this room.")] = None,
+        type: Annotated[str | None, Field(description="New type.")] = None,
+        pinned: Annotated[bool | None, Field(description="Pin (never fades) or unpin.")] = None,
+        status: Annotated[Literal["active", "archived"] | None, Field(
+            description="'archived' hides it from normal search; 'active' brings it back.")] = None,
+    ):
+        fields = {name: value for name, value in dict(
+            content=content, summary=summary, tags=tags, importance=importance, location=location,
+            type=type, pinned=pinned, status=status).items() if value is not None}
+        if not fields:
+            raise InvalidInputError("nothing to update: give at least one of content, summary, tags, "
+                                    "importance, location, type, pinned, status")
+        return _result(memory_view(pm.update(id, **fields)))
+
+    @tool("Delete a memory: it moves to the trash and restore_memory can bring it back.",
+          ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
+                          open_world_hint=False))
+    def delete_memory(id: Id):
+        memory = pm.delete(id)
+        return _result({"deleted": memory.id, "in_trash": True,
+                        "message": f"moved to the trash; restore_memory(id={memory.id!r}) brings it back"})
+
+    @tool("Bring a memory back from the trash (after delete_memory) or from the archive.", writes)
+    def restore_memory(id: Id):
+        return _result(memory_view(pm.restore(id)))
+
+    @tool("List memories, newest first, optionally by room, tags, type or status.", read_only)
+    def list_memories(
+        location: Annotated[str | None, Field(description="Only this room (and rooms inside it).")] = None,
+        tags: Annotated[list[str] | None, Field(description="Only memories with all these tags.")] = None,
+        type: Annotated[str | None, Field(description="Only this type.")] = None,
+        status: Annotated[Literal["active", "archived", "deleted", "all"], Field(
+            description="'deleted' lists the trash; 'all' = active and archived.")] = "active",
+        limit: Annotated[int, Field(ge=1, le=MAX_RESULTS, description="At most this many.")] = 20,
+    ):
+        memories = pm.list(location=location, tags=tags, type=type, status=status, limit=limit)
+        return _result({"count": len(memories),
+                        "memories": [memory_view(m, preview=True) for m in memories]})
+
+    # ------------------------------------------------------------------ context
+
+    def context_result(result) -> Any:
+        footer = (f"\n\n(~{result.tokens_used} of {result.max_tokens} tokens; "
+                  f"{len(result.pieces)} memories")
+        if result.omitted_ids:
+            footer += f"; did not fit: {', '.join(result.omitted_ids)}"
+        footer += ")"
+        text = (result.text or "(no memories found)") + footer
+        return _result(result.to_dict(), text)
+
+    @tool("The memories most relevant to a query as ready-to-read text within a token budget: "
+          "most relevant first, whole when they fit, else their summary or a marked excerpt, "
+          "each labelled [id] room · date · type. Time words work as in search_memory.", read_only)
+    def get_context(
+        query: Annotated[str, Field(description="What you need to know about.")],
+        max_tokens: Annotated[int, Field(ge=50, le=100_000, description="Token budget for the "
+                                                                         "returned text.")] = 2000,
+        tags: Annotated[list[str] | None, Field(description="Only memories with all these tags.")] = None,
+        location: Annotated[str | None, Field(description="Only this room.")] = None,
+        type: Annotated[str | None, Field(description="Only this type.")] = None,
+        now: Now = None,
+    ):
+        return context_result(ctx.get_context(pm, query, max_tokens, now=now, tags=tags,
+                                              location=location, type=type))
+
+    @tool("Start-of-session context within a token budget: the user's essence (who they are, "
+          "rules, preferences), the latest session summaries, open tasks and, given a query, "
+          "the memories relevant to it. Call this first in a new session.", read_only)
+    def bootstrap(
+        query: Annotated[str | None, Field(description="The task at hand, to add relevant "
+                                                       "memories (optional).")] = None,
+        max_tokens: Annotated[int, Field(ge=50, le=100_000, description="Token budget.")] = 4000,
+        now: Now = None,
+    ):
+        return context_result(ctx.bootstrap(pm, query, max_tokens, now=now))
+
+    @tool("What happened in a day, week (Monday to Sunday) or month: how many memories, main "
+          "tags and topics, decisions, experiences, rooms that changed, with memory ids.", read_only)
+    def get_summary(
+        period: Annotated[Literal["day", "week", "month"], Field(description="Length of the period.")] = "day",
+        date: Annotated[str | None, Field(description="A day inside the period, YYYY-MM-DD "
+                                                      "(default: today).")] = None,
+    ):
+        summary = period_summary.get_summary(pm, period, date)
+        return _result(summary.to_dict(), summary.render())
+
+    # ------------------------------------------------------------------ experiences
+
+    @tool("Record a lesson learned: what happened (the problem, the error) and what worked. "
+          "Returns the experience memory with its id; later call verify_experience.", writes)
+    def record_experience(
+        what_happened: Annotated[str, Field(description="The situation or failure, e.g. "
+                                                        "'deploy failed: port 5432 in use'.")],
+        what_worked: Annotated[str, Field(description="What solved it.")],
+        context: Annotated[str | None, Field(description="Where it applies (system, versions).")] = None,
+        tags: Tags = None,
+        location: Annotated[str, Field(description="Room.")] = "experiences",
+        importance: Annotated[float, Field(ge=0, le=1, description="0..1.")] = 0.6,
+    ):
+        memory = pm.experiences.record(what_happened, what_worked, tags=tags or (), context=context,
+                                       location=location, importance=importance)
+        return _result(memory_view(memory))
+
+    @tool("Report whether applying a recorded experience worked (effective=true) or not. "
+          "Verified lessons rank higher in search_experiences.", writes)
+    def verify_experience(
+        id: Annotated[str, Field(description="Id of the experience.")],
+        effective: Annotated[bool, Field(description="true if the lesson worked this time.")],
+        note: Annotated[str | None, Field(description="What happened when you applied it.")] = None,
+    ):
+        stats = pm.experiences.verify(id, effective, note)
+        return _result({"id": id, "stats": stats.to_dict()})
+
+    @tool("Find lessons learned for a problem, best first by relevance and proven effectiveness.",
+          read_only)
+    def search_experiences(
+        query: Annotated[str, Field(description="The problem at hand, e.g. an error message.")],
+        top_k: Annotated[int, Field(ge=1, le=MAX_RESULTS, description="How many lessons.")] = 5,
+        tags: Annotated[list[str] | None, Field(description="Only lessons with all these tags.")] = None,
+        verified_only: Annotated[bool, Field(description="Only lessons verified to work "
+                                                         "at least twice.")] = False,
+    ):
+        results = pm.experiences.search(query, top_k=top_k, tags=tags, verified_only=verified_only)
+        return _result({"count": len(results), "results": [
+            memory_view(r.memory, preview=True) | {"lesson": r.lesson, "score": round(r.score, 4),
+                                                   "stats": r.stats.to_dict()}
+            for r in results]})
+
+    return server
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
+# --------------------------------------------------------------------------- running
+
+def open_manager(settings: Settings):
+    """The one manager of this server process. Vectors: the sidecar when configured;
+    otherwise a model loaded in the background (search is keyword-only meanwhile)."""
+    from .embedders import make_embedder
+    from .manager import MemoryPalaceManager
+
+    try:
+        embedder = make_embedder(settings, allow_inprocess=True)
+    except ConfigError:
+        raise
+    except Exception as exc:  # a broken vector install must not stop the memory server
+        log.warning("vectors unavailable (%s); keyword search only", exc)
+        embedder = None
+    if embedder is not None and hasattr(embedder, "start_loading"):
+        embedder.start_loading()
+    return MemoryPalaceManager(settings.workspace_dir, settings=settings, embedder=embedder)
+
+
+def serve_stdio(settings: Settings) -> None:
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        raise ConfigError("the MCP server needs the mcp SDK: pip install 'palace-memory[mcp]'") from None
+    with open_manager(settings) as pm:
+        build_server(pm).run("stdio")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m palace.mcp_server [--workspace DIR]`` (same as ``palace mcp``)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="palace-mcp", description="palace MCP server (stdio)")
+    parser.add_argument("--workspace", "-w", help="workspace folder (default: MEMORY_WORKSPACE_DIR or .)")
+    args = parser.parse_args(argv)
+    try:
+        overrides = {"workspace_dir": args.workspace} if args.workspace else {}
+        serve_stdio(Settings.from_env(**overrides))
+    except PalaceError as exc:
+        print(f"palace mcp: {exc}", file=sys.stderr)
+        return 3 if isinstance(exc, ConfigError) else 4
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,227 @@
+"""``palace mcp`` as a real stdio subprocess, driven by the MCP SDK's own client."""
+
+from __future__ import annotations
+
+import os
+import sys
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+from zoneinfo import ZoneInfo
+
+import pytest
+
+pytest.importorskip("mcp", reason="pip install 'palace-memory[mcp]'")
+
+import anyio  # noqa: E402
+from mcp.client.session import ClientSession  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+
+from conftest import TIME_REASONING_READY, TIMEZONE  # noqa: E402
+
+TOOLS = {"save_memory", "search_memory", "get_memory", "update_memory", "delete_memory",
+         "restore_memory", "list_memories", "get_context", "get_summary", "bootstrap",
+         "record_experience", "verify_experience", "search_experiences"}
+SESSION_TIMEOUT_S = 60
+
+
+def server_parameters(workspace: Path) -> StdioServerParameters:
+    """``palace mcp --workspace WS`` with this test's MEMORY_* settings (the SDK passes
+    only a few safe variables through, so they are given explicitly)."""
+    env = {name: value for name, value in os.environ.items() if name.startswith("MEMORY_")}
+    env["MEMORY_VECTOR_ENABLED"] = "false"
+    script = Path(sys.executable).with_name("palace")
+    if script.exists():
+        command, args = str(script), ["mcp"]
+    else:  # not installed as a script: the same entry point through the interpreter
+        command, args = sys.executable, ["-c", "import sys; from palace.cli import main; sys.exit(main())", "mcp"]
+    return StdioServerParameters(command=command, args=[*args, "--workspace", str(workspace)], env=env,
+                                 cwd=str(workspace.parent))
+
+
+def run_session(workspace: Path, scenario: Callable[["Client"], Awaitable[Any]]) -> Any:
+    workspace.parent.mkdir(parents=True, exist_ok=True)
+    log_path = workspace.parent / "server-stderr.log"
+
+    async def main() -> Any:
+        with anyio.fail_after(SESSION_TIMEOUT_S), open(log_path, "w") as errlog:
+            async with stdio_client(server_parameters(workspace), errlog=errlog) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    return await scenario(Client(session))
+
+    try:
+        return anyio.run(main)
+    except BaseException:
+        print("server stderr:\n" + log_path.read_text(errors="replace")[-4000:])
+        raise
+
+
+class Client:
+    """``await client.ok(tool, **args)`` → structured result; ``client.error(...)`` → message."""
+
+    def __init__(self, session: ClientSession):
+        self.session = session
+
+    async def call(self, tool: str, **arguments: Any):
+        return await self.session.call_tool(tool, arguments)
+
+    async def ok(self, tool: str, **arguments: Any) -> dict[str, Any]:
+        result = await self.call(tool, **arguments)
+        assert not result.is_error, f"{tool}({arguments}) failed: {result.content[0].text}"
+        return result.structured_content
+
+    async def text(self, tool: str, **arguments: Any) -> str:
+        result = await self.call(tool, **arguments)
+        assert not result.is_error, result.content[0].text
+        return result.content[0].text
+
+    async def error(self, tool: str, **arguments: Any) -> str:
+        result = await self.call(tool, **arguments)
+        assert result.is_error, f"{tool}({arguments}) should have failed: {result.content[0].text[:300]}"
+        return result.content[0].text
+
+
+def test_tools_are_listed_with_descriptions_and_schemas(workspace):
+    async def scenario(client: Client):
+        return (await client.session.list_tools()).tools
+
+    tools = {tool.name: tool for tool in run_session(workspace, scenario)}
+    assert set(tools) == TOOLS
+    for tool in tools.values():
+        assert len(tool.description) > 30, tool.name
+        assert tool.input_schema["type"] == "object" and "properties" in tool.input_schema
+        for name, spec in tool.input_schema["properties"].items():
+            assert spec.get("description"), f"{tool.name}.{name} has no description"
+    assert tools["save_memory"].input_schema["required"] == ["content"]
+    assert tools["search_memory"].input_schema["properties"]["top_k"]["maximum"] == 100
+    assert "testing" in tools["search_memory"].input_schema["properties"]["now"]["description"]
+    assert tools["get_summary"].input_schema["properties"]["period"]["enum"] == ["day", "week", "month"]
+    assert tools["delete_memory"].annotations.destructive_hint is True
+    assert tools["search_memory"].annotations.read_only_hint is True
+
+
+def test_save_search_context_update_delete_restore(workspace):
+    async def scenario(client: Client):
+        saved = await client.ok("save_memory", content="我们决定用 PostgreSQL 作为主数据库，因为需要 JSONB。",
+                                tags=["数据库", "decision"], type="decision", location="projects/palace")
+        memory_id = saved["id"]
+        assert saved["location"] == "projects/palace" and saved["source"] == "mcp"
+        await client.ok("save_memory", content="周末去爬山。", location="life")
+
+        found = await client.ok("search_memory", query="数据库", top_k=5)
+        assert [r["id"] for r in found["results"]] == [memory_id]
+        assert found["results"][0]["why"]
+
+        context = await client.ok("get_context", query="PostgreSQL 数据库", max_tokens=200)
+        assert 0 < context["tokens_used"] <= 200
+        assert context["text"].startswith(f"[{memory_id}] projects/palace · ")
+        context_text = await client.text("get_context", query="PostgreSQL", max_tokens=200)
+        assert "tokens" in context_text and memory_id in context_text
+
+        updated = await client.ok("update_memory", id=memory_id, tags=["数据库", "decision", "postgres"],
+                                  importance=0.9)
+        assert updated["tags"][-1] == "postgres" and updated["importance"] == 0.9
+
+        listed = await client.ok("list_memories", location="projects", limit=10)
+        assert [m["id"] for m in listed["memories"]] == [memory_id]
+
+        deleted = await client.ok("delete_memory", id=memory_id)
+        assert deleted["deleted"] == memory_id and "restore_memory" in deleted["message"]
+        missing = await client.error("get_memory", id=memory_id)
+        assert "trash" in missing and "restore_memory" in missing
+        assert (await client.ok("search_memory", query="数据库"))["count"] == 0
+        trash = await client.ok("list_memories", status="deleted")
+        assert [m["id"] for m in trash["memories"]] == [memory_id]
+
+        restored = await client.ok("restore_memory", id=memory_id)
+        assert restored["status"] == "active"
+        assert (await client.ok("get_memory", id=memory_id))["content"].startswith("我们决定用 PostgreSQL")
+
+        summary = await client.ok("get_summary", period="week")
+        assert memory_id in summary["memory_ids"] and summary["decisions"][0]["id"] == memory_id
+        boot = await client.ok("bootstrap", query="PostgreSQL", max_tokens=500)
+        assert boot["tokens_used"] <= 500 and memory_id in [p["id"] for p in boot["pieces"]]
+
+    run_session(workspace, scenario)
+    assert list((workspace / "memory" / "palace" / "projects" / "palace").glob("*.md"))
+
+
+@pytest.mark.skipif(not TIME_REASONING_READY, reason="palace.time_reasoning is not in place yet")
+def test_time_words_with_the_server_clock_and_with_now(workspace):
+    last_week = datetime.now(ZoneInfo(TIMEZONE)) - timedelta(days=7)
+
+    async def scenario(client: Client):
+        old = await client.ok("save_memory", content="讨论了数据库选型：PostgreSQL 还是 MySQL。",
+                              created_at=last_week.isoformat())
+        await client.ok("save_memory", content="今天又聊了数据库选型。")
+        found = await client.ok("search_memory", query="上周讨论的数据库选型")
+        assert [r["id"] for r in found["results"]] == [old["id"]]
+        assert found["time_range"]["text"] == "上周"
+
+        replay = await client.ok("save_memory", content="三月的数据库选型会议。",
+                                 created_at="2026-03-10T10:00:00+08:00")
+        found = await client.ok("search_memory", query="上周的数据库选型", now="2026-03-18T12:00:00+08:00")
+        assert [r["id"] for r in found["results"]] == [replay["id"]]
+        assert found["time_range"]["start"].startswith("2026-03-09")
+
+    run_session(workspace, scenario)
+
+
+def test_bad_arguments_are_tool_errors_and_the_server_lives_on(workspace):
+    async def scenario(client: Client):
+        missing = await client.error("save_memory", tags=["x"])
+        assert "'content' is required" in missing and "Expected arguments: content (string, required)" in missing
+        wrong = await client.error("save_memory", content="x", importance="very")
+        assert "'importance'" in wrong and "number" in wrong
+        out_of_range = await client.error("save_memory", content="x", importance=3)
+        assert "less than or equal to 1" in out_of_range
+        not_text = await client.error("save_memory", content=["a", "b"])
+        assert "'content'" in not_text and "string" in not_text
+        unknown_arg = await client.error("save_memory", content="x", colour="blue")
+        assert "unknown argument(s) for save_memory: colour" in unknown_arg
+
+        traversal = await client.error("get_memory", id="../../etc/passwd")
+        assert "invalid memory id" in traversal and "no '/'" in traversal
+        traversal = await client.error("delete_memory", id="../.palace/index")
+        assert "invalid memory id" in traversal
+        room = await client.error("save_memory", content="x", location="../outside")
+        assert "invalid location" in room
+        nowhere = await client.error("get_memory", id="nope")
+        assert "no memory with id 'nope'" in nowhere and "search_memory" in nowhere
+
+        bad_time = await client.error("save_memory", content="x", created_at="last tuesday")
+        assert "ISO 8601" in bad_time
+        assert "max_tokens" in await client.error("get_context", query="x", max_tokens=10)
+        assert "'period'" in await client.error("get_summary", period="year")
+        assert "YYYY-MM-DD" in await client.error("get_summary", date="30/11/2026")
+        assert "nothing to update" in await client.error("update_memory", id="nope")
+        assert "empty" in await client.error("search_memory", query="   ")
+        assert "unknown tool 'remember'" in await client.error("remember", content="x")
+
+        # still serving, and nothing half-written
+        saved = await client.ok("save_memory", content="still alive")
+        assert (await client.ok("list_memories"))["count"] == 1
+        return saved
+
+    run_session(workspace, scenario)
+    assert not (workspace.parent / "outside").exists()
+
+
+def test_experiences_over_mcp(workspace):
+    async def scenario(client: Client):
+        lesson = await client.ok("record_experience", what_happened="deploy failed: port 5432 already in use",
+                                 what_worked="stop the old postgres container before compose up",
+                                 tags=["deploy"])
+        assert lesson["type"] == "experience" and lesson["location"] == "experiences"
+        for _ in range(2):
+            verified = await client.ok("verify_experience", id=lesson["id"], effective=True, note="worked")
+        assert verified["stats"]["verified"] is True and verified["stats"]["verified_count"] == 2
+        found = await client.ok("search_experiences", query="port 5432 already in use", verified_only=True)
+        assert found["results"][0]["id"] == lesson["id"]
+        assert found["results"][0]["lesson"]["what_worked"].startswith("stop the old postgres")
+        fact = await client.ok("save_memory", content="not a lesson")
+        assert "not an experience" in await client.error("verify_experience", id=fact["id"], effective=True)
+        assert "'effective' is required" in await client.error("verify_experience", id=lesson["id"])
+
+    run_session(workspace, scenario)
