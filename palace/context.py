@@ -25,7 +25,7 @@ Conventions (also in docs/mcp.md):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Sequence
 

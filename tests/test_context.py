@@ -16,6 +16,17 @@ from palace.tokens import estimate_tokens, heuristic_tokens, truncate_to_tokens
 NOW = "2026-11-30T12:00:00+08:00"
 
 
+@pytest.fixture(autouse=True)
+def heuristic_estimates(monkeypatch):
+    """Counts here are the heuristic's, even on a machine with tiktoken cached."""
+    from palace import tokens
+
+    monkeypatch.setenv("PALACE_TIKTOKEN", "0")
+    tokens._tiktoken_encoding.cache_clear()
+    yield
+    tokens._tiktoken_encoding.cache_clear()
+
+
 # --------------------------------------------------------------------------- tokens
 
 @pytest.mark.parametrize("text, tokens", [
