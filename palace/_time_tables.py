@@ -232,4 +232,4 @@ EN_HOLIDAY_NOT_TIME = ("tree", "trees", "card", "cards", "gift", "gifts", "prese
                        "movie", "movies", "song", "songs", "spirit", "egg", "eggs", "bunny",
                        "costume", "costumes", "candy", "decorations", "cookies", "resolution",
                        "resolutions", "wishes", "tradition", "traditions", "special",
-                       "episode")
+                       "episode", "agreement", "accords")

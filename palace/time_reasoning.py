@@ -567,7 +567,7 @@ class Token(NamedTuple):
 
 # (pattern, flags, build): compiled on first use, so that importing stays cheap for
 # the CLI commands that never parse a time.
-_RULES: list[tuple[str, int, Callable[[re.Match, str], Union[Token, None]]]] = []
+_RULES: list[tuple[str, int, Callable[[re.Match, str], Union[Token, list, None]]]] = []
 
 
 def _rule(pattern: str, flags: int = 0):
@@ -583,8 +583,8 @@ def _compiled_rules() -> tuple[tuple[re.Pattern, Callable], ...]:
     return tuple((re.compile(pattern, flags), build) for pattern, flags, build in _RULES)
 
 
-def _time(match: re.Match, *parts: Part, standalone: bool = True, group: int | str = 0) -> Token:
-    return Token(match.start(group), match.end(group), "time", tuple(parts), standalone)
+def _time(match: re.Match, *parts: Part, standalone: bool = True) -> Token:
+    return Token(match.start(), match.end(), "time", tuple(parts), standalone)
 
 
 CN_NUM = "[零〇一二两三四五六七八九十百]"
@@ -758,7 +758,7 @@ def _cn_month(m, text):
 _NUMBERED_THING = set("楼线房机位门床桌字口院店样码球员箱包件台车厅室栋仓场馆路街巷弄期届种型款版人坑窗柜舱站厂")
 
 
-@_rule(r"(?<![\d.\-/第])(3[01]|[12]\d|0?[1-9]|三十一?|二十[一二三四五六七八九]?|"
+@_rule(r"(?<![\d./第])(3[01]|[12]\d|0?[1-9]|三十一?|二十[一二三四五六七八九]?|"
        r"十[一二三四五六七八九]?|[一二三四五六七八九])\s*(日|号)")
 def _cn_mday(m, text):
     day = cn_int(m.group(1))
@@ -809,9 +809,9 @@ def _cn_short_year(m, text):
     return _time(m, year_anchor(2000 + int(m.group(1))))
 
 
-@_rule(rf"(大前|前|去|今|明|后)年(?:{_YEAR_THIRD}|(?![级纪龄轻]))")
+@_rule(rf"(大前|前|去|今|明|后|上一|下一)年(?:{_YEAR_THIRD}|(?![级纪龄轻度]))")
 def _cn_year_relative(m, text):
-    offset = {"大前": -3, "前": -2, "去": -1, "今": 0, "明": 1, "后": 2}[m.group(1)]
+    offset = {"大前": -3, "前": -2, "去": -1, "上一": -1, "今": 0, "明": 1, "下一": 1, "后": 2}[m.group(1)]
     return _year_token(m, unit_anchor("year", offset), m.group(2))
 
 
@@ -861,6 +861,29 @@ def _cn_holiday(m, text):
     return _time(m, holiday_piece(key), standalone=standalone)
 
 
+@_rule(r"(去年|前年)的?(今天|这一?天|这个时候|这时候|同期|此时)|"
+       r"\b(?:(a\s+year\s+ago\s+today|(?:on\s+)?this\s+day\s+last\s+year)|(this\s+time\s+last\s+year))\b", re.I)
+def _same_day_last_year(m, text):
+    """去年的今天 is that date; 去年这个时候 / this time last year a week around it."""
+    years = 2 if m.group(1) == "前年" else 1
+    exact = m.group(2) in ("今天", "这天", "这一天") or m.group(3)
+
+    def resolve(now: datetime) -> Span:
+        day = day_start(add_months(now, -12 * years))
+        if exact:
+            return Span(day, day + DAY, "day")
+        return Span(day - 3 * DAY, day + 4 * DAY, "range")
+
+    return _time(m, Anchor("day" if exact else "range", resolve))
+
+
+@_rule(r"(今天|本周|这周|这个?月|本月|今年)的?早些时候")
+def _cn_earlier(m, text):
+    unit = {"今天": "day", "本周": "week", "这周": "week", "这月": "month", "这个月": "month",
+            "本月": "month", "今年": "year"}[m.group(1)]
+    return _time(m, since_start_of(unit, until_now=True))
+
+
 @_rule(r"刚才|刚刚(?!好)|方才")
 def _cn_just_now(m, text):
     return _time(m, JUST_NOW)
@@ -898,7 +921,7 @@ _CN_OPERATORS = [
     (r"到|至|~|～|—|–|-", "to"),
     (r"之前|以前|前(?![天年端面台线后进往景提缀夕])", "before_suffix"),
     (r"之后|以后|后(?![天来面台端续期果者悔盾院门])", "after_suffix"),
-    (r"前后|左右", "around_suffix"),
+    (r"前后|左右", "around_suffix"), (r"为止", "until_suffix"),
 ]
 
 # English ------------------------------------------------------------------------------
@@ -917,7 +940,7 @@ def _mod(word: str | None) -> str | None:
 
 
 @_rule(r"\b(the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|yesterday|today|tomorrow|"
-       r"tonight)\b", re.I)
+       r"tonight)\b(?!\s+(?:film|movie|song|album|show)\b)", re.I)
 def _en_day(m, text):
     word = _mod(m.group(1))
     offset = {"the day before yesterday": -2, "the day after tomorrow": 2, "yesterday": -1,
@@ -1017,14 +1040,15 @@ def _en_the_unit(m, text):  # "the end of the month", "the first half of the yea
     return _time(m, unit_anchor(m.group(1).lower(), 0), standalone=standalone)
 
 
-@_rule(r"\b(?:(last|this|next|previous|this\s+past|past|this\s+coming|coming)\s+)?"
-       r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
-       r"(?!\.\w|\s+(?:school|best|roast|papers?|services?|brunch|funday|blues|league|market|times)\b)",
+@_rule(r"(?<!good )(?<!black )(?<!cyber )\b(?:(last|this|next|previous|the\s+previous|the\s+following|"
+       r"this\s+past|past|this\s+coming|coming)\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
+       r"(?!\.\w|\s+(?:school|best|roast|papers?|services?|brunch|funday|blues|league|market|times|"
+       r"night\s+live|night\s+football)\b)",
        re.I)
 def _en_weekday(m, text):
     weekday = T.EN_WEEKDAYS[m.group(2).lower()]
     mod = _mod(m.group(1))
-    if mod in ("last", "previous", "this", "next"):
+    if mod in ("last", "previous", "the previous", "this", "next", "the following"):
         return _time(m, unit_anchor("week", _EN_MOD[mod]), weekday_piece(weekday))
     if mod in ("this coming", "coming"):
         return _time(m, weekday_piece(weekday, "upcoming"))
@@ -1080,6 +1104,19 @@ def _month_token(m, month: int, day: str | None, year: str | None, mod: str | No
     elif mod == "this":
         parts.append(unit_anchor("year", 0))
     return _time(m, *parts)
+
+
+@_rule(r"(?:\s*([-–])\s*|\s+(to|through|until|till|and)\s+(?:the\s+)?)(\d{1,2})(?:st|nd|rd|th)?\b"
+       r"(?!\s*(?::|am\b|pm\b|%|hours?\b|minutes?\b|days?\b|weeks?\b|months?\b|years?\b|people\b))", re.I)
+def _en_day_after_dash(m, text):
+    """"March 1-10", "from March 1st to the 10th": the connector, then a bare day."""
+    day = int(m.group(3))
+    if not 1 <= day <= 31:
+        return None
+    connector = m.group(1) or m.group(2)
+    kind = "and" if connector.lower() == "and" else "to"
+    link = Token(m.start(1) if m.group(1) else m.start(2), m.start(3), kind)
+    return [link, Token(m.start(3), m.end(), "time", (mday_piece(day),), False)]
 
 
 @_rule(r"\bon\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b", re.I)
@@ -1140,11 +1177,17 @@ def _apostrophes(name: str) -> str:
 _EN_HOLIDAY_NAMES = "|".join(_apostrophes(n) for n in sorted(T.EN_HOLIDAYS, key=len, reverse=True))
 
 
-@_rule(rf"\b({_EN_HOLIDAY_NAMES})(?![\w'’])(?!\s+(?:{'|'.join(T.EN_HOLIDAY_NOT_TIME)})\b)", re.I)
+@_rule(rf"\b(?:(last|this|next)\s+)?({_EN_HOLIDAY_NAMES})(?![\w'’])"
+       rf"(?!\s+(?:{'|'.join(T.EN_HOLIDAY_NOT_TIME)})\b)", re.I)
 def _en_holiday(m, text):
-    name = re.sub(r"\s+", " ", m.group(1).lower()).replace("’", "'")
+    name = re.sub(r"\s+", " ", m.group(2).lower()).replace("’", "'")
     key = T.EN_HOLIDAYS.get(name) or _holiday_without_apostrophe(name)
-    return _time(m, holiday_piece(key)) if key else None
+    if key is None:
+        return None
+    mod = _mod(m.group(1))
+    if mod == "this":
+        return _time(m, unit_anchor("year", 0), holiday_piece(key))
+    return _time(m, holiday_piece(key, {"last": "ended", "next": "upcoming"}.get(mod or "", "started")))
 
 
 def _holiday_without_apostrophe(name: str) -> str | None:
@@ -1179,8 +1222,13 @@ for _pattern, _kind in _EN_OPERATORS:
 
 def lex(text: str) -> list[Token]:
     """All tokens, keeping the leftmost and then longest where they overlap."""
-    candidates = [token for pattern, build in _compiled_rules() for match in pattern.finditer(text)
-                  if (token := build(match, text)) is not None and token.end > token.start]
+    candidates = []
+    for pattern, build in _compiled_rules():
+        for match in pattern.finditer(text):
+            built = build(match, text)
+            for token in built if isinstance(built, list) else [built] if built else []:
+                if token.end > token.start:
+                    candidates.append(token)
     candidates.sort(key=lambda t: (t.start, t.start - t.end, t.kind != "time"))
     chosen: list[Token] = []
     for token in candidates:
@@ -1226,7 +1274,9 @@ def _expressions(text: str, now: datetime) -> Iterator[Found]:
                 yield found
 
 
-_RECURRING = re.compile(r"(?:每(?:个|一个?)?(?:天|日|周|星期|礼拜|月|年|逢)?|逢|"
+# Recurring ("每周一", "every Friday"), greetings ("Merry Christmas") and times
+# relative to another event ("前一天晚上", "第二天") are no range of their own.
+_RECURRING = re.compile(r"(?:每(?:个|一个?)?(?:天|日|周|星期|礼拜|月|年|逢)?|逢|(?:前一|后一|第二|次)[天日]的?|"
                         r"\b(?:every|each|happy|merry)\s+(?:other\s+)?)\s*$", re.I)
 
 
@@ -1234,11 +1284,12 @@ def _is_recurring_or_greeting(text: str, start: int) -> bool:
     return bool(_RECURRING.search(text[max(0, start - 12):start]))
 
 
-_SUFFIXES = ("since_suffix", "before_suffix", "after_suffix", "around_suffix")
-_PREFIXES = ("from", "since", "between", "until", "until_or_to", "before", "after", "around")
+_SUFFIXES = ("since_suffix", "before_suffix", "after_suffix", "around_suffix", "until_suffix")
+_PREFIXES = ("from", "since", "between", "until", "until_or_to", "before", "after", "around", "to")
 _CONNECTORS = ("to", "until_or_to")
 # Which prefixes belong to the expression when a range or a suffix follows.
-_PREFIX_JOINS = {"range": ("from", "since", "between"), "since_suffix": ("from", "since")}
+_PREFIX_JOINS = {"range": ("from", "since", "between"), "since_suffix": ("from", "since"),
+                 "until_suffix": ("to", "until", "until_or_to")}
 
 
 def _expression_at(tokens: list[Token], index: int, now: datetime) -> tuple[Found | None, int]:
@@ -1266,8 +1317,8 @@ def _expression_at(tokens: list[Token], index: int, now: datetime) -> tuple[Foun
                 start = cut_start = prefix.start
         elif prefix.kind in ("from", "between"):
             cut_start = prefix.start  # "notes from last week": "from" only means "at"
-        elif prefix.kind == "around" and all(isinstance(p, Anchor) for p in parts):
-            pass  # "walked around yesterday": a place, not an approximation
+        elif prefix.kind == "to" or (prefix.kind == "around" and all(isinstance(p, Anchor) for p in parts)):
+            pass  # "提到上周的", "walked around yesterday": not part of the time
         else:
             operator = "until" if prefix.kind == "until_or_to" else prefix.kind
             start = cut_start = prefix.start
@@ -1286,13 +1337,15 @@ def _apply(operator: str, span: Span, now: datetime) -> Span | None:
         return Span(span.start, tonight, "range") if span.start < tonight else None
     if operator in ("before", "before_suffix"):
         return Span(OPEN_START, span.start, "range")
-    if operator == "until":
+    if operator in ("until", "until_suffix"):
         return Span(OPEN_START, span.end, "range")
     if operator in ("after", "after_suffix"):
         return Span(span.end, tonight if span.end < tonight else OPEN_END, "range")
     if operator in ("around", "around_suffix"):
         if _ANCHOR_ORDER.get(span.grain, 9) < _ANCHOR_ORDER["day"]:
             return span  # "3月左右": a month is already vague enough
+        if span.grain == "hour":  # "around 3pm": half an hour either side
+            return Span(span.start - HOUR / 2, span.end + HOUR / 2, "range")
         first = day_start(span.start) - 3 * DAY
         last = day_start(span.end - timedelta(microseconds=1)) + 4 * DAY
         return Span(first, last, "range")

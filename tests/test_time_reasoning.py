@@ -1,0 +1,208 @@
+"""Time reasoning: every case of the shared table, properties, and the contract.
+
+The table (tests/data/time_cases.yaml) is also what scripts/bench_time.py scores.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from palace.time_reasoning import OPEN_START, TimeRange, TimeReasoner, parse_time
+
+TABLE = Path(__file__).parent / "data" / "time_cases.yaml"
+
+
+def _load_table() -> tuple[dict[str, datetime], list[dict]]:
+    data = yaml.safe_load(TABLE.read_text(encoding="utf-8"))
+    nows = {name: datetime.fromisoformat(value) for name, value in data["nows"].items()}
+    return nows, data["cases"]
+
+
+NOWS, CASES = _load_table()
+POSITIVES = [c for c in CASES if not c.get("none")]
+NEGATIVES = [c for c in CASES if c.get("none")]
+PAST_QUERIES = [c["q"] for c in POSITIVES if c.get("past", True)]
+
+
+def _case_id(case: dict) -> str:
+    return f"{case['q']}@{case.get('now', 'A')}"
+
+
+def test_table_is_big_enough():
+    assert len(CASES) >= 250
+    assert len(NEGATIVES) >= 40
+    assert len({(c["q"], c.get("now", "A")) for c in CASES}) == len(CASES), "duplicate cases"
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_table_case(case):
+    now = NOWS[case.get("now", "A")]
+    found = parse_time(case["q"], now=now)
+    if case.get("none"):
+        assert found is None, f"found {found.text!r} → [{found.start}, {found.end})"
+        return
+    assert found is not None, "no time expression found"
+    expected = (datetime.fromisoformat(case["start"]), datetime.fromisoformat(case["end"]))
+    assert (found.start, found.end) == expected, f"matched {found.text!r}"
+    if "text" in case:
+        assert found.text == case["text"]
+    if "rest" in case:
+        assert found.remainder == case["rest"]
+
+
+# --- the contract ------------------------------------------------------------------
+
+
+def test_the_documented_example():
+    tr = TimeReasoner().parse("上周讨论的数据库选型", now=datetime(2026, 3, 18, 10, 0))
+    assert (tr.start, tr.end) == (datetime(2026, 3, 9), datetime(2026, 3, 16))
+    assert (tr.text, tr.remainder) == ("上周", "讨论的数据库选型")
+    assert TimeReasoner().parse("周报模板", now=datetime(2026, 3, 18)) is None
+    assert TimeReasoner().parse("一周年纪念日", now=datetime(2026, 3, 18)) is None
+
+
+def test_aware_now_gives_aware_range_in_the_same_zone():
+    shanghai = timezone(timedelta(hours=8))
+    tr = parse_time("昨天", now=datetime(2026, 3, 18, 1, 30, tzinfo=shanghai))
+    assert tr.start == datetime(2026, 3, 17, tzinfo=shanghai)
+    assert tr.end == datetime(2026, 3, 18, tzinfo=shanghai)
+    assert tr.start.tzinfo is shanghai and tr.end.tzinfo is shanghai
+    # The calendar is the one of now's zone, not UTC: 01:30 in Shanghai is still
+    # the previous day in UTC, yet "yesterday" is the 17th.
+    utc = parse_time("yesterday", now=datetime(2026, 3, 17, 17, 30, tzinfo=timezone.utc))
+    assert utc.start == datetime(2026, 3, 16, tzinfo=timezone.utc)
+
+
+def test_open_ranges_keep_the_zone():
+    shanghai = timezone(timedelta(hours=8))
+    tr = parse_time("3月10日之前", now=datetime(2026, 3, 18, tzinfo=shanghai))
+    assert tr.start == OPEN_START.replace(tzinfo=shanghai)
+
+
+def test_now_may_be_a_date_meaning_its_midnight():
+    assert parse_time("上周", now=date(2026, 3, 18)).start == datetime(2026, 3, 9)
+    assert parse_time("下午", now=date(2026, 3, 18)).start == datetime(2026, 3, 17, 12)
+
+
+def test_now_defaults_to_the_clock():
+    before = datetime.now()
+    tr = parse_time("今天")
+    assert tr.start <= before < tr.end or tr.start <= datetime.now() < tr.end
+    assert tr.start.tzinfo is None
+
+
+def test_a_wrong_now_is_refused():
+    with pytest.raises(TypeError):
+        parse_time("今天", now="2026-03-18")
+
+
+def test_time_range_is_frozen_and_explains_itself():
+    tr = parse_time("last Friday afternoon", now=datetime(2026, 3, 18, 10))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        tr.start = datetime(2000, 1, 1)  # type: ignore[misc]
+    explained = json.loads(json.dumps(tr.to_dict()))
+    assert explained == {"start": "2026-03-13T12:00:00", "end": "2026-03-13T18:00:00",
+                         "text": "last Friday afternoon", "remainder": "",
+                         "granularity": "part_of_day", "span": [0, 21]}
+
+
+def test_span_points_at_the_text_in_the_query():
+    query = "请找一下 上周四晚上 的讨论"
+    tr = parse_time(query, now=datetime(2026, 3, 18, 10))
+    assert query[tr.span[0]:tr.span[1]] == tr.text == "上周四晚上"
+    assert tr.remainder == "请找一下 的讨论"
+
+
+def test_full_width_digits_count():
+    tr = parse_time("３月１８日的会议", now=datetime(2026, 3, 20))
+    assert (tr.start, tr.text) == (datetime(2026, 3, 18), "３月１８日")
+
+
+def test_the_first_expression_wins():
+    tr = parse_time("上周和这周的对比", now=datetime(2026, 3, 18, 10))
+    assert tr.text == "上周"
+
+
+def test_parse_is_pure():
+    reasoner = TimeReasoner()
+    now = datetime(2026, 3, 18, 10)
+    first = [reasoner.parse(c["q"], now=now) for c in CASES[:60]]
+    again = [TimeReasoner().parse(c["q"], now=now) for c in CASES[:60]]
+    assert first == again
+
+
+def test_import_is_light():
+    """The CLI imports this module on every query: it must not pull the heavy parsers."""
+    code = ("import sys, palace.time_reasoning as t; "
+            "print(sorted(m for m in ('dateparser', 'jionlp', 'lunardate') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+# --- properties ----------------------------------------------------------------------
+
+NOW_STRATEGY = st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2040, 12, 31))
+FAST = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@FAST
+@given(st.sampled_from([c["q"] for c in POSITIVES]), NOW_STRATEGY)
+def test_any_supported_expression_gives_a_proper_range(query, now):
+    found = parse_time(query, now=now)
+    if found is not None:  # e.g. a lunar holiday outside the table's years
+        assert found.start < found.end
+        assert found.text and found.text in query
+
+
+@FAST
+@given(st.sampled_from(PAST_QUERIES), NOW_STRATEGY)
+def test_past_expressions_do_not_start_after_now(query, now):
+    found = parse_time(query, now=now)
+    if found is not None:
+        assert found.start <= now
+
+
+@FAST
+@given(st.text(max_size=60), NOW_STRATEGY)
+def test_arbitrary_text_never_raises(text, now):
+    found = parse_time(text, now=now)
+    if found is not None:
+        assert found.start < found.end
+        assert text[found.span[0]:found.span[1]].strip() == found.text
+
+
+# Pieces of time words glued with noise: the lexer's edge cases (lookbehinds,
+# overlapping tokens, numbers next to units) get far more exercise than with st.text().
+TIME_ALPHABET = list("上下这本去今明前后年月日号周星期天礼拜末初中底旬半几两一二三四五六七八九十"
+                     "0123456789点分到至从以来之前后的午晚早凌晨季度春节国庆元旦 -/:.,") + [
+    "last", "next", "this", "week", "month", "year", "ago", "days", "March", "May", "Monday",
+    "since", "from", "to", "between", "and", "the", "of", "early", "late", "Christmas", "pm"]
+
+
+@FAST
+@given(st.lists(st.sampled_from(TIME_ALPHABET), max_size=14).map("".join), NOW_STRATEGY)
+def test_time_word_soup_never_raises(text, now):
+    found = parse_time(text, now=now)
+    if found is not None:
+        assert found.start < found.end
+
+
+@FAST
+@given(st.sampled_from(POSITIVES), st.sampled_from([timezone.utc, timezone(timedelta(hours=8)),
+                                                   timezone(timedelta(hours=-5))]))
+def test_aware_results_equal_naive_ones_in_the_zone(case, zone):
+    now = NOWS[case.get("now", "A")]
+    naive = parse_time(case["q"], now=now)
+    aware = parse_time(case["q"], now=now.replace(tzinfo=zone))
+    assert aware.start == naive.start.replace(tzinfo=zone)
+    assert aware.end == naive.end.replace(tzinfo=zone)
