@@ -392,3 +392,24 @@ def test_cli_decay_disabled_by_environment(cli_env, capsys, monkeypatch):
     assert code == 0 and json.loads(out)["archived"] == []
     code, out = run_cli(capsys, "get", memory_id, "--json")
     assert json.loads(out)["decay_score"] == 1.0 and json.loads(out)["status"] == "active"
+
+
+# --------------------------------------------------------------------------- the simulation script
+
+def test_sim_decay_script_runs_a_short_deterministic_simulation(capsys, monkeypatch):
+    import importlib.util
+    import sys
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "sim_decay.py"
+    spec = importlib.util.spec_from_file_location("sim_decay", path)
+    sim = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "sim_decay", sim)  # dataclasses look their module up
+    spec.loader.exec_module(sim)
+    outputs = []
+    for _ in range(2):
+        assert sim.main(["--days", "14", "--per-day", "1", "--seed", "3"]) == 0
+        # the timing line is the only thing allowed to differ between runs
+        outputs.append([line for line in capsys.readouterr().out.splitlines() if "searches," not in line])
+    assert outputs[0] == outputs[1]
+    text = "\n".join(outputs[0])
+    assert "1. Archiving over time" in text and "top-1" in text and "MRR" in text
