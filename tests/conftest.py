@@ -110,6 +110,30 @@ def settings(**overrides: Any) -> Settings:
     return Settings.from_env(**overrides)
 
 
+def no_hang(fn, *args: Any, timeout: float = 15.0, **kwargs: Any) -> Any:
+    """Call ``fn`` in a daemon thread and fail (instead of hanging the suite) when it
+    has not returned after ``timeout`` seconds: a deadlock becomes a test failure."""
+    import threading
+
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = fn(*args, **kwargs)
+        except BaseException as exc:  # re-raised in the test's thread
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        raise AssertionError(f"{getattr(fn, '__qualname__', fn)} did not return within "
+                             f"{timeout} s (deadlock?)")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome.get("value")
+
+
 # --------------------------------------------------------------------------- files
 
 def memory_files(root: Path) -> list[Path]:
