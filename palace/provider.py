@@ -12,6 +12,7 @@ use camelCase.
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import TYPE_CHECKING, Any, Mapping, Protocol, TypedDict, runtime_checkable
 
@@ -21,7 +22,13 @@ if TYPE_CHECKING:  # pragma: no cover
     from .manager import MemoryPalaceManager
     from .models import SearchResult
 
+log = logging.getLogger(__name__)
+
 MAX_TOP_K = 100
+# Memories embedded right after an index call. Embedding now keeps the next search
+# fast (search would otherwise embed everything missing first); the cap keeps one
+# index call short when a bulk import left many memories without vectors.
+EMBED_AFTER_INDEX_LIMIT = 64
 
 
 class VectorSearchResult(TypedDict):
@@ -107,18 +114,31 @@ class PalaceVectorSearchProvider:
         fields["extra"] = {OPENCLAW_EXTRA_KEY: {key: metadata[key] for key in other_keys} or None}
         with self._lock:
             # Indexing is not reading: it must not count as an access for decay.
-            created = self.manager.get(id, record_access=False) is None
-            if created:
-                try:
-                    # A removed id sits in the trash and blocks a new memory of that
-                    # id; OpenClaw re-indexing it means it is wanted again.
-                    self.manager.restore(id)
-                except MemoryNotFoundError:
-                    fields["extra"] = {k: v for k, v in fields["extra"].items() if v is not None}
-                    self.manager.store(content, id=id, **fields)
-                    return {"id": id, "created": True}
-            self.manager.update(id, content=content, **fields)
-        return {"id": id, "created": created}
+            exists = self.manager.get(id, record_access=False) is not None
+            if exists or self._restore(id):
+                self.manager.update(id, content=content, **fields)
+            else:
+                fields["extra"] = {k: v for k, v in fields["extra"].items() if v is not None}
+                self.manager.store(content, id=id, **fields)
+            self._embed_pending()
+        return {"id": id, "created": not exists}
+
+    def _restore(self, id: str) -> bool:
+        """Bring a removed id back from the trash, where it would block a new memory
+        of that id: OpenClaw indexing it again means it is wanted again."""
+        try:
+            self.manager.restore(id)
+        except MemoryNotFoundError:
+            return False
+        return True
+
+    def _embed_pending(self) -> None:
+        if self.manager.embedder is None:
+            return
+        try:
+            self.manager.embed_pending(limit=EMBED_AFTER_INDEX_LIMIT)
+        except Exception as exc:  # the memory is stored; search embeds it later
+            log.warning("could not embed after indexing (%s); search will retry", exc)
 
     def remove(self, id: str) -> bool:
         if not isinstance(id, str) or not id:

@@ -93,3 +93,8 @@ def test_archived_memories_only_with_include_archived(provider):
 def test_bad_calls_raise_invalid_input(provider, call, fragment):
     with pytest.raises(InvalidInputError, match=fragment):
         call(provider)
+
+
+def test_index_embeds_at_once_so_search_does_not_have_to(provider):
+    provider.index("fresh", "The spare key hangs behind the kitchen door.")
+    assert provider.manager.embed_pending() == 0  # nothing left for the next search
