@@ -197,7 +197,7 @@ CN_HOLIDAYS = {
 
 # English names, matched case-insensitively; apostrophes may be ' or ’ or missing.
 EN_HOLIDAYS = {
-    "new year's day": "new_year_day", "new years day": "new_year_day",
+    "new year's day": "new_year_day", "new years day": "new_year_day", "new year's": "new_year_day",
     "new year's eve": "new_years_eve", "new years eve": "new_years_eve",
     "valentine's day": "valentine", "valentines day": "valentine", "valentine's": "valentine",
     "international women's day": "womens_day", "women's day": "womens_day",

@@ -229,8 +229,8 @@ Part = Union[Anchor, Piece]
 # Sort order inside a point: coarse to fine, anchors before the pieces they contain.
 _ANCHOR_ORDER = {"year": 0, "season": 1, "half": 1, "quarter": 2, "month": 3, "week": 4,
                  "day": 5, "days": 5, "part": 6, "hour": 7, "range": 9}
-_PIECE_ORDER = {"year_slot": 0.5, "mday": 3.5, "third": 5.2, "weekday": 5.5, "part": 6.5,
-                "hour": 7.5}
+_PIECE_ORDER = {"year_slot": 0.5, "mday": 3.5, "third": 5.2, "weekday": 5.5, "week_of": 5.8,
+                "part": 6.5, "hour": 7.5}
 
 
 def _order(part: Part) -> float:
@@ -470,8 +470,10 @@ def hour_piece(hour: int, minute: int = 0, meridiem: str | None = None) -> Piece
     return Piece("hour", "day", select)
 
 
-def third_piece(which: int, cycle: str = "month") -> Piece:
-    """初/中/底, early/mid/late: the first, middle or last third of the container."""
+def third_piece(which: int | tuple[int, int], cycle: str = "month") -> Piece:
+    """初/中/底, early/mid/late: the first, middle or last third of the container
+    (or a run of them: 中下旬 is the middle and last thirds)."""
+    first, last = which if isinstance(which, tuple) else (which, which)
 
     def select(container: Span) -> Span | None:
         start = container.start
@@ -483,7 +485,7 @@ def third_piece(which: int, cycle: str = "month") -> Piece:
             bounds = [start, start + 2 * DAY, start + 4 * DAY, container.end]
         else:
             return None
-        return Span(bounds[which], bounds[which + 1], "days" if container.grain != "year" else "month")
+        return Span(bounds[first], bounds[last + 1], "days" if container.grain != "year" else "month")
 
     return Piece("third", cycle, select)
 
@@ -589,7 +591,8 @@ def _time(match: re.Match, *parts: Part, standalone: bool = True) -> Token:
 
 CN_NUM = "[零〇一二两三四五六七八九十百]"
 REL = {"上上": -2, "上": -1, "这": 0, "本": 0, "今": 0, "下": 1, "下下": 2}
-THIRDS = {"初": 0, "上旬": 0, "中": 1, "中旬": 1, "底": 2, "末": 2, "下旬": 2,
+THIRDS = {"初": 0, "上旬": 0, "中": 1, "中旬": 1, "底": 2, "末": 2, "下旬": 2, "上中旬": (0, 1),
+          "中下旬": (1, 2),
           "beginning": 0, "start": 0, "early": 0, "middle": 1, "mid": 1, "end": 2, "late": 2}
 
 
@@ -618,8 +621,9 @@ def quantity(text: str) -> tuple[float, float] | None:
         return T.FEW
     if text in ("a couple of", "a couple", "couple of"):
         return (2, 3)
-    if text in ("十几",):
-        return (11, 19)
+    if re.fullmatch(r"[二三四五六七八九]?十[几多]", text):  # 十几 = 11–19, 二十多 = 21–29
+        tens = 10 * (T.CN_DIGITS[text[0]] if text[0] != "十" else 1)
+        return (tens + 1, tens + 9)
     if text in ("半", "half a", "half an"):
         return (0.5, 0.5)
     if re.fullmatch(r"\d+(\.\d+)?", text):
@@ -669,7 +673,7 @@ def _cn_day_part(m, text):
     return _time(m, part_piece(T.CN_DAY_PARTS[m.group()]))
 
 
-_CN_COUNT = rf"十几|好几|几|\d+(?:\.\d+)?|{CN_NUM}+|半"
+_CN_COUNT = rf"[二三四五六七八九]?十[几多]|好几|几|\d+(?:\.\d+)?|{CN_NUM}+|半"
 _CN_UNIT = r"天|日|周|星期|礼拜|月|年|小时|钟头|分钟|季度"
 
 
@@ -731,7 +735,7 @@ def _cn_weekend(m, text):
     return _time(m, weekend_piece())
 
 
-_CN_THIRD = r"(初|中旬|上旬|下旬|中(?![国心文间华央])|底|末)"
+_CN_THIRD = r"(初|上中旬|中下旬|中旬|上旬|下旬|中(?![国心文间华央])|底|末)"
 _NOT_MONTH = r"(?![饼球光亮台刊薪票嫂子色经]|天(?!气))"
 
 
@@ -778,7 +782,7 @@ def _numeric_date(m, text):
         return None
 
 
-@_rule(r"(?<![\d.])((?:19|20)\d{2})[-/.](1[0-2]|0?[1-9])(?![\d./-])")
+@_rule(r"(?<![\d.])((?:19|20)\d{2})[-/](1[0-2]|0?[1-9])(?![\d./-])")  # not "2024.1": a version
 def _numeric_month(m, text):
     return _time(m, month_anchor(int(m.group(1)), int(m.group(2))))
 
@@ -1018,6 +1022,25 @@ def _en_relative_unit(m, text):
             return _time(m, unit_anchor("year", 0), season_piece(season))
         return _time(m, season_piece(season, "ended" if offset < 0 else "upcoming"))
     return _time(m, unit_anchor(unit, offset))
+
+
+def week_of_piece() -> Piece:
+    """"the week of March 9", "3月9日那周": the Monday-to-Sunday week around a day."""
+
+    def select(container: Span) -> Span | None:
+        return unit_span("week", container.start) if container.grain == "day" else None
+
+    return Piece("week_of", "day", select)
+
+
+@_rule(r"\bthe\s+week\s+of\b", re.I)
+def _en_week_of(m, text):
+    return _time(m, week_of_piece(), standalone=False)
+
+
+@_rule(r"(?<=[日号天])(?:所在的?)?那一?(?:周|个星期|个礼拜)")
+def _cn_week_of(m, text):
+    return _time(m, week_of_piece(), standalone=False)
 
 
 @_rule(r"\bthe\s+weekend\b(?!\s+(?:before|of)\b)", re.I)

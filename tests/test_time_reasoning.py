@@ -38,13 +38,22 @@ def _case_id(case: dict) -> str:
     return f"{case['q']}@{case.get('now', 'A')}"
 
 
+def _as_param(case: dict):
+    """Known misses stay in the table to keep the benchmark honest; here they must
+    fail, so that fixing one shows up (and the mark is then removed)."""
+    if case.get("known_miss"):
+        return pytest.param(case, id=_case_id(case),
+                            marks=pytest.mark.xfail(strict=True, reason=case["known_miss"]))
+    return pytest.param(case, id=_case_id(case))
+
+
 def test_table_is_big_enough():
     assert len(CASES) >= 250
     assert len(NEGATIVES) >= 40
     assert len({(c["q"], c.get("now", "A")) for c in CASES}) == len(CASES), "duplicate cases"
 
 
-@pytest.mark.parametrize("case", CASES, ids=_case_id)
+@pytest.mark.parametrize("case", [_as_param(c) for c in CASES])
 def test_table_case(case):
     now = NOWS[case.get("now", "A")]
     found = parse_time(case["q"], now=now)
