@@ -38,7 +38,6 @@ import statistics
 import sys
 import time
 import warnings
-from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path

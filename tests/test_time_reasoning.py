@@ -17,7 +17,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from palace.time_reasoning import OPEN_START, TimeRange, TimeReasoner, parse_time
+from palace.time_reasoning import OPEN_START, TimeReasoner, parse_time
 
 TABLE = Path(__file__).parent / "data" / "time_cases.yaml"
 
@@ -148,6 +148,17 @@ def test_parse_is_pure():
     first = [reasoner.parse(c["q"], now=now) for c in CASES[:60]]
     again = [TimeReasoner().parse(c["q"], now=now) for c in CASES[:60]]
     assert first == again
+
+
+def test_long_input_stays_linear():
+    """A pasted log is no reason to hang: every rule scans in linear time."""
+    import time as clock
+
+    now = datetime(2026, 3, 18, 10)
+    for text in (" " * 20000 + "上周", "\t\n " * 7000 + "March 1 - 10", "的" * 20000, "1 " * 10000):
+        started = clock.perf_counter()
+        parse_time(text, now=now)
+        assert clock.perf_counter() - started < 2.0, repr(text[:10])
 
 
 def test_import_is_light():

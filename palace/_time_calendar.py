@@ -1,0 +1,448 @@
+"""Calendar semantics for ``palace.time_reasoning``: spans, anchors, pieces, resolution.
+
+A *span* is a ``[start, end)`` slot of naive wall-clock time with a grain (year,
+month, week, day, part of day…).  An ``Anchor`` is a span fixed by ``now`` alone
+(昨天, last week, 2025年, 三天前); a ``Piece`` is a slot chosen inside a container
+(12月 in a year, 周三 in a week, 下午 in a day).  ``resolve_point`` turns the parts of
+one expression into a span: the anchor narrowed by the pieces, or, with no anchor,
+the most recent occurrence of the pieces that their rule accepts.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+from typing import Callable, NamedTuple, Union
+
+from . import _time_tables as T
+
+OPEN_START = datetime(1970, 1, 1)  # the start of "before X": open, but a datetime
+OPEN_END = datetime(9999, 12, 31)  # the end of "after X" when X is still ahead
+
+# --- arithmetic ------------------------------------------------------------
+
+
+class Span(NamedTuple):
+    start: datetime
+    end: datetime
+    grain: str  # what kind of slot this is: year, month, week, day, part, range…
+
+
+DAY = timedelta(days=1)
+HOUR = timedelta(hours=1)
+
+
+def day_start(moment: datetime) -> datetime:
+    return moment.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def add_months(moment: datetime, months: int) -> datetime:
+    years, month0 = divmod(moment.month - 1 + months, 12)
+    year, month = moment.year + years, month0 + 1
+    return moment.replace(year=year, month=month, day=min(moment.day, days_in_month(year, month)))
+
+
+def days_in_month(year: int, month: int) -> int:
+    if month == 12:
+        return 31
+    return (date(year, month + 1, 1) - date(year, month, 1)).days
+
+
+def unit_span(unit: str, moment: datetime) -> Span:
+    """The calendar year/quarter/month/week/day/hour holding ``moment``."""
+    d = day_start(moment)
+    if unit == "day":
+        return Span(d, d + DAY, "day")
+    if unit == "week":
+        start = d - timedelta(days=d.weekday())
+        return Span(start, start + 7 * DAY, "week")
+    if unit == "month":
+        start = d.replace(day=1)
+        return Span(start, add_months(start, 1), "month")
+    if unit == "quarter":
+        start = d.replace(month=3 * ((d.month - 1) // 3) + 1, day=1)
+        return Span(start, add_months(start, 3), "quarter")
+    if unit == "year":
+        start = d.replace(month=1, day=1)
+        return Span(start, start.replace(year=start.year + 1), "year")
+    if unit == "hour":
+        start = moment.replace(minute=0, second=0, microsecond=0)
+        return Span(start, start + HOUR, "hour")
+    raise ValueError(unit)
+
+
+def move(moment: datetime, amount: float, unit: str) -> datetime:
+    """``moment`` moved by ``amount`` units; fractions of months/years go by days."""
+    if unit in ("year", "quarter", "month"):
+        months = amount * {"year": 12, "quarter": 3, "month": 1}[unit]
+        whole = int(months)
+        return add_months(moment, whole) + timedelta(days=round((months - whole) * 30))
+    return moment + amount * {"week": 7 * DAY, "day": DAY, "hour": HOUR,
+                              "minute": timedelta(minutes=1)}[unit]
+
+
+def shifted(unit: str, moment: datetime, count: int) -> Span:
+    return unit_span(unit, move(day_start(moment), count, unit))
+
+
+# --- parts: anchors and pieces ---------------------------------------------------------
+
+
+class Anchor(NamedTuple):
+    """A range fixed by ``now`` alone (昨天, last week, 2025年, 三天前)."""
+
+    grain: str
+    resolve: Callable[[datetime], Span]
+
+
+class Piece(NamedTuple):
+    """A calendar slot chosen inside a container (12月 in a year, 下午 in a day).
+
+    ``cycle`` is the container it repeats in, used when no anchor is given; ``rule``
+    says which occurrence a bare piece means (see ``_accepts``).
+    """
+
+    kind: str
+    cycle: str
+    select: Callable[[Span], Union[Span, None]]
+    rule: str = "started"
+
+
+Part = Union[Anchor, Piece]
+
+# Sort order inside a point: coarse to fine, anchors before the pieces they contain.
+GRAIN_ORDER = {"year": 0, "season": 1, "half": 1, "quarter": 2, "month": 3, "week": 4,
+                 "day": 5, "days": 5, "part": 6, "hour": 7, "range": 9}
+_PIECE_ORDER = {"year_slot": 0.5, "mday": 3.5, "third": 5.2, "weekday": 5.5, "week_of": 5.8,
+                "part": 6.5, "hour": 7.5}
+
+
+def _order(part: Part) -> float:
+    if isinstance(part, Anchor):
+        return GRAIN_ORDER[part.grain]
+    return _PIECE_ORDER.get(part.kind, 0.5)
+
+
+def unit_anchor(unit: str, count: int) -> Anchor:
+    return Anchor(unit, lambda now: shifted(unit, now, count))
+
+
+def year_anchor(year: int) -> Anchor:
+    return Anchor("year", lambda now: Span(datetime(year, 1, 1), datetime(year + 1, 1, 1), "year"))
+
+
+def month_anchor(year: int, month: int) -> Anchor:
+    start = datetime(year, month, 1)
+    return Anchor("month", lambda now: Span(start, add_months(start, 1), "month"))
+
+
+def date_anchor(day: date) -> Anchor:
+    start = datetime.combine(day, time())
+    return Anchor("day", lambda now: Span(start, start + DAY, "day"))
+
+
+def ago_anchor(low: float, high: float, unit: str, direction: int = -1) -> Anchor:
+    """低 to 高 units ago (direction -1) or ahead (+1); see the module notes."""
+    fuzzy = unit in ("hour", "minute") or (unit == "day" and (low % 1 or high % 1))
+    whole = low == int(low) and high == int(high)
+    calendar_unit = unit if whole else _FINER[unit]
+    grain = "range" if fuzzy or low != high else calendar_unit
+
+    def resolve(now: datetime) -> Span:
+        if fuzzy:
+            step = {"hour": HOUR, "minute": timedelta(minutes=1), "day": DAY}[unit]
+            if direction < 0:
+                return Span(now - 1.5 * high * step, now - 0.5 * low * step, "range")
+            return Span(now + 0.5 * low * step, now + 1.5 * high * step, "range")
+        near = unit_span(calendar_unit, move(now, direction * low, unit))
+        far = unit_span(calendar_unit, move(now, direction * high, unit))
+        first, last = (far, near) if direction < 0 else (near, far)
+        return Span(first.start, last.end, grain)
+
+    return Anchor(grain, resolve)
+
+
+_FINER = {"year": "month", "quarter": "month", "month": "week", "week": "day", "day": "day",
+          "hour": "hour", "minute": "minute"}
+
+
+def rolling_anchor(count: float, unit: str) -> Anchor:
+    """The last ``count`` units up to now: whole days ending tonight, or exact hours."""
+
+    def resolve(now: datetime) -> Span:
+        if unit in ("hour", "minute"):
+            return Span(move(now, -count, unit), now, "range")
+        tonight = day_start(now) + DAY
+        return Span(move(tonight, -count, unit), tonight, "range")
+
+    return Anchor("range", resolve)
+
+
+def since_start_of(unit: str, until_now: bool) -> Anchor:
+    """"earlier this week" (up to the instant) or "this week so far" (up to tonight)."""
+
+    def resolve(now: datetime) -> Span:
+        end = now if until_now else day_start(now) + DAY
+        return Span(unit_span(unit, now).start, end, "range")
+
+    return Anchor("range", resolve)
+
+
+JUST_NOW = Anchor("range", lambda now: Span(now - HOUR, now, "range"))
+
+
+def _in_year(kind: str, select_in_year: Callable[[datetime], Union[Span, None]],
+             rule: str = "started") -> Piece:
+    """A piece that lives in a year (a month, a quarter, a holiday…)."""
+
+    def select(container: Span) -> Span | None:
+        if container.grain != "year":
+            return None
+        return select_in_year(container.start)
+
+    return Piece(kind, "year", select, rule)
+
+
+def month_piece(month: int, rule: str = "started") -> Piece:
+    def in_year(year_start: datetime) -> Span:
+        start = year_start.replace(month=month)
+        return Span(start, add_months(start, 1), "month")
+
+    return _in_year("year_slot", in_year, rule)
+
+
+def half_piece(half: int) -> Piece:
+    def in_year(year_start: datetime) -> Span:
+        start = year_start.replace(month=1 + 6 * (half - 1))
+        return Span(start, add_months(start, 6), "half")
+
+    return _in_year("year_slot", in_year)
+
+
+def quarter_piece(quarter: int) -> Piece:
+    def in_year(year_start: datetime) -> Span:
+        start = year_start.replace(month=1 + 3 * (quarter - 1))
+        return Span(start, add_months(start, 3), "quarter")
+
+    return _in_year("year_slot", in_year)
+
+
+def season_piece(season: str, rule: str = "started") -> Piece:
+    first_month, months = T.SEASONS[season]
+
+    def in_year(year_start: datetime) -> Span:
+        start = year_start.replace(month=first_month)
+        return Span(start, add_months(start, months), "season")
+
+    return _in_year("year_slot", in_year, rule)
+
+
+def holiday_piece(key: str, rule: str = "started") -> Piece:
+    length = T.HOLIDAYS[key][1]
+
+    def in_year(year_start: datetime) -> Span | None:
+        first = holiday_date(key, year_start.year)
+        if first is None:
+            return None
+        start = datetime.combine(first, time())
+        return Span(start, start + length * DAY, "day" if length == 1 else "days")
+
+    return _in_year("year_slot", in_year, rule)
+
+
+def holiday_date(key: str, year: int) -> date | None:
+    how = T.HOLIDAYS[key][0]
+    if how[0] == "fixed":
+        return date(year, how[1], how[2])
+    if how[0] == "lunar":
+        return T.lunar_date(how[1], year)
+    if how[0] == "nth":
+        _, month, weekday, n = how
+        if n > 0:
+            first = date(year, month, 1)
+            return first + timedelta(days=(weekday - first.weekday()) % 7 + 7 * (n - 1))
+        last = date(year, month, days_in_month(year, month))
+        return last - timedelta(days=(last.weekday() - weekday) % 7)
+    if how[0] == "easter":
+        return _easter(year) + timedelta(days=how[1])
+    if how[0] == "after":
+        base = holiday_date(how[1], year)
+        return base + timedelta(days=how[2]) if base else None
+    raise ValueError(how)
+
+
+def _easter(year: int) -> date:
+    """Western Easter Sunday (the anonymous Gregorian algorithm)."""
+    a, b, c = year % 19, year // 100, year % 100
+    d, e = divmod(b, 4)
+    g = (b - (b + 8) // 25 + 1) // 3
+    h = (19 * a + b - d - g + 15) % 30
+    i, k = divmod(c, 4)
+    el = (32 + 2 * e + 2 * i - h - k) % 7
+    m = (a + 11 * h + 22 * el) // 451
+    month, day = divmod(h + el - 7 * m + 114, 31)
+    return date(year, month, day + 1)
+
+
+def mday_piece(day: int) -> Piece:
+    def select(container: Span) -> Span | None:
+        if container.grain != "month" or day > days_in_month(container.start.year,
+                                                              container.start.month):
+            return None
+        start = container.start.replace(day=day)
+        return Span(start, start + DAY, "day")
+
+    return Piece("mday", "month", select)
+
+
+def weekday_piece(weekday: int, rule: str = "before_today") -> Piece:
+    def select(container: Span) -> Span | None:
+        if container.grain == "day":  # "3月18日周三": the weekday only repeats the date
+            return container
+        if container.grain != "week":
+            return None
+        start = container.start + weekday * DAY
+        return Span(start, start + DAY, "day")
+
+    return Piece("weekday", "week", select, rule)
+
+
+def weekend_piece(rule: str = "started") -> Piece:
+    def select(container: Span) -> Span | None:
+        if container.grain != "week":
+            return None
+        return Span(container.start + 5 * DAY, container.end, "days")
+
+    return Piece("weekday", "week", select, rule)
+
+
+def part_piece(name: str) -> Piece:
+    first_hour, last_hour = T.DAY_PARTS[name]
+
+    def select(container: Span) -> Span | None:
+        if container.grain != "day":
+            return None
+        return Span(container.start + first_hour * HOUR, container.start + last_hour * HOUR, "part")
+
+    return Piece("part", "day", select)
+
+
+def hour_piece(hour: int, minute: int = 0, meridiem: str | None = None) -> Piece:
+    """A clock time, as the hour that starts there.  Without 上午/下午/am/pm, 1–6
+    o'clock is taken as the afternoon (people meet at 3, not at 3 a.m.)."""
+    if meridiem == "pm":
+        candidates = [hour % 12 + 12]
+    elif meridiem == "am":
+        candidates = [hour % 12]
+    else:
+        candidates = [hour, hour + 12, hour + 24] if hour <= 12 else [hour]
+
+    def select(container: Span) -> Span | None:
+        midnight = day_start(container.start)
+        if container.grain == "part":
+            for candidate in candidates:
+                start = midnight + candidate * HOUR + minute * timedelta(minutes=1)
+                if container.start <= start < container.end:
+                    return Span(start, start + HOUR, "hour")
+            return None
+        if container.grain != "day":
+            return None
+        chosen = hour + 12 if meridiem is None and 1 <= hour <= 6 else candidates[0]
+        start = midnight + chosen * HOUR + minute * timedelta(minutes=1)
+        return Span(start, start + HOUR, "hour")
+
+    return Piece("hour", "day", select)
+
+
+def third_piece(which: int | tuple[int, int], cycle: str = "month") -> Piece:
+    """初/中/底, early/mid/late: the first, middle or last third of the container
+    (or a run of them: 中下旬 is the middle and last thirds)."""
+    first, last = which if isinstance(which, tuple) else (which, which)
+
+    def select(container: Span) -> Span | None:
+        start = container.start
+        if container.grain == "month":
+            bounds = [start, start.replace(day=11), start.replace(day=21), container.end]
+        elif container.grain == "year":
+            bounds = [start, start.replace(month=5), start.replace(month=9), container.end]
+        elif container.grain == "week":
+            bounds = [start, start + 2 * DAY, start + 4 * DAY, container.end]
+        else:
+            return None
+        return Span(bounds[first], bounds[last + 1], "days" if container.grain != "year" else "month")
+
+    return Piece("third", cycle, select)
+
+
+# --- resolving a point --------------------------------------------------------------------
+
+_LOOKBACK = {"year": 12, "month": 14, "week": 3, "day": 3}
+
+
+def resolve_point(parts: list[Part], now: datetime) -> Span | None:
+    parts = sorted(parts, key=_order)
+    anchors = [p for p in parts if isinstance(p, Anchor)]
+    pieces = [p for p in parts if isinstance(p, Piece)]
+    if len(anchors) > 1 or (anchors and parts[0] is not anchors[0]):
+        return None
+    if len({p.kind for p in pieces}) != len(pieces):
+        return None  # two months, two weekdays…: not one point
+    if anchors:
+        return narrow(anchors[0].resolve(now), pieces)
+    return most_recent(pieces, now)
+
+
+def narrow(span: Span | None, pieces: list[Piece]) -> Span | None:
+    for piece in pieces:
+        if span is None:
+            return None
+        span = piece.select(span)
+    return span
+
+
+def most_recent(pieces: list[Piece], now: datetime) -> Span | None:
+    """The occurrence of a bare slot that the rule of its first piece picks."""
+    rule = next((p.rule for p in pieces if p.rule != "started"), "started")
+    cycle = pieces[0].cycle
+    step = 1 if rule == "upcoming" else -1
+    for count in range(_LOOKBACK[cycle]):
+        found = narrow(shifted(cycle, now, step * count), pieces)
+        if found is not None and _accepts(found, rule, now):
+            return found
+    return None
+
+
+def _accepts(span: Span, rule: str, now: datetime) -> bool:
+    if rule == "before_today":  # bare weekdays
+        return span.start < day_start(now)
+    if rule == "ended":  # "last March", "last Christmas"
+        return span.end <= now
+    if rule == "upcoming":  # "next March", "this coming Friday"
+        return span.start > now
+    return span.start <= now  # "started": the most recent one that has begun
+
+
+def resolve_after(first: Span, first_parts: list[Part], parts: list[Part], now: datetime) -> Span | None:
+    """The second end of a range; what it leaves out comes from the first end
+    ("3月1日到10日", "上周二到周四", "晚上8点到10点")."""
+    if any(isinstance(p, Anchor) for p in parts):
+        return resolve_point(parts, now)
+    coarsest = min(_order(p) for p in parts)
+    inherited = [p for p in first_parts if _order(p) < coarsest]
+    if any(isinstance(p, Anchor) for p in inherited):
+        return resolve_point(inherited + parts, now)
+    pieces = sorted(inherited + parts, key=_order)
+    cycle = pieces[0].cycle
+    for count in range(2):
+        found = narrow(shifted(cycle, first.start, count), pieces)
+        if found is not None and found.end > first.start:
+            return found
+    return None
+
+
+def week_of_piece() -> Piece:
+    """"the week of March 9", "3月9日那周": the Monday-to-Sunday week around a day."""
+
+    def select(container: Span) -> Span | None:
+        return unit_span("week", container.start) if container.grain == "day" else None
+
+    return Piece("week_of", "day", select)
