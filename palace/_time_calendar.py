@@ -400,14 +400,22 @@ def narrow(span: Span | None, pieces: list[Piece]) -> Span | None:
 
 
 def most_recent(pieces: list[Piece], now: datetime) -> Span | None:
-    """The occurrence of a bare slot that the rule of its first piece picks."""
+    """The occurrence of a bare slot that the rule of its first piece picks.
+
+    The rule judges the date the pieces name, not the hour: "3月18日下午" said on the
+    morning of 18 March is this afternoon, while a bare "下午" is yesterday's.
+    """
     rule = next((p.rule for p in pieces if p.rule != "started"), "started")
     cycle = pieces[0].cycle
     step = 1 if rule == "upcoming" else -1
+    dated = [p for p in pieces if p.kind not in ("part", "hour")] or pieces
     for count in range(_LOOKBACK[cycle]):
-        found = narrow(shifted(cycle, now, step * count), pieces)
-        if found is not None and _accepts(found, rule, now):
-            return found
+        container = shifted(cycle, now, step * count)
+        judged = narrow(container, dated)
+        if judged is not None and _accepts(judged, rule, now):
+            found = narrow(container, pieces) if dated is not pieces else judged
+            if found is not None:
+                return found
     return None
 
 
@@ -437,6 +445,24 @@ def resolve_after(first: Span, first_parts: list[Part], parts: list[Part], now: 
         if found is not None and found.end > first.start:
             return found
     return None
+
+
+def nth_weekday_piece(weekday: int, nth: int) -> Piece:
+    """"the first Monday of March", "3月的第一个周一"; ``nth`` -1 is the last one."""
+
+    def select(container: Span) -> Span | None:
+        if container.grain != "month":
+            return None
+        first = container.start + ((weekday - container.start.weekday()) % 7) * DAY
+        if nth > 0:
+            start = first + 7 * (nth - 1) * DAY
+        else:  # the last one
+            start = first + 7 * (((container.end - first).days - 1) // 7) * DAY
+        if not container.start <= start < container.end:
+            return None
+        return Span(start, start + DAY, "day")
+
+    return Piece("mday", "month", select)
 
 
 def week_of_piece() -> Piece:

@@ -17,7 +17,8 @@ from typing import Callable, NamedTuple, Union
 from . import _time_tables as T
 from ._time_calendar import (DAY, JUST_NOW, Anchor, Part, Span, add_months, ago_anchor, date_anchor,
                              day_start, half_piece, holiday_piece, hour_piece, mday_piece, month_anchor,
-                             month_piece, part_piece, quarter_piece, rolling_anchor, season_piece,
+                             month_piece, nth_weekday_piece, part_piece, quarter_piece,
+                             rolling_anchor, season_piece,
                              since_start_of, third_piece, unit_anchor, week_of_piece, weekday_piece,
                              weekend_piece, year_anchor)
 
@@ -153,6 +154,14 @@ def _cn_ago(m, text):
     low, high = (c + 0.5 if m.group(2) else c for c in count)
     direction = -1 if "前" in m.group(4) else 1
     return _time(m, ago_anchor(low, high, unit, direction))
+
+
+@_rule(rf"(?<![\d.这近])({_CN_COUNT})\s*个?(半)?个?\s*({_CN_UNIT})(?:以来|来)(?![自说看到])")
+def _cn_units_since(m, text):  # 三个月以来, 两年来: the rolling window
+    count = quantity(m.group(1))
+    if count is None or count[1] > 5000 or (CN_UNITS[m.group(3)] == "year" and count[1] >= 1000):
+        return None
+    return _time(m, rolling_anchor(count[1] + (0.5 if m.group(2) else 0), CN_UNITS[m.group(3)]))
 
 
 @_rule(r"前(几|些|两|一两)个?(天|日|周|星期|礼拜|月|年)|前些日子")
@@ -329,15 +338,26 @@ def _cn_holiday(m, text):
     return _time(m, holiday_piece(key), standalone=standalone)
 
 
-@_rule(r"(去年|前年)的?(今天|这一?天|这个时候|这时候|同期|此时)|"
-       r"\b(?:(a\s+year\s+ago\s+today|(?:on\s+)?this\s+day\s+last\s+year)|(this\s+time\s+last\s+year))\b", re.I)
-def _same_day_last_year(m, text):
-    """去年的今天 is that date; 去年这个时候 / this time last year a week around it."""
-    years = 2 if m.group(1) == "前年" else 1
-    exact = m.group(2) in ("今天", "这天", "这一天") or m.group(3)
+@_rule(r"(去年|前年|上上个?(?:周|星期|礼拜|月)|上个?(?:周|星期|礼拜|月))的?(今天|这一?天|这个时候|这时候|同期|此时)|"
+       r"\b(?:an?\s+(week|month|year)\s+ago\s+today|(?:on\s+)?this\s+day\s+last\s+(week|month|year)|"
+       r"this\s+time\s+last\s+(week|month|year))\b", re.I)
+def _same_day_back(m, text):
+    """去年的今天, 上周的今天, "a year ago today": that date; 去年这个时候 and "this
+    time last year": the week around it."""
+    if m.group(1):
+        back = m.group(1)
+        unit = "year" if "年" in back else "month" if "月" in back else "week"
+        count = 2 if back.startswith(("前", "上上")) else 1
+        exact = m.group(2) in ("今天", "这天", "这一天")
+    else:
+        unit = (m.group(3) or m.group(4) or m.group(5)).lower()
+        count, exact = 1, m.group(5) is None
 
     def resolve(now: datetime) -> Span:
-        day = day_start(add_months(now, -12 * years))
+        if unit == "week":
+            day = day_start(now) - 7 * count * DAY
+        else:
+            day = day_start(add_months(now, -count * (12 if unit == "year" else 1)))
         if exact:
             return Span(day, day + DAY, "day")
         return Span(day - 3 * DAY, day + 4 * DAY, "range")
@@ -515,6 +535,23 @@ def _en_the_unit(m, text):  # "the end of the month", "the first half of the yea
     # Only after "end of"/"half of": "employee of the month" is no time.
     standalone = bool(re.search(r"\b(?:beginning|start|middle|end|half)\s+of\s*$", text[:m.start()], re.I))
     return _time(m, unit_anchor(m.group(1).lower(), 0), standalone=standalone)
+
+
+_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
+             "last": -1, "一": 1, "二": 2, "三": 3, "四": 4, "1": 1, "2": 2, "3": 3, "4": 4}
+
+
+@_rule(r"\b(?:the\s+)?(first|second|third|fourth|last|1st|2nd|3rd|4th)\s+"
+       r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\s+(?:of|in)\b", re.I)
+def _en_nth_weekday(m, text):  # "the first Monday of March": needs the month after it
+    weekday = T.EN_WEEKDAYS[m.group(2).lower()]
+    return _time(m, nth_weekday_piece(weekday, _ORDINALS[m.group(1).lower()]), standalone=False)
+
+
+@_rule(r"(?:第([一二三四1-4])|最后一)个(?:周|星期|礼拜)([一二三四五六日天1-7])")
+def _cn_nth_weekday(m, text):  # "3月的第一个周一"
+    nth = _ORDINALS[m.group(1)] if m.group(1) else -1
+    return _time(m, nth_weekday_piece(T.CN_WEEKDAYS[m.group(2)], nth), standalone=False)
 
 
 @_rule(r"(?<!good )(?<!black )(?<!cyber )\b(?:(last|this|next|previous|the\s+previous|the\s+following|"

@@ -146,7 +146,8 @@ _GRANULARITY_NAMES = {"part": "part_of_day", "half": "half_year"}
 # --- parsing tokens into expressions ---------------------------------------------------------
 
 # What may sit between the tokens of one expression.
-_GLUE = re.compile(r"(?:\s|[,，、的()（）]|['’]s\b|\b(?:of|in\s+the|on\s+the|on|at|in)\b)*", re.I)
+_GLUE = re.compile(r"(?:\s|[,，、的()（）]|['’]s\b|\b(?:of|in\s+the|on\s+the|on|at|in)\b|"
+                   r"(?<=\d)T)*", re.I)  # the T of 2026-03-18T14:30
 
 
 class Found(NamedTuple):
