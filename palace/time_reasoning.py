@@ -289,7 +289,7 @@ def _take_point(tokens: list[Token], index: int, now: datetime,
 # --- the remainder ------------------------------------------------------------------------------
 
 _FILLER_AFTER = re.compile(r"(?:['’]s\b|的?(?:时候|那天|那周|那会儿?|那段时间|期间|之间|当天)|之内|以内|当中|"
-                           r"里(?![程面子])|内(?![容部存网地心外涵]))?的?")
+                           r"里(?![程面子])|内(?![容部存网地心外涵]))?(?:\s*的(?![确话]))?")
 _PREPOSITION_BEFORE = re.compile(r"(?:(?<![存现实正好所自内])在|(?<![由关对至等属基鉴])于|"
                                  r"\b(?:in|on|at|during|over|for|within|by))\s*$", re.I)
 
