@@ -77,7 +77,7 @@ def test_get_sees_a_hand_edit_without_an_explicit_sync(edited):
 
 def test_update_right_after_a_hand_edit_keeps_the_edit_and_does_not_hang(edited):
     pm, m = edited
-    updated = no_hang(pm.update, m.id, importance=0.9, timeout=5)
+    updated = no_hang(pm.update, m.id, importance=0.9, timeout=3)
     assert updated.content == "the cache layer uses quixotron instead"
     assert updated.tags == ("cache", "handtag")
     assert pm.storage.read(m.path).importance == 0.9
@@ -85,7 +85,7 @@ def test_update_right_after_a_hand_edit_keeps_the_edit_and_does_not_hang(edited)
 
 def test_delete_right_after_a_hand_edit_does_not_hang(edited):
     pm, m = edited
-    trashed = no_hang(pm.delete, m.id, timeout=5)
+    trashed = no_hang(pm.delete, m.id, timeout=3)
     assert trashed.path.exists() and not m.path.exists()
     assert "quixotron" in trashed.path.read_text(encoding="utf-8")
 
@@ -96,7 +96,7 @@ def test_delete_of_a_memory_whose_file_was_removed_by_hand_says_not_found(pm):
     m = pm.store("short lived")
     m.path.unlink()
     with pytest.raises(MemoryNotFoundError):
-        no_hang(pm.delete, m.id, timeout=5)
+        no_hang(pm.delete, m.id, timeout=3)
     assert pm.index.count() == 0
 
 
