@@ -129,7 +129,7 @@ def test_span_points_at_the_text_in_the_query():
     query = "请找一下 上周四晚上 的讨论"
     tr = parse_time(query, now=datetime(2026, 3, 18, 10))
     assert query[tr.span[0]:tr.span[1]] == tr.text == "上周四晚上"
-    assert tr.remainder == "请找一下 的讨论"
+    assert tr.remainder == "请找一下 讨论"
 
 
 def test_full_width_digits_count():
