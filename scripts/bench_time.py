@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import logging
 import re
 import statistics
 import sys
@@ -288,7 +289,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="palace's overall accuracy below this fails the run")
     args = parser.parse_args(argv)
 
-    warnings.filterwarnings("ignore")  # dateparser and jionlp are chatty
+    warnings.filterwarnings("ignore")  # dateparser and jionlp are chatty:
+    logging.disable(logging.CRITICAL)  # jionlp logs a traceback for each string it cannot parse
     cases = load_cases(args.table)
     names = [n.strip() for n in args.systems.split(",") if n.strip()]
     scores = []
