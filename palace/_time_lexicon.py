@@ -507,6 +507,7 @@ def _en_relative_unit(m, text):
         return _time(m, season_piece(season, "ended" if offset < 0 else "upcoming"))
     return _time(m, unit_anchor(unit, offset))
 
+
 @_rule(r"\bthe\s+week\s+of\b", re.I)
 def _en_week_of(m, text):
     return _time(m, week_of_piece(), standalone=False)
@@ -555,7 +556,8 @@ def _cn_nth_weekday(m, text):  # "3月的第一个周一"
 
 
 @_rule(r"(?<!good )(?<!black )(?<!cyber )\b(?:(last|this|next|previous|the\s+previous|the\s+following|"
-       r"this\s+past|past|this\s+coming|coming)\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
+       r"this\s+past|past|this\s+coming|coming)\s+)?"
+       r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
        r"(?!\.\w|\s+(?:school|best|roast|papers?|services?|brunch|funday|blues|league|market|times|"
        r"night\s+live|night\s+football)\b)",
        re.I)

@@ -51,8 +51,8 @@ sys.path.insert(0, str(ROOT))
 
 DEFAULT_TABLE = ROOT / "tests" / "data" / "time_cases.yaml"
 Range = Optional[tuple]  # (start, end) or None
-FOUND_NO_RANGE = ("found", "no range")
-OPEN_START = datetime(1970, 1, 1)  # palace's start for "before X"  # a system found something it could not turn into a range
+FOUND_NO_RANGE = ("found", "no range")  # a system found something it could not turn into a range
+OPEN_START = datetime(1970, 1, 1)  # palace's start for "before X"
 
 
 @dataclass
