@@ -77,7 +77,7 @@ def test_get_sees_a_hand_edit_without_an_explicit_sync(edited):
 
 def test_update_right_after_a_hand_edit_keeps_the_edit_and_does_not_hang(edited):
     pm, m = edited
-    updated = no_hang(pm.update, m.id, importance=0.9, timeout=3)
+    updated = no_hang(pm.update, m.id, importance=0.9, timeout=5)
     assert updated.content == "the cache layer uses quixotron instead"
     assert updated.tags == ("cache", "handtag")
     assert pm.storage.read(m.path).importance == 0.9
@@ -85,7 +85,7 @@ def test_update_right_after_a_hand_edit_keeps_the_edit_and_does_not_hang(edited)
 
 def test_delete_right_after_a_hand_edit_does_not_hang(edited):
     pm, m = edited
-    trashed = no_hang(pm.delete, m.id, timeout=3)
+    trashed = no_hang(pm.delete, m.id, timeout=5)
     assert trashed.path.exists() and not m.path.exists()
     assert "quixotron" in trashed.path.read_text(encoding="utf-8")
 
@@ -96,8 +96,29 @@ def test_delete_of_a_memory_whose_file_was_removed_by_hand_says_not_found(pm):
     m = pm.store("short lived")
     m.path.unlink()
     with pytest.raises(MemoryNotFoundError):
-        no_hang(pm.delete, m.id, timeout=3)
+        no_hang(pm.delete, m.id, timeout=5)
     assert pm.index.count() == 0
+
+
+@pytest.mark.parametrize("which", ["newest", "oldest"])
+def test_hand_edit_of_the_id_reindexes_the_memory_under_its_new_id(make_pm, which):
+    # e.g. following the duplicate-id advice "give one of the copies a new id"
+    pm = make_pm()
+    oldest = pm.store("first memory about pelicans", id="oldest")
+    newest = pm.store("second memory about herons", id="newest")
+    target = newest if which == "newest" else oldest
+    word = "herons" if which == "newest" else "pelicans"
+    hand_edit(target.path, f'id: "{target.id}"', 'id: "renamed"')
+    hand_edit(target.path, word, "storks")
+    report = pm.sync()
+    assert report.errors == []
+    assert pm.get("renamed").content.endswith("about storks")
+    assert pm.get(target.id) is None
+    assert ids(pm.search("storks")) == ["renamed"]
+    assert pm.search(word) == []
+    assert pm.index.count() == 2
+    fresh = make_pm()  # and the palace still opens
+    assert sorted(m.id for m in fresh.list()) == sorted(["renamed", ({"oldest", "newest"} - {target.id}).pop()])
 
 
 def test_touched_but_unchanged_file_is_not_an_update(pm):
@@ -153,6 +174,17 @@ def test_file_moved_to_another_room_changes_location(pm, palace_root):
     assert ids(pm.search("failover", location="projects")) == [m.id]
     assert pm.search("failover", location="ops") == []
     assert pm.index.count() == 1
+
+
+def test_get_on_an_open_manager_follows_a_file_moved_by_hand(pm, palace_root):
+    # a person reorganises rooms in an IDE while an agent holds the palace open:
+    # the memory still exists, so get() must not answer "no such memory"
+    m = pm.store("memory about the sacred ibis", id="ibis", location="birds")
+    (palace_root / "zoo").mkdir()
+    shutil.move(m.path, palace_root / "zoo" / "ibis.md")
+    got = pm.get("ibis")
+    assert got is not None
+    assert got.location == "zoo"
 
 
 def test_removed_file_disappears_from_search_and_list(make_pm):
