@@ -303,8 +303,10 @@ def populated(make_pm):
     memories = [
         pm.store("数据库选型：PostgreSQL", tags=["数据库"], location="projects/palace",
                  created_at="2026-03-18T10:00:00+08:00"),
-        pm.store("deploys happen on friday afternoons", tags=["ops"], importance=0.9, type="decision"),
-        pm.store("archived idea about graph databases", summary="graphs"),
+        pm.store("deploys happen on friday afternoons", tags=["ops"], importance=0.9, type="decision",
+                 created_at="2026-06-01T08:00:00+08:00"),
+        pm.store("archived idea about graph databases", summary="graphs",
+                 created_at="2026-07-01T08:00:00+08:00"),
     ]
     pm.update(memories[2].id, status="archived")
     pm.delete(pm.store("trashed note").id)

@@ -229,8 +229,8 @@ def test_keyword_only_search_says_no_vector_retriever(corpus):
 # --------------------------------------------------------------------------- accesses and decay
 
 def test_search_results_count_as_accessed_at_now(pm):
-    m = pm.store("penguin facts")
-    other = pm.store("unrelated walrus")
+    m = pm.store("penguin facts", created_at="2026-11-01T00:00:00+08:00")
+    other = pm.store("unrelated walrus", created_at="2026-11-01T00:00:00+08:00")
     pm.search("penguin", now=NOW)
     pm.search("penguin", now=NOW + timedelta(days=2))
     got = pm.get(m.id, record_access=False)
@@ -242,7 +242,7 @@ def test_search_results_count_as_accessed_at_now(pm):
 
 
 def test_get_counts_as_an_access(pm):
-    m = pm.store("otter facts")
+    m = pm.store("otter facts", created_at="2026-11-01T00:00:00+08:00")
     pm.get(m.id, now=NOW)
     assert pm.get(m.id, record_access=False).access_count == 1
 
