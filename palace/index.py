@@ -181,8 +181,11 @@ class Index:
                file_hash: str, mtime_ns: int, size: int) -> None:
         with self.write() as conn:
             old = conn.execute("SELECT rid FROM memories WHERE id = ?", (memory.id,)).fetchone()
-            # a different memory previously indexed at this path is gone now
-            conn.execute("DELETE FROM memories WHERE path = ? AND id != ?", (relpath, memory.id))
+            # a different memory previously indexed at this path is gone now (its id
+            # was edited by hand): drop it with its full-text and tag rows
+            for (stale,) in conn.execute("SELECT rid FROM memories WHERE path = ? AND id != ?",
+                                         (relpath, memory.id)).fetchall():
+                self._delete_rid(stale)
             row = (
                 memory.id, relpath, memory.location, memory.type, memory.status, memory.source,
                 memory.importance, int(memory.pinned), memory.created_at.timestamp(),

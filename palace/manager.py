@@ -45,6 +45,8 @@ FULL_SCAN_INTERVAL_S = 60.0
 MAX_QUERY_CHARS = 4000
 VECTOR_BACKFILL_PER_SEARCH = 5000
 ACCESS_MERGE_WINDOW_S = 3600.0
+LATE_GRACE = timedelta(days=30)
+LATE_FACTOR = 0.7
 
 
 def resolve_timezone(name: str | None) -> tzinfo:
@@ -119,6 +121,7 @@ class MemoryPalaceManager:
         self._expander = None
         self._experiences = None
         self.last_sync: SyncReport | None = None
+        self._lock_depth = 0
         if sync:
             self.sync(full=None)
         self._catch_up_journal()
@@ -143,12 +146,21 @@ class MemoryPalaceManager:
     @contextmanager
     def _locked(self) -> Iterator[None]:
         """Serialise writers across processes (an agent and a person's CLI)."""
-        lock_path = self.root / INDEX_DIR / "write.lock"
-        with open(lock_path, "a+") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
+        if self._lock_depth:  # re-entrant: flock on a second handle would deadlock us
+            self._lock_depth += 1
             try:
                 yield
             finally:
+                self._lock_depth -= 1
+            return
+        lock_path = self.root / INDEX_DIR / "write.lock"
+        with open(lock_path, "a+") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            self._lock_depth = 1
+            try:
+                yield
+            finally:
+                self._lock_depth = 0
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
     @property
@@ -378,9 +390,9 @@ class MemoryPalaceManager:
         try:
             stat = path.stat()
         except FileNotFoundError:
-            with self._locked():
-                self.index.remove_path(row["path"])
-            return None
+            # moved or removed by hand while we were open: a sync finds out which
+            self.sync(full=True)
+            return self.index.row_by_id(memory_id)
         if (stat.st_mtime_ns, stat.st_size) != (row["mtime_ns"], row["size"]):
             report = SyncReport()
             with self._locked():
@@ -616,31 +628,56 @@ class MemoryPalaceManager:
         if not remainder.strip() and start_dt is None and end_dt is None:
             raise InvalidInputError("query is empty: give words to search for or a time range")
         statuses = ("active", "archived") if include_archived else ("active",)
-        filters = Filters(statuses=statuses, tags=normalize_tags(tags),
-                          location=normalize_location(location) if location else None,
-                          type=validate_word(type, "type") if type else None,
-                          start_ts=start_dt.timestamp() if start_dt else None,
-                          end_ts=end_dt.timestamp() if end_dt else None)
+        # Things get written down after they happen ("went camping last week", noted
+        # on Monday), so a range parsed from the query also admits memories created
+        # shortly after it (one period, at most LATE_GRACE), ranked lower. Nothing
+        # from before the range is admitted, and explicit start/end stay exact.
+        window_end = end_dt
+        if time_range is not None and end_dt is not None and end is None and start_dt is not None:
+            window_end = end_dt + min(end_dt - start_dt, LATE_GRACE)
+        base_filters = Filters(statuses=statuses, tags=normalize_tags(tags),
+                               location=normalize_location(location) if location else None,
+                               type=validate_word(type, "type") if type else None)
+        filters = replace(base_filters, start_ts=start_dt.timestamp() if start_dt else None,
+                          end_ts=window_end.timestamp() if window_end else None)
         own_terms = query_terms(remainder)
         expansions = []
         if self.settings.concepts_enabled and remainder.strip():
             expansions = self.concept_expander.expand(remainder)
         groups = term_groups(own_terms, expansions)
         pool = max(50, top_k * 5)
-        keyword = self.index.keyword_scores([(g.weight, g.terms) for g in groups], filters, pool) if groups else {}
-        vector, vector_note = self._vector_scores(remainder, filters, pool)
-        if vector_note:
-            notes.append(vector_note)
+
+        def retrieve(active_filters: Filters) -> tuple[dict[int, float], dict[int, float]]:
+            kw = (self.index.keyword_scores([(g.weight, g.terms) for g in groups], active_filters, pool)
+                  if groups else {})
+            vec, vector_note = self._vector_scores(remainder, active_filters, pool)
+            if vector_note and vector_note not in notes:
+                notes.append(vector_note)
+            return kw, vec
+
+        keyword, vector = retrieve(filters)
         relevance = fuse(keyword, vector, vector_share=self.settings.weight_vector)
         browse = False
         if not relevance and not own_terms and (start_dt or end_dt):
             # a query that is only a time ("上周") lists that period, newest first
             browse = True
-            rows = self.index.list_rows(filters, limit=pool)
+            rows = self.index.list_rows(replace(filters, end_ts=end_dt.timestamp() if end_dt else None),
+                                        limit=pool)
             relevance = {row["rid"]: 1.0 for row in rows}
             notes.append("time-only query: memories of the period, newest first")
+        elif not relevance and time_range is not None and start is None and end is None:
+            # nothing at all in that period: better the best matches from any time,
+            # clearly labelled, than an empty answer
+            keyword, vector = retrieve(base_filters)
+            relevance = fuse(keyword, vector, vector_share=self.settings.weight_vector)
+            if relevance:
+                notes.append(f"nothing found in {time_range.text!r}; showing matches from any time")
         rows_by_rid = self.index.rows_by_rid(list(relevance))
         rows = list(rows_by_rid.values())
+        if end_dt is not None and window_end != end_dt:
+            for rid, row in rows_by_rid.items():
+                if row["created_ts"] >= end_dt.timestamp() and rid in relevance:
+                    relevance[rid] *= LATE_FACTOR
         info = self._decay_info(rows, when)
         weights = {"relevance": self.settings.weight_relevance,
                    "importance": self.settings.weight_importance,

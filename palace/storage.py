@@ -39,7 +39,7 @@ MAX_FILE_BYTES = 8 * 1024 * 1024
 
 # Frontmatter keys palace owns, in the order they are written.
 KNOWN_KEYS = ("id", "tags", "importance", "status", "pinned", "createdAt", "updatedAt",
-              "source", "location", "type", "deletedAt")
+              "source", "location", "type", "deletedAt", "noSummary")
 
 
 # --------------------------------------------------------------------------- parsing
@@ -170,7 +170,10 @@ def parse_memory(text: str, *, path: Path, location: str, fallback_time: datetim
     deleted = meta.pop("deletedAt", None)
     if deleted is not None:
         meta["deletedAt"] = deleted  # only meaningful in the trash; keep verbatim
-    content, summary = split_summary(body)
+    if _as_bool(meta.pop("noSummary", False)):
+        content, summary = body.strip("\n"), None
+    else:
+        content, summary = split_summary(body)
     meta.pop("location", None)  # the folder is the truth
     memory_type = str(meta.pop("type", "fact") or "fact").strip()
     source = str(meta.pop("source", "manual") or "manual").strip()
@@ -220,6 +223,9 @@ def render_memory(memory: Memory) -> str:
     lines.append(f"source: {_yaml_scalar(memory.source)}")
     lines.append(f"location: {_yaml_scalar(memory.location)}")
     lines.append(f"type: {_yaml_scalar(memory.type)}")
+    if not memory.summary and split_summary(memory.content)[1] is not None:
+        # the content itself ends in a "## Summary" section: say it is content
+        lines.append("noSummary: true")
     for key, value in memory.extra.items():
         if key in KNOWN_KEYS and key != "deletedAt":
             continue

@@ -18,7 +18,7 @@ import unicodedata
 from functools import lru_cache
 
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_RUNS = re.compile(rf"([{_HAN}]+)|([^\W_]+)")
+_RUNS = re.compile(rf"([{_HAN}]+)|([^\W_{_HAN}]+)")
 
 # Function words that carry no topic; dropping them keeps indexes small and
 # keeps a long question from matching every memory on "the" or "的".

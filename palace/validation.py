@@ -95,8 +95,10 @@ def validate_summary(summary: object, *, max_bytes: int) -> str | None:
     if summary is None:
         return None
     text = validate_content(summary, max_bytes=max_bytes)
-    if "\n## " in "\n" + text:
-        raise InvalidInputError("summary may not contain a '## ' heading line")
+    if re.search(r"^#{1,6}[ \t]", text, re.M):
+        # the summary is the file's last section: a heading inside it would end it
+        raise InvalidInputError("summary may not contain Markdown heading lines ('# …'); "
+                                "use plain text or bold for its title")
     return text
 
 
