@@ -522,7 +522,7 @@ class MemoryPalaceManager:
                 self._remember_room_dir(memory.path.parent)
         return replace(memory, status="deleted", path=trashed_path)
 
-    def restore(self, id: str) -> Memory:
+    def restore(self, id: str, *, now: Any = None) -> Memory:
         """Bring a memory back from the trash, or an archived memory back to active."""
         validate_id(id)
         with self._locked():
@@ -547,6 +547,9 @@ class MemoryPalaceManager:
             self._remember_room_dir(path.parent)
             if trashed is not None:
                 self.storage.trash_path(id).unlink(missing_ok=True)
+        # bringing a memory back is a deliberate use of it: reinforce it, or the next
+        # run_decay would archive it again at once
+        self.record_access([id], at=self._coerce_now(now), kind="restore")
         return self._rows_to_memories([self.index.row_by_id(id)])[0]
 
     def list(self, *, location: str | None = None, tags: Sequence[str] | None = None,
