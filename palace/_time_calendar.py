@@ -16,7 +16,9 @@ from typing import Callable, NamedTuple, Union
 from . import _time_tables as T
 
 OPEN_START = datetime(1970, 1, 1)  # the start of "before X": open, but a datetime
-OPEN_END = datetime(9999, 12, 31)  # the end of "after X" when X is still ahead
+# The end of "after X" when X is still ahead: far, but with room left for the
+# arithmetic and time-zone shifts callers do (datetime stops at year 9999).
+OPEN_END = datetime(9000, 1, 1)
 
 # --- arithmetic ------------------------------------------------------------
 

@@ -54,8 +54,9 @@ Choices for ambiguous cases (each is what a memory query most likely means):
 * Multi-day holidays are the public holiday: 春节 = 除夕 to 初七, 国庆 = 1–7 Oct,
   劳动节 = 1–5 May; other holidays are their day.  Lunar dates come from a table
   for 2015–2035.  "去年春节" is the one whose first day falls in last year.
-* "Since X"/X以来/X至今 and "after X" end at midnight tonight; "before X"/X之前
-  start at 1970-01-01 (open), as does "until X"/截至X/到X为止.  "Around X"/X前后/
+* "Since X"/X以来/X至今 and "after X" end at midnight tonight (an "after X" still
+  ahead runs to ``OPEN_END``, 9000-01-01); "before X"/X之前 start at ``OPEN_START``,
+  1970-01-01, as does "until X"/截至X/到X为止.  "Around X"/X前后/
   X左右 adds three days on each side of a date or holiday, half an hour around a
   clock time.  "去年的今天"/"a year ago today" is that date, "去年这个时候"/"this time
   last year" the week around it.  In a range the second end borrows what it leaves
