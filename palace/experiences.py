@@ -42,9 +42,10 @@ docs/experiences.md.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidInputError, MemoryNotFoundError
 from .models import Memory
@@ -193,7 +194,7 @@ def _text(value: Any, what: str) -> str:
 class ExperienceManager:
     """Record, verify and find lessons; ``pm.experiences`` builds one per manager."""
 
-    def __init__(self, manager: "MemoryPalaceManager"):
+    def __init__(self, manager: MemoryPalaceManager):
         self.pm = manager
 
     # ------------------------------------------------------------------ writing

@@ -46,7 +46,7 @@ from zoneinfo import ZoneInfo
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from palace import MemoryPalaceManager, Settings  # noqa: E402
+from palace import MemoryPalaceManager, Settings
 
 TZ = ZoneInfo("Asia/Shanghai")
 TOP_K = 5
@@ -303,7 +303,7 @@ class Simulation:
             if today.weekday() == 0:
                 for key in WEEKLY:
                     events.append((self.rng.randint(10 * 60, 12 * 60), "weekly", key))
-            for fact_index, current in self.current_version.items():
+            for fact_index in self.current_version:
                 if self.rng.random() < 1 / 10:  # each current fact is asked about every ~10 days
                     events.append((self.rng.randint(10 * 60, 20 * 60), "fact", fact_index))
             events.sort(key=lambda e: (e[0], e[1], str(e[2])))

@@ -27,8 +27,8 @@ TZ = ZoneInfo("Asia/Shanghai")
 CREATED = datetime(2026, 1, 5, 9, 0, tzinfo=TZ)
 TODAY = datetime(2026, 11, 30, 9, 0, tzinfo=TZ)  # 329 days after CREATED
 
-BASE = dict(vector_enabled=False, time_reasoning_enabled=False, concepts_enabled=False,
-            timezone="Asia/Shanghai")
+BASE = {"vector_enabled": False, "time_reasoning_enabled": False, "concepts_enabled": False,
+        "timezone": "Asia/Shanghai"}
 
 
 def day(n: float) -> datetime:

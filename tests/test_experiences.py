@@ -12,8 +12,13 @@ import pytest
 
 from palace.cli import main as palace_main
 from palace.errors import InvalidInputError, MemoryNotFoundError
-from palace.experiences import (EFFECTIVENESS_WEIGHT, ExperienceManager, effectiveness_score,
-                                format_experience, parse_experience)
+from palace.experiences import (
+    EFFECTIVENESS_WEIGHT,
+    ExperienceManager,
+    effectiveness_score,
+    format_experience,
+    parse_experience,
+)
 from palace.index import INDEX_DIR, INDEX_FILE
 from palace.manager import MemoryPalaceManager
 from palace.settings import Settings
@@ -291,7 +296,7 @@ def test_relevance_still_dominates_trust(pm):
 
 
 def test_search_options(pm):
-    first, second = _twin_lessons(pm)
+    _first, second = _twin_lessons(pm)
     tagged = pm.experiences.record("nginx 502 on the canary", "drain the canary", tags=["canary"],
                                    created_at=T0)
     pm.experiences.verify(second.id, True, now=at(1))
