@@ -227,14 +227,17 @@ class ExperienceManager:
             if len(note) > MAX_NOTE_CHARS:
                 raise InvalidInputError(f"note is {len(note)} characters; keep it under {MAX_NOTE_CHARS}")
         when = self.pm._coerce_now(now)
-        memory = self._experience(id)
         entry: dict[str, Any] = {"at": when.isoformat(), "effective": effective}
         if note and note.strip():
             entry["note"] = note.strip()
-        raw = memory.extra.get(VERIFICATIONS_KEY)
-        # keep whatever a person wrote there, even entries this code cannot read
-        history = list(raw) if isinstance(raw, list) else []
-        self.pm.update(id, extra={VERIFICATIONS_KEY: [*history, entry]})
+        # Read and rewrite under the palace's (re-entrant) write lock: two agents
+        # verifying at once must not drop each other's entry.
+        with self.pm._locked():
+            memory = self._experience(id)
+            raw = memory.extra.get(VERIFICATIONS_KEY)
+            # keep whatever a person wrote there, even entries this code cannot read
+            history = list(raw) if isinstance(raw, list) else []
+            self.pm.update(id, extra={VERIFICATIONS_KEY: [*history, entry]})
         self.pm.record_access([id], at=when, kind=VERIFY_KIND)
         return self.stats(id)
 

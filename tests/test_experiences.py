@@ -173,6 +173,29 @@ def test_verify_keeps_other_frontmatter_and_hand_written_entries(pm):
     assert "a line someone typed" in memory.path.read_text(encoding="utf-8")
 
 
+def _verify_many(workspace: str, memory_id: str, effective: bool, times: int) -> None:
+    with open_palace(Path(workspace)) as pm:
+        for n in range(times):
+            pm.experiences.verify(memory_id, effective, f"run {n}", now=at(1, hours=n))
+
+
+def test_concurrent_verifications_are_all_kept(pm):
+    import multiprocessing
+
+    memory = record_port_lesson(pm)
+    context = multiprocessing.get_context("fork")
+    workers = [context.Process(target=_verify_many, args=(str(pm.settings.workspace), memory.id,
+                                                          effective, 6))
+               for effective in (True, False)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+        assert worker.exitcode == 0
+    stats = pm.experiences.stats(memory.id)
+    assert (stats.verified_count, stats.failed_count) == (6, 6)
+
+
 def test_verify_refuses_what_is_not_an_experience(pm):
     fact = pm.store("the database is PostgreSQL")
     with pytest.raises(InvalidInputError):
