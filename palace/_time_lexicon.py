@@ -55,6 +55,9 @@ def _time(match: re.Match, *parts: Part, standalone: bool = True) -> Token:
 
 
 CN_NUM = "[零〇一二两三四五六七八九十百]"
+# English rules match case-insensitively with ASCII word boundaries, so that a word
+# glued to Chinese ("查一下last week的") still starts and ends a word.
+EN = re.I | re.A
 REL = {"上上": -2, "上": -1, "这": 0, "本": 0, "今": 0, "下": 1, "下下": 2}
 THIRDS = {"初": 0, "上旬": 0, "中": 1, "中旬": 1, "底": 2, "末": 2, "下旬": 2, "上中旬": (0, 1),
           "中下旬": (1, 2),
@@ -197,13 +200,13 @@ def _cn_week(m, text):
     return _time(m, week)
 
 
-@_rule(r"(?<![上下这本个每一两三四五六七八九十\d])(?:周|星期|礼拜)"
+@_rule(r"(?<![个每一两三四五六七八九十\d])(?:周|星期|礼拜)"
        r"(一(?![起直样般致共定些下切点])|[二三四五六日天1-7])")
 def _cn_weekday(m, text):
     return _time(m, weekday_piece(T.CN_WEEKDAYS[m.group(1)]))
 
 
-@_rule(r"(?<![上下这本个每])周末(?!愉快|快乐)|(?<![上下这本个每])双休日")
+@_rule(r"(?<![每])周末(?!愉快|快乐)|(?<![每])双休日")
 def _cn_weekend(m, text):
     return _time(m, weekend_piece())
 
@@ -286,7 +289,7 @@ def _cn_short_year(m, text):
     return _time(m, year_anchor(2000 + int(m.group(1))))
 
 
-@_rule(rf"(大前|前|去|今|明|后|上一|下一)年(?:{_YEAR_THIRD}|(?![级纪龄轻度]))")
+@_rule(rf"(大前|前|去|今|明|后|(?<![马线网一以地底私楼])(?:上一|下一))年(?:{_YEAR_THIRD}|(?![级纪龄轻度]))")
 def _cn_year_relative(m, text):
     offset = {"大前": -3, "前": -2, "去": -1, "上一": -1, "今": 0, "明": 1, "下一": 1, "后": 2}[m.group(1)]
     return _year_token(m, unit_anchor("year", offset), m.group(2))
@@ -303,12 +306,12 @@ def _cn_year_third(m, text):
     return _time(m, third_piece(THIRDS[m.group(1)], "year"))
 
 
-@_rule(rf"(?<![\d零〇一二两三四五六七八九十个每上下这本岁日])月{_CN_THIRD}|(?<!月)(上旬|中旬|下旬)")
+@_rule(rf"(?<![\d零〇一二两三四五六七八九十个每岁日])月{_CN_THIRD}|(?<!月)(上旬|中旬|下旬)")
 def _cn_month_third(m, text):
     return _time(m, third_piece(THIRDS[m.group(1) or m.group(2)], "month"))
 
 
-@_rule(r"(上|下)半年")
+@_rule(r"(?<![马线网一以地底私楼])(上|下)半年")
 def _cn_half(m, text):
     return _time(m, half_piece(1 if m.group(1) == "上" else 2))
 
@@ -340,7 +343,7 @@ def _cn_holiday(m, text):
 
 @_rule(r"(去年|前年|上上个?(?:周|星期|礼拜|月)|上个?(?:周|星期|礼拜|月))的?(今天|这一?天|这个时候|这时候|同期|此时)|"
        r"\b(?:an?\s+(week|month|year)\s+ago\s+today|(?:on\s+)?this\s+day\s+last\s+(week|month|year)|"
-       r"this\s+time\s+last\s+(week|month|year))\b", re.I)
+       r"this\s+time\s+last\s+(week|month|year))\b", EN)
 def _same_day_back(m, text):
     """去年的今天, 上周的今天, "a year ago today": that date; 去年这个时候 and "this
     time last year": the week around it."""
@@ -389,14 +392,14 @@ def _cn_clock(m, text):
     return _time(m, hour_piece(hour, minute), standalone=False)
 
 
-@_rule(r"(?<![\d:.])([01]?\d|2[0-3]):([0-5]\d)(?::\d\d)?\s*(am|pm|a\.m\.|p\.m\.)?(?![\d:])", re.I)
+@_rule(r"(?<![\d:.])([01]?\d|2[0-3]):([0-5]\d)(?::\d\d)?\s*(am|pm|a\.m\.|p\.m\.)?(?![\d:])", EN)
 def _clock(m, text):
     meridiem = (m.group(3) or "").replace(".", "").lower() or None
     return _time(m, hour_piece(int(m.group(1)), int(m.group(2)), meridiem),
                  standalone=meridiem is not None)
 
 
-@_rule(r"\b(1[0-2]|0?[1-9])(?::([0-5]\d))?\s*(am|pm|a\.m\.|p\.m\.)(?!\w)", re.I)
+@_rule(r"\b(1[0-2]|0?[1-9])(?::([0-5]\d))?\s*(am|pm|a\.m\.|p\.m\.)(?!\w)", EN)
 def _clock_meridiem(m, text):
     meridiem = m.group(3).replace(".", "").lower()
     return _time(m, hour_piece(int(m.group(1)), int(m.group(2) or 0), meridiem))
@@ -428,7 +431,7 @@ def _mod(word: str | None) -> str | None:
 
 
 @_rule(r"\b(the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|yesterday|today|tomorrow|"
-       r"tonight)\b(?!\s+(?:film|movie|song|album|show)\b)", re.I)
+       r"tonight)\b(?!\s+(?:film|movie|song|album|show)\b)", EN)
 def _en_day(m, text):
     word = _mod(m.group(1))
     offset = {"the day before yesterday": -2, "the day after tomorrow": 2, "yesterday": -1,
@@ -438,7 +441,7 @@ def _en_day(m, text):
     return _time(m, unit_anchor("day", offset))
 
 
-@_rule(r"\b(last\s+night|this\s+(?:morning|afternoon|evening))\b", re.I)
+@_rule(r"\b(last\s+night|this\s+(?:morning|afternoon|evening))\b", EN)
 def _en_day_and_part(m, text):
     word = _mod(m.group(1))
     if word == "last night":
@@ -447,17 +450,17 @@ def _en_day_and_part(m, text):
 
 
 @_rule(r"\b(?:in|during)\s+the\s+(morning|afternoon|evening)\b|\bat\s+(night|noon|midday|lunchtime|"
-       r"lunch\s+time)\b", re.I)
+       r"lunch\s+time)\b", EN)
 def _en_part_with_preposition(m, text):
     return _time(m, part_piece(T.EN_DAY_PARTS[_mod(m.group(1) or m.group(2))]))
 
 
-@_rule(r"\b(morning|afternoon|evening|night|noon|midday|lunchtime|daytime)\b", re.I)
+@_rule(r"\b(morning|afternoon|evening|night|noon|midday|lunchtime|daytime)\b", EN)
 def _en_part(m, text):
     return _time(m, part_piece(T.EN_DAY_PARTS[m.group(1).lower()]), standalone=False)
 
 
-@_rule(rf"\b({_EN_COUNT})\s+({_EN_UNITS})\s+(ago|back|from\s+now)\b", re.I)
+@_rule(rf"\b({_EN_COUNT})\s+({_EN_UNITS})\s+(ago|back|from\s+now)\b", EN)
 def _en_ago(m, text):
     count = quantity(m.group(1))
     if count is None or count[1] > 5000:
@@ -469,14 +472,14 @@ def _en_ago(m, text):
     return _time(m, ago_anchor(count[0], count[1], unit, direction))
 
 
-@_rule(r"\b(the\s+other\s+day|just\s+now|a\s+moment\s+ago|moments\s+ago)\b", re.I)
+@_rule(r"\b(the\s+other\s+day|just\s+now|a\s+moment\s+ago|moments\s+ago)\b", EN)
 def _en_vague_recent(m, text):
     if _mod(m.group(1)) == "the other day":
         return _time(m, ago_anchor(*T.FEW, "day"))
     return _time(m, JUST_NOW)
 
 
-@_rule(rf"\b(?:the\s+)?(?:past|last|previous|prior)\s+({_EN_COUNT})\s+({_EN_UNITS})\b", re.I)
+@_rule(rf"\b(?:the\s+)?(?:past|last|previous|prior)\s+({_EN_COUNT})\s+({_EN_UNITS})\b", EN)
 def _en_rolling_count(m, text):
     count = quantity(m.group(1))
     if count is None or count[1] > 5000:
@@ -486,7 +489,7 @@ def _en_rolling_count(m, text):
 
 
 @_rule(r"\b(?:the\s+)?past\s+(hour|day|week|fortnight|month|year|quarter)\b|"
-       r"\bthe\s+last\s+(hour|day|week|fortnight|month|year|quarter)\b(?!\s+of\b)", re.I)
+       r"\bthe\s+last\s+(hour|day|week|fortnight|month|year|quarter)\b(?!\s+of\b)", EN)
 def _en_rolling_one(m, text):
     word = (m.group(1) or m.group(2)).lower()
     return _time(m, rolling_anchor(2 if word == "fortnight" else 1, en_unit(word)))
@@ -494,7 +497,7 @@ def _en_rolling_one(m, text):
 
 @_rule(r"\b(last|this|next|previous|the\s+previous|the\s+following|current|the\s+current|"
        r"this\s+past|this\s+coming|coming)\s+(week|month|year|quarter|weekend|spring|summer|fall|"
-       r"autumn|winter)\b(?!\s+of\b)", re.I)
+       r"autumn|winter)\b(?!\s+of\b)", EN)
 def _en_relative_unit(m, text):
     mod, unit = _mod(m.group(1)), m.group(2).lower()
     offset = _EN_MOD[mod]
@@ -508,7 +511,7 @@ def _en_relative_unit(m, text):
     return _time(m, unit_anchor(unit, offset))
 
 
-@_rule(r"\bthe\s+week\s+of\b", re.I)
+@_rule(r"\bthe\s+week\s+of\b", EN)
 def _en_week_of(m, text):
     return _time(m, week_of_piece(), standalone=False)
 
@@ -518,12 +521,12 @@ def _cn_week_of(m, text):
     return _time(m, week_of_piece(), standalone=False)
 
 
-@_rule(r"\bthe\s+weekend\b(?!\s+(?:before|of)\b)", re.I)
+@_rule(r"\bthe\s+weekend\b(?!\s+(?:before|of)\b)", EN)
 def _en_the_weekend(m, text):
     return _time(m, weekend_piece())
 
 
-@_rule(r"\bthe\s+(week|weekend|month|year)\s+before\s+last\b", re.I)
+@_rule(r"\bthe\s+(week|weekend|month|year)\s+before\s+last\b", EN)
 def _en_before_last(m, text):
     unit = m.group(1).lower()
     if unit == "weekend":
@@ -531,10 +534,10 @@ def _en_before_last(m, text):
     return _time(m, unit_anchor(unit, -2))
 
 
-@_rule(r"\bthe\s+(week|month|year)\b", re.I)
+@_rule(r"\bthe\s+(week|month|year)\b", EN)
 def _en_the_unit(m, text):  # "the end of the month", "the first half of the year"
     # Only after "end of"/"half of": "employee of the month" is no time.
-    standalone = bool(re.search(r"\b(?:beginning|start|middle|end|half)\s+of\s*$", text[:m.start()], re.I))
+    standalone = bool(re.search(r"\b(?:beginning|start|middle|end|half)\s+of\s*$", text[:m.start()], EN))
     return _time(m, unit_anchor(m.group(1).lower(), 0), standalone=standalone)
 
 
@@ -543,7 +546,7 @@ _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, 
 
 
 @_rule(r"\b(?:the\s+)?(first|second|third|fourth|last|1st|2nd|3rd|4th)\s+"
-       r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\s+(?:of|in)\b", re.I)
+       r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\s+(?:of|in)\b", EN)
 def _en_nth_weekday(m, text):  # "the first Monday of March": needs the month after it
     weekday = T.EN_WEEKDAYS[m.group(2).lower()]
     return _time(m, nth_weekday_piece(weekday, _ORDINALS[m.group(1).lower()]), standalone=False)
@@ -560,7 +563,7 @@ def _cn_nth_weekday(m, text):  # "3月的第一个周一"
        r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
        r"(?!\.\w|\s+(?:school|best|roast|papers?|services?|brunch|funday|blues|league|market|times|"
        r"night\s+live|night\s+football)\b)",
-       re.I)
+       EN)
 def _en_weekday(m, text):
     weekday = T.EN_WEEKDAYS[m.group(2).lower()]
     mod = _mod(m.group(1))
@@ -575,7 +578,7 @@ def _en_weekday(m, text):
 _DATE_PREPOSITION = re.compile(
     r"(?:\b(?:in|during|since|from|of|by|until|till|before|after|between|and|to|through|throughout|"
     r"for|early|late|mid|around|circa|last|this|next|on|spring|summer|fall|autumn|winter)\s*-?\s*|"
-    r"\bQ[1-4]\s+|\bH[12]\s+|\b(?:" + _EN_MONTHS + r")\.?\s+)$", re.I)
+    r"\bQ[1-4]\s+|\bH[12]\s+|\b(?:" + _EN_MONTHS + r")\.?\s+)$", EN)
 
 
 def _after_preposition(text: str, start: int) -> bool:
@@ -588,7 +591,7 @@ _EN_YEAR_AFTER = r"(?:,?\s+(?:of\s+)?((?:19|20)\d{2})\b)?"
 
 
 @_rule(rf"\b(?:(last|this|next|previous|this\s+past|this\s+coming)\s+)?({_EN_MONTHS})\b\.?"
-       rf"{_EN_DAY_AFTER_MONTH}{_EN_YEAR_AFTER}", re.I)
+       rf"{_EN_DAY_AFTER_MONTH}{_EN_YEAR_AFTER}", EN)
 def _en_month(m, text):
     name, day, year = m.group(2).lower(), m.group(3), m.group(4)
     mod = _mod(m.group(1))
@@ -602,7 +605,7 @@ def _en_month(m, text):
     return _month_token(m, T.EN_MONTHS[name], day, year, mod)
 
 
-@_rule(rf"\b(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_EN_MONTHS})\b\.?{_EN_YEAR_AFTER}", re.I)
+@_rule(rf"\b(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_EN_MONTHS})\b\.?{_EN_YEAR_AFTER}", EN)
 def _en_day_month(m, text):
     return _month_token(m, T.EN_MONTHS[m.group(2).lower()], m.group(1), m.group(3), None)
 
@@ -623,7 +626,7 @@ def _month_token(m, month: int, day: str | None, year: str | None, mod: str | No
 
 
 @_rule(r"(?<!\s)(?:\s*([-–])\s*|\s+(to|through|until|till|and)\s+(?:the\s+)?)(\d{1,2})(?:st|nd|rd|th)?\b"
-       r"(?!\s*(?::|am\b|pm\b|%|hours?\b|minutes?\b|days?\b|weeks?\b|months?\b|years?\b|people\b))", re.I)
+       r"(?!\s*(?::|am\b|pm\b|%|hours?\b|minutes?\b|days?\b|weeks?\b|months?\b|years?\b|people\b))", EN)
 def _en_day_after_dash(m, text):
     """"March 1-10", "from March 1st to the 10th": the connector, then a bare day."""
     day = int(m.group(3))
@@ -635,52 +638,52 @@ def _en_day_after_dash(m, text):
     return [link, Token(m.start(3), m.end(), "time", (mday_piece(day),), False)]
 
 
-@_rule(r"\bon\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b", re.I)
+@_rule(r"\bon\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b", EN)
 def _en_mday(m, text):
     day = int(m.group(1))
     return _time(m, mday_piece(day)) if 1 <= day <= 31 else None
 
 
-@_rule(r"(?<![\w$#.,/])((?:19|20)\d{2})(?![\w%]|[.,/:-]\d)")
+@_rule(r"(?<![\w$#.,/])((?:19|20)\d{2})(?![\w%]|[.,/:-]\d)", re.A)
 def _en_year(m, text):
     if text[m.end():m.end() + 1] == "年" or text[m.end():m.end() + 2].strip() == "年":
         return None  # the Chinese rule reads "2025 年"
     return _time(m, year_anchor(int(m.group(1))), standalone=_after_preposition(text, m.start()))
 
 
-@_rule(r"\b(?:the\s+)?(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\b", re.I)
+@_rule(r"\b(?:the\s+)?(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\b", EN)
 def _en_quarter(m, text):
     order = {"first": 1, "second": 2, "third": 3, "fourth": 4}
     word = m.group(1).lower()
     return _time(m, quarter_piece(order.get(word) or int(word[0])))
 
 
-@_rule(r"\b(?:the\s+)?(first|second|latter|1st|2nd)\s+half\s+of\b|\bH([12])\b", re.I)
+@_rule(r"\b(?:the\s+)?(first|second|latter|1st|2nd)\s+half\s+of\b|\bH([12])\b", EN)
 def _en_half(m, text):
     word = (m.group(1) or m.group(2)).lower()
     return _time(m, half_piece(1 if word in ("first", "1st", "1") else 2), standalone=False)
 
 
 @_rule(r"\b(?:(?:in|during)\s+the\s+)?(spring|summer|fall|autumn|winter)\b"
-       r"(?!\s+(?:framework|boot|cloud|data|security|collection|sale|roll)\b)", re.I)
+       r"(?!\s+(?:framework|boot|cloud|data|security|collection|sale|roll)\b)", EN)
 def _en_season(m, text):
-    standalone = bool(re.match(r"(?:in|during)\s", m.group(), re.I)) or _after_preposition(text, m.start(1))
+    standalone = bool(re.match(r"(?:in|during)\s", m.group(), EN)) or _after_preposition(text, m.start(1))
     return _time(m, season_piece(T.EN_SEASONS[m.group(1).lower()]), standalone=standalone)
 
 
-@_rule(r"\b(?:the\s+)?(?:(beginning|start|middle|end)\s+of|(early|mid|late))(?:\s*-\s*|\s+)(?=\w)", re.I)
+@_rule(r"\b(?:the\s+)?(?:(beginning|start|middle|end)\s+of|(early|mid|late))(?:\s*-\s*|\s+)(?=\w)", EN)
 def _en_third(m, text):
     return _time(m, third_piece(THIRDS[(m.group(1) or m.group(2)).lower()]), standalone=False)
 
 
-@_rule(r"\bearlier\s+(today|this\s+(?:week|month|year))\b", re.I)
+@_rule(r"\bearlier\s+(today|this\s+(?:week|month|year))\b", EN)
 def _en_earlier(m, text):
     unit = m.group(1).lower().split()[-1]
     return _time(m, since_start_of("day" if unit == "today" else unit, until_now=True))
 
 
 @_rule(r"\b(?:so\s+far\s+this\s+(week|month|year)|this\s+(week|month|year)\s+so\s+far|"
-       r"(week|month|year)[\s-]to[\s-]date)\b|\b(YTD)\b", re.I)
+       r"(week|month|year)[\s-]to[\s-]date)\b|\b(YTD)\b", EN)
 def _en_so_far(m, text):
     unit = (m.group(1) or m.group(2) or m.group(3) or "year").lower()
     return _time(m, since_start_of(unit, until_now=False))
@@ -694,7 +697,7 @@ _EN_HOLIDAY_NAMES = "|".join(_apostrophes(n) for n in sorted(T.EN_HOLIDAYS, key=
 
 
 @_rule(rf"\b(?:(last|this|next)\s+)?({_EN_HOLIDAY_NAMES})(?![\w'’])"
-       rf"(?!\s+(?:{'|'.join(T.EN_HOLIDAY_NOT_TIME)})\b)", re.I)
+       rf"(?!\s+(?:{'|'.join(T.EN_HOLIDAY_NOT_TIME)})\b)", EN)
 def _en_holiday(m, text):
     name = re.sub(r"\s+", " ", m.group(2).lower()).replace("’", "'")
     key = T.EN_HOLIDAYS.get(name) or _holiday_without_apostrophe(name)
@@ -733,7 +736,7 @@ def _operator_rule(pattern: str, kind: str, flags: int) -> None:
 for _pattern, _kind in _CN_OPERATORS:
     _operator_rule(_pattern, _kind, 0)
 for _pattern, _kind in _EN_OPERATORS:
-    _operator_rule(_pattern, _kind, re.I)
+    _operator_rule(_pattern, _kind, EN)
 
 
 def lex(text: str) -> list[Token]:

@@ -148,7 +148,7 @@ _GRANULARITY_NAMES = {"part": "part_of_day", "half": "half_year"}
 
 # What may sit between the tokens of one expression.
 _GLUE = re.compile(r"(?:\s|[,，、的()（）]|['’]s\b|\b(?:of|in\s+the|on\s+the|on|at|in)\b|"
-                   r"(?<=\d)T)*", re.I)  # the T of 2026-03-18T14:30
+                   r"(?<=\d)T)*", re.I | re.A)  # the T of 2026-03-18T14:30
 
 
 class Found(NamedTuple):
@@ -185,7 +185,7 @@ def _expressions(text: str, now: datetime) -> Iterator[Found]:
 # Recurring ("每周一", "every Friday"), greetings ("Merry Christmas") and times
 # relative to another event ("前一天晚上", "第二天") are no range of their own.
 _RECURRING = re.compile(r"(?:每(?:个|一个?)?(?:天|日|周|星期|礼拜|月|年|逢)?|逢|(?:前一|后一|第二|次)[天日]的?|"
-                        r"\b(?:every|each|happy|merry)\s+(?:other\s+)?)\s*$", re.I)
+                        r"\b(?:every|each|happy|merry)\s+(?:other\s+)?)\s*$", re.I | re.A)
 
 
 def _is_recurring_or_greeting(text: str, start: int) -> bool:
@@ -292,7 +292,7 @@ def _take_point(tokens: list[Token], index: int, now: datetime,
 _FILLER_AFTER = re.compile(r"(?:['’]s\b|的?(?:时候|那天|那周|那会儿?|那段时间|期间|之间|当天)|之内|以内|当中|"
                            r"里(?![程面子])|内(?![容部存网地心外涵]))?(?:\s*的(?![确话]))?")
 _PREPOSITION_BEFORE = re.compile(r"(?:(?<![存现实正好所自内])在|(?<![由关对至等属基鉴])于|"
-                                 r"\b(?:in|on|at|during|over|for|within|by))\s*$", re.I)
+                                 r"\b(?:in|on|at|during|over|for|within|by))\s*$", re.I | re.A)
 
 
 def _remainder(text: str, scanned: str, found: Found) -> str:

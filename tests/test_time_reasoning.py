@@ -223,6 +223,23 @@ def test_time_word_soup_never_raises(text, now):
         assert found.start < found.end
 
 
+SENTENCES_ZH = [("帮我查一下", "的相关记录"), ("我想看看", "有哪些"), ("关于", "，有什么结论？"), ("找", "")]
+SENTENCES_EN = [("please find notes about ", " for me"), ("what did we say ", "?"), ("Show me ", ""),
+                ("查一下", "的记录")]
+
+
+@FAST
+@given(st.sampled_from([c for c in POSITIVES if not c.get("known_miss")]), st.integers(0, 3))
+def test_an_expression_inside_a_sentence_keeps_its_range(case, which):
+    """The words around an expression ("查一下" ends in 下, as in 下周) must not change it."""
+    now = NOWS[case.get("now", "A")]
+    alone = parse_time(case["q"], now=now)
+    chinese = any("\u4e00" <= ch <= "\u9fff" for ch in case["q"])
+    before, after = (SENTENCES_ZH if chinese else SENTENCES_EN)[which]
+    inside = parse_time(before + case["q"] + after, now=now)
+    assert inside is not None and (inside.start, inside.end) == (alone.start, alone.end)
+
+
 @FAST
 @given(st.sampled_from(POSITIVES), st.sampled_from([timezone.utc, timezone(timedelta(hours=8)),
                                                    timezone(timedelta(hours=-5))]))
