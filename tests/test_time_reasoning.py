@@ -241,6 +241,14 @@ def test_an_expression_inside_a_sentence_keeps_its_range(case, which):
 
 
 @FAST
+@given(st.sampled_from([c for c in NEGATIVES if not c.get("known_miss")]), st.integers(0, 3))
+def test_a_sentence_around_a_non_time_does_not_make_one(case, which):
+    chinese = any("\u4e00" <= ch <= "\u9fff" for ch in case["q"])
+    before, after = (SENTENCES_ZH if chinese else SENTENCES_EN)[which]
+    assert parse_time(before + case["q"] + after, now=NOWS["A"]) is None
+
+
+@FAST
 @given(st.sampled_from(POSITIVES), st.sampled_from([timezone.utc, timezone(timedelta(hours=8)),
                                                    timezone(timedelta(hours=-5))]))
 def test_aware_results_equal_naive_ones_in_the_zone(case, zone):
