@@ -113,7 +113,7 @@ Part = Union[Anchor, Piece]
 
 # Sort order inside a point: coarse to fine, anchors before the pieces they contain.
 GRAIN_ORDER = {"year": 0, "season": 1, "half": 1, "quarter": 2, "month": 3, "week": 4,
-                 "day": 5, "days": 5, "part": 6, "hour": 7, "range": 9}
+               "day": 5, "days": 5, "part": 6, "hour": 7, "range": 9}
 _PIECE_ORDER = {"year_slot": 0.5, "mday": 3.5, "third": 5.2, "weekday": 5.5, "week_of": 5.8,
                 "part": 6.5, "hour": 7.5}
 

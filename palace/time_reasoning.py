@@ -74,7 +74,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Iterator, NamedTuple
 
-from ._time_calendar import (GRAIN_ORDER, DAY, HOUR, OPEN_END, OPEN_START, Anchor, Part, Span,
+from ._time_calendar import (DAY, GRAIN_ORDER, HOUR, OPEN_END, OPEN_START, Anchor, Part, Span,
                              day_start, resolve_after, resolve_point)
 from ._time_lexicon import Token, lex
 
