@@ -53,7 +53,9 @@ Choices for ambiguous cases (each is what a memory query most likely means):
   month (the Chinese 上中下旬), Jan–Apr/May–Aug/Sep–Dec of a year.
 * Multi-day holidays are the public holiday: 春节 = 除夕 to 初七, 国庆 = 1–7 Oct,
   劳动节 = 1–5 May; other holidays are their day.  Lunar dates come from a table
-  for 2015–2035.  "去年春节" is the one whose first day falls in last year.
+  for 2015–2035.  "去年春节" is the one whose first day falls in last year.  元宵,
+  清明, 五一, 六一, 重阳 alone are too ambiguous (a dumpling, "clean", a square, a
+  name): with 节 or a year (元宵节, 去年元宵) they count.
 * "Since X"/X以来/X至今 and "after X" end at midnight tonight (an "after X" still
   ahead runs to ``OPEN_END``, 9000-01-01); "before X"/X之前 start at ``OPEN_START``,
   1970-01-01, as does "until X"/截至X/到X为止.  "Around X"/X前后/
