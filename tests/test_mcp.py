@@ -154,9 +154,11 @@ def test_time_words_with_the_server_clock_and_with_now(workspace):
     async def scenario(client: Client):
         old = await client.ok("save_memory", content="讨论了数据库选型：PostgreSQL 还是 MySQL。",
                               created_at=last_week.isoformat())
-        await client.ok("save_memory", content="今天又聊了数据库选型。")
+        today = await client.ok("save_memory", content="今天又聊了数据库选型。")
         found = await client.ok("search_memory", query="上周讨论的数据库选型")
-        assert [r["id"] for r in found["results"]] == [old["id"]]
+        # last week's memory first; one written since may follow (noted late), never lead
+        assert [r["id"] for r in found["results"]][0] == old["id"]
+        assert {r["id"] for r in found["results"]} <= {old["id"], today["id"]}
         assert found["time_range"]["text"] == "上周"
 
         replay = await client.ok("save_memory", content="三月的数据库选型会议。",
