@@ -210,10 +210,15 @@ def session_palace(pm):
                                 created_at=base - timedelta(days=5)).id,
         "tagged_session": pm.store("Worked on backups; next: test restore.", tags=[SESSION_TAG],
                                    created_at=base - timedelta(days=1)).id,
-        "open_task": pm.store("Write the restore runbook", type="task", importance=0.8).id,
-        "done_task": pm.store("Rotate the keys", type="task", tags=["done"]).id,
-        "closed_task": pm.store("Old migration", type="task", extra={"taskStatus": "closed"}).id,
-        "relevant": pm.store("备份用 pg_dump 每天凌晨 3 点执行。", tags=["backup"]).id,
+        "open_task": pm.store("Write the restore runbook", type="task", importance=0.8,
+                              created_at=base - timedelta(days=1)).id,
+        "done_task": pm.store("Rotate the keys", type="task", tags=["done"],
+                              created_at=base - timedelta(days=2)).id,
+        "closed_task": pm.store("Old migration", type="task", extra={"taskStatus": "closed"},
+                                created_at=base - timedelta(days=3)).id,
+        # created before NOW: an access "before" a memory existed is not one
+        "relevant": pm.store("备份用 pg_dump 每天凌晨 3 点执行。", tags=["backup"],
+                             created_at=base - timedelta(days=2)).id,
     }
     return ids
 
