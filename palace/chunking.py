@@ -68,7 +68,8 @@ def _units(text: str, start: int, end: int, max_chars: int, level: int) -> list[
     return units
 
 
-def _pack(text: str, units: list[tuple[int, int]], max_chars: int, overlap_chars: int) -> list[tuple[int, int]]:
+def _pack(text: str, units: list[tuple[int, int]], max_chars: int,
+          overlap_chars: int) -> list[tuple[int, int]]:
     """Group consecutive units into chunks as (first unit, last unit) index pairs.
 
     Each chunk after the first starts with the trailing units of the previous chunk

@@ -29,7 +29,8 @@ def test_paragraphs_are_kept_whole_when_they_fit():
 
 
 def test_chinese_sentences_split_on_full_width_punctuation():
-    sentences = ["我们下周一去上海出差。", "会议改到了周三下午！", "记得带上笔记本电脑吗？", "还有充电器；", "别忘了护照。"]
+    sentences = ["我们下周一去上海出差。", "会议改到了周三下午！", "记得带上笔记本电脑吗？",
+                 "还有充电器；", "别忘了护照。"]
     text = "".join(sentences)
     chunks = chunk_text(text, max_chars=24, overlap_chars=0)
     assert "".join(chunks) == text

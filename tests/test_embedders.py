@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest_vectors import REPO, free_port, minilm_model, minilm_path, vector_env  # noqa: F401
+from vector_helpers import REPO, free_port
 
 from palace.embedders import Embedder, HttpEmbedder, InProcessEmbedder, make_embedder
 from palace.errors import ConfigError, EmbedderUnavailableError, InvalidInputError
@@ -20,6 +20,9 @@ from vector_service.model import (
     default_query_instruction,
     model_id,
 )
+
+# Fixtures minilm_path, minilm_model and vector_env live in tests/conftest_vectors.py.
+pytest_plugins = ["conftest_vectors"]
 
 
 def cosine(a, b) -> float:

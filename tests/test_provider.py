@@ -1,13 +1,15 @@
 """PalaceVectorSearchProvider in process, on a real manager with MiniLM vectors."""
 
 import pytest
-from conftest_vectors import minilm_path  # noqa: F401
 
 from palace.embedders import InProcessEmbedder
 from palace.errors import InvalidInputError
 from palace.manager import MemoryPalaceManager
 from palace.provider import PalaceVectorSearchProvider, VectorSearchProvider
 from palace.settings import Settings
+
+# Fixtures minilm_path, minilm_model and vector_env live in tests/conftest_vectors.py.
+pytest_plugins = ["conftest_vectors"]
 
 
 @pytest.fixture(scope="module")

@@ -43,7 +43,7 @@ from palace.errors import (
     MemoryNotFoundError,
     PalaceError,
 )
-from palace.provider import MAX_TOP_K, PalaceVectorSearchProvider
+from palace.provider import PalaceVectorSearchProvider
 from palace.settings import Settings
 
 log = logging.getLogger("palace.vector_service")

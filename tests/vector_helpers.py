@@ -1,0 +1,93 @@
+"""Helpers for tests of the embedding sidecar: run scripts/vector-service.py as a
+real subprocess on a free loopback port and wait for it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SIDECAR_SCRIPT = REPO / "scripts" / "vector-service.py"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Sidecar:
+    """scripts/vector-service.py running as a real subprocess."""
+
+    def __init__(self, process: subprocess.Popen, url: str, log_path: Path):
+        self.process = process
+        self.url = url
+        self.log_path = log_path
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def wait_until_listening(self, timeout: float = 60.0) -> dict:
+        """The first /health answer (usually ``loading``)."""
+        import httpx
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f"sidecar exited with {self.process.returncode}:\n{self.log()}")
+            try:
+                return httpx.get(self.url + "/health", timeout=1.0, trust_env=False).json()
+            except httpx.HTTPError:
+                time.sleep(0.05)
+        raise AssertionError(f"sidecar did not listen within {timeout}s:\n{self.log()}")
+
+    def wait_until_ready(self, timeout: float = 120.0) -> dict:
+        import httpx
+
+        deadline = time.monotonic() + timeout
+        health: dict = {}
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f"sidecar exited with {self.process.returncode}:\n{self.log()}")
+            try:
+                health = httpx.get(self.url + "/health", timeout=1.0, trust_env=False).json()
+            except httpx.HTTPError:
+                health = {}
+            if health.get("status") == "ready":
+                return health
+            if health.get("status") == "error":
+                raise AssertionError(f"sidecar model failed: {health}")
+            time.sleep(0.1)
+        raise AssertionError(f"sidecar not ready within {timeout}s (last {health}):\n{self.log()}")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGCONT)  # in case a test paused it
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+
+
+def start_sidecar(tmp_dir: Path, model: str, *args: str, env: dict | None = None,
+                  port: int | None = None) -> Sidecar:
+    """Start the sidecar on a free loopback port; returns once the process runs."""
+    port = port or free_port()
+    run_env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
+    run_env.update({"HF_HUB_OFFLINE": "1", "MEMORY_VECTOR_MODEL": model,
+                    "PYTHONUNBUFFERED": "1", "TOKENIZERS_PARALLELISM": "false"})
+    run_env.update(env or {})
+    log_path = Path(tmp_dir) / f"sidecar-{port}.log"
+    with open(log_path, "wb") as log_file:
+        process = subprocess.Popen(
+            [sys.executable, str(SIDECAR_SCRIPT), "--port", str(port), "--log-level", "warning", *args],
+            cwd=str(tmp_dir), env=run_env, stdout=log_file, stderr=subprocess.STDOUT,
+        )
+    return Sidecar(process, f"http://127.0.0.1:{port}", log_path)
