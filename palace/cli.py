@@ -326,12 +326,19 @@ EXTRA_COMMANDS: list[Callable[[Any, Any], None]] = []  # registered by feature m
 
 
 def build_parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(add_help=False)
+    top.add_argument("--workspace", "-w", help="workspace folder (default: MEMORY_WORKSPACE_DIR or .)")
+    top.add_argument("--json", action="store_true", help="print JSON (for agents and scripts)")
+    # The same options after the command; SUPPRESS keeps a sub-command's default from
+    # overwriting a value given before the command (`palace --json list`).
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--workspace", "-w", help="workspace folder (default: MEMORY_WORKSPACE_DIR or .)")
-    common.add_argument("--json", action="store_true", help="print JSON (for agents and scripts)")
+    common.add_argument("--workspace", "-w", default=argparse.SUPPRESS,
+                        help="workspace folder (default: MEMORY_WORKSPACE_DIR or .)")
+    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                        help="print JSON (for agents and scripts)")
 
     parser = argparse.ArgumentParser(
-        prog="palace", parents=[common],
+        prog="palace", parents=[top],
         description="palace: local-first long-term memory for AI agents. Memories are Markdown "
                     "files in rooms under <workspace>/memory/palace/.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -451,4 +458,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    # `python -m palace.cli`: run the importable module, whose EXTRA_COMMANDS the
+    # feature modules register into (this file runs as a separate __main__ module)
+    from palace.cli import main as _main
+
+    sys.exit(_main())

@@ -356,7 +356,7 @@ class MemoryPalaceManager:
         """Count these memories as used at ``at`` (reinforcing them against decay)."""
         if not ids:
             return
-        append_access(self.journal_path, list(ids), at or self._now(), kind)
+        append_access(self.journal_path, list(ids), self._coerce_now(at), kind)
         self._catch_up_journal()
 
     # ------------------------------------------------------------------ reading rows
@@ -366,9 +366,11 @@ class MemoryPalaceManager:
         times = self.index.access_times(ids)
         info = {}
         for row in rows:
-            stamps = [datetime.fromtimestamp(ts, self.tz)
-                      for ts in collapse_bursts(times.get(row["id"], []))]
             created = datetime.fromisoformat(row["created_at"])
+            # accesses before creation belong to an earlier memory that had this id
+            stamps = [datetime.fromtimestamp(ts, self.tz)
+                      for ts in collapse_bursts(times.get(row["id"], []))
+                      if ts >= row["created_ts"]]
             score = decay_model.current_score(created, row["importance"], stamps, now,
                                               self.decay_params, pinned=bool(row["pinned"]))
             info[row["id"]] = (score, len(stamps), stamps[-1] if stamps else None)
@@ -623,7 +625,7 @@ class MemoryPalaceManager:
             raise InvalidInputError("start must be before end")
         if self.settings.time_reasoning_enabled and remainder:
             parsed = self.time_reasoner.parse(remainder, now=when)
-            if parsed is not None:
+            if parsed is not None and parsed.end > parsed.start:
                 time_range = parsed
                 remainder = parsed.remainder
                 start_dt = max(start_dt, parsed.start) if start_dt else parsed.start
@@ -800,6 +802,8 @@ class MemoryPalaceManager:
                     memory = self._read_file_memory(memory_id)
                 except (MemoryNotFoundError, MemoryFileError):
                     continue
+                if memory.status != "active" or decay_model.is_pinned(memory.importance, memory.pinned):
+                    continue  # pinned or changed by hand since the index last saw it
                 archived = replace(memory, status="archived")
                 path = self.storage.write(archived)
                 self._index_memory(archived, path)

@@ -200,10 +200,6 @@ def test_pinned_flag_written_by_hand_is_honoured(pm):
     assert pm.get(memory.id, record_access=False, now=TODAY).decay_score == 1.0
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "manager bug: run_decay decides pinning from the index row; a pin written into the "
-    "file after the manager last synced (a person editing while an agent runs) is not "
-    "seen, and the file is rewritten as archived with 'pinned: true' still in it"))
 @pytest.mark.parametrize("edit", [('type: "fact"\n', 'type: "fact"\npinned: true\n'),
                                   ("importance: 0.2\n", "importance: 1.0\n")])
 def test_a_pin_written_by_hand_while_the_manager_runs_is_honoured(pm, edit):
