@@ -92,13 +92,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", nargs="+", help="models to measure (default: MiniLM and USE)")
     parser.add_argument("--n", type=int, default=1000, help="memories to embed (default 1000)")
     parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--threads", type=int, help="CPU threads (sets OMP_NUM_THREADS)")
     parser.add_argument("--json", action="store_true", help="print one JSON object per model")
     args = parser.parse_args(argv)
+    if args.threads:
+        os.environ["OMP_NUM_THREADS"] = str(args.threads)  # before torch or BLAS load
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     models = args.models or [_bundled_minilm(), "use-multilingual"]
     texts = memory_texts(args.n)
-    print(f"# {len(texts)} memories, {sum(map(len, texts))} characters, "
-          f"{os.cpu_count()} CPUs", file=sys.stderr)
+    print(f"# {len(texts)} memories, {sum(map(len, texts))} characters, {os.cpu_count()} CPUs, "
+          f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, "
+          f"load average {os.getloadavg()[0]:.1f}", file=sys.stderr)
     for name in filter(None, models):
         result = bench(name, texts, args.batch_size)
         if args.json:

@@ -11,6 +11,7 @@ when that is set its port is the default here, so both sides read one variable.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -33,9 +34,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, help=f"port (default: the one in "
                         f"MEMORY_VECTOR_SERVICE_URL, else {DEFAULT_PORT})")
     parser.add_argument("--model", help="embedding model (overrides MEMORY_VECTOR_MODEL)")
+    parser.add_argument("--threads", type=int, help="CPU threads for the model (sets "
+                        "OMP_NUM_THREADS; 1 is often fastest on a busy 2-core machine)")
     parser.add_argument("--log-level", default="info",
                         choices=["critical", "error", "warning", "info", "debug"])
     args = parser.parse_args(argv)
+    if args.threads:
+        os.environ["OMP_NUM_THREADS"] = str(args.threads)  # read when torch/BLAS load
 
     try:
         settings = Settings.from_env(vector_model=args.model)

