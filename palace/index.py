@@ -410,22 +410,25 @@ class Index:
             "SELECT key, value FROM meta WHERE key IN ('vector_version', 'memories_version')").fetchall())
         return f"{rows.get('vector_version', '0')}:{rows.get('memories_version', '0')}"
 
-    def vector_rows(self, model: str) -> tuple["np.ndarray", "np.ndarray"]:
-        """(rid per chunk row, matrix of chunk vectors) for every live memory."""
+    def vector_rows(self, model: str) -> tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
+        """(rid, vector, status) per chunk row, for every memory not in the trash."""
         import numpy as np
 
         rids: list[int] = []
         blobs: list[bytes] = []
-        for rid, blob in self.conn.execute(
-                "SELECT m.rid, v.vec FROM memories m JOIN vectors v "
+        statuses: list[str] = []
+        for rid, blob, status in self.conn.execute(
+                "SELECT m.rid, v.vec, m.status FROM memories m JOIN vectors v "
                 "ON v.content_hash = m.content_hash AND v.model = ? WHERE m.status != 'deleted'",
                 (model,)):
             rids.append(rid)
             blobs.append(blob)
+            statuses.append(status)
         if not blobs:
-            return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
+            return (np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32),
+                    np.zeros(0, dtype=object))
         matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
-        return np.asarray(rids, dtype=np.int64), matrix
+        return np.asarray(rids, dtype=np.int64), matrix, np.asarray(statuses, dtype=object)
 
     def drop_vectors(self, model: str | None = None) -> None:
         with self.write():

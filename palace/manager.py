@@ -753,9 +753,10 @@ class MemoryPalaceManager:
         except Exception as exc:  # the model or sidecar failed: fall back, say so
             return {}, f"vectors failed ({type(exc).__name__}: {exc}); keyword search only"
         allowed = None
-        if filters != Filters():
+        if filters != Filters(statuses=filters.statuses):
             allowed = self.index.filtered_rids(filters)
-        return self._vectors.scores(embedder.name, query_vector, allowed=allowed, limit=pool), None
+        return self._vectors.scores(embedder.name, query_vector, allowed=allowed, limit=pool,
+                                    statuses=filters.statuses), None
 
     def embed_pending(self, *, limit: int | None = None) -> int:
         """Embed every memory that has no vector for the current model yet."""

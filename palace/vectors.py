@@ -21,6 +21,7 @@ class _Cache:
     version: str
     rids: Any  # numpy arrays; numpy is imported lazily
     matrix: Any
+    statuses: Any
 
 
 class VectorStore:
@@ -31,8 +32,8 @@ class VectorStore:
     def _load(self, model: str) -> _Cache:
         version = self.index.vector_version()
         if self._cache is None or self._cache.model != model or self._cache.version != version:
-            rids, matrix = self.index.vector_rows(model)
-            self._cache = _Cache(model, version, rids, matrix)
+            rids, matrix, statuses = self.index.vector_rows(model)
+            self._cache = _Cache(model, version, rids, matrix, statuses)
         return self._cache
 
     def invalidate(self) -> None:
@@ -63,8 +64,12 @@ class VectorStore:
         return done
 
     def scores(self, model: str, query_vector: Any, *, allowed: set[int] | None,
-               limit: int) -> dict[int, float]:
-        """Best-chunk cosine per memory rid, top ``limit`` (vectors are normalised)."""
+               limit: int, statuses: tuple[str, ...] = ("active",)) -> dict[int, float]:
+        """Best-chunk cosine per memory rid, top ``limit`` (vectors are normalised).
+
+        ``allowed`` (rids passing every filter) wins when given; otherwise only the
+        memory statuses are checked, from the cache, without a query per search.
+        """
         import numpy as np
 
         cache = self._load(model)
@@ -75,6 +80,8 @@ class VectorStore:
         if allowed is not None:
             mask = np.isin(rids, np.fromiter(allowed, dtype=np.int64, count=len(allowed)))
             sims = np.where(mask, sims, -np.inf)
+        elif set(statuses) != {"active", "archived"}:
+            sims = np.where(np.isin(cache.statuses, list(statuses)), sims, -np.inf)
         # more rows than `limit` because several chunks can belong to one memory
         take = min(len(sims), limit * 4)
         top = np.argpartition(-sims, take - 1)[:take] if take < len(sims) else np.arange(len(sims))

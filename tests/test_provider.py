@@ -69,9 +69,6 @@ def test_remove_is_idempotent_and_a_removed_id_can_come_back(provider):
     assert provider.search("parking code", 1)[0]["content"] == "New parking code is 0815."
 
 
-@pytest.mark.xfail(reason="palace/manager.py _vector_scores skips the status filter when no other "
-                   "filter is set (`if filters != Filters()`), so archived memories come back "
-                   "through their vectors; drop this marker once that is fixed", strict=False)
 def test_archived_memories_only_with_include_archived(provider):
     provider.index("old", "The old office was on Baker Street.")
     provider.manager.update("old", status="archived")
