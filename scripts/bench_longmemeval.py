@@ -100,6 +100,8 @@ def main() -> int:
                        embedder=embedder, model=args.model, top_k=10, configs=configs,
                        tuning=tuning, run=run)
         progress(number, len(questions), started)
+        if embedder is not None and number % 10 == 0:
+            embedder.save()
     if embedder is not None:
         embedder.save()
     metrics = {c: evaluate(questions, run.rankings[c]) for c in configs}
