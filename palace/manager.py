@@ -43,7 +43,9 @@ UPDATABLE_FIELDS = frozenset({"content", "summary", "tags", "importance", "locat
 QUICK_SYNC_ABOVE = 20_000
 FULL_SCAN_INTERVAL_S = 60.0
 MAX_QUERY_CHARS = 4000
-VECTOR_BACKFILL_PER_SEARCH = 5000
+# A search embeds at most this many un-embedded memories first (a slow model does ~15
+# chunks/s on 2 cores); `palace reindex --vectors` / pm.embed_pending() do the rest.
+VECTOR_BACKFILL_PER_SEARCH = 256
 ACCESS_MERGE_WINDOW_S = 3600.0
 LATE_GRACE = timedelta(days=30)
 LATE_FACTOR = 0.7
@@ -748,6 +750,7 @@ class MemoryPalaceManager:
             self._vectors.backfill(embedder, limit=VECTOR_BACKFILL_PER_SEARCH,
                                    batch_size=self.settings.vector_batch_size)
             query_vector = embedder.embed_query(text)
+            model_name = embedder.name  # an HTTP embedder may have to ask the sidecar
         except EmbedderUnavailableError as exc:
             return {}, f"vectors unavailable ({exc}); keyword search only"
         except Exception as exc:  # the model or sidecar failed: fall back, say so
@@ -755,7 +758,7 @@ class MemoryPalaceManager:
         allowed = None
         if filters != Filters(statuses=filters.statuses):
             allowed = self.index.filtered_rids(filters)
-        return self._vectors.scores(embedder.name, query_vector, allowed=allowed, limit=pool,
+        return self._vectors.scores(model_name, query_vector, allowed=allowed, limit=pool,
                                     statuses=filters.statuses), None
 
     def embed_pending(self, *, limit: int | None = None) -> int:
