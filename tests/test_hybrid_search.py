@@ -1,0 +1,174 @@
+"""Hybrid search through the manager with a real model (MiniLM shipped on PyPI) and a
+real sidecar process: vectors find what words miss, both retrievers explain
+themselves, nothing is embedded twice, and a dead sidecar costs one timeout."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from palace import MemoryPalaceManager, Settings
+from palace.embedders import HttpEmbedder, InProcessEmbedder
+from vector_helpers import start_sidecar
+
+pytest_plugins = ["conftest_vectors"]
+
+
+@pytest.fixture(scope="module")
+def minilm_embedder(minilm_path):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HF_HUB_OFFLINE", "1")
+        embedder = InProcessEmbedder(Settings(vector_model=minilm_path, vector_mode="inprocess"))
+        embedder.embed_query("warm up")
+        return embedder
+
+
+class CountingEmbedder:
+    """The real embedder, counting the texts it is asked to embed."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.documents = 0
+
+    name = property(lambda self: self.inner.name)
+    dimension = property(lambda self: self.inner.dimension)
+    max_chars = property(lambda self: self.inner.max_chars)
+    status = property(lambda self: self.inner.status)
+
+    def available(self):
+        return True
+
+    def embed_documents(self, texts):
+        self.documents += len(texts)
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text):
+        return self.inner.embed_query(text)
+
+
+def _pm(workspace, embedder, **overrides):
+    settings = Settings.from_env(workspace_dir=str(workspace), vector_enabled=True, **overrides)
+    return MemoryPalaceManager(workspace, settings=settings, embedder=embedder)
+
+
+MEMORIES = {
+    "pets": "My dog Biscuit needs his vaccination at the vet next month.",
+    "car": "The car's brakes squeak; book a mechanic to replace the pads.",
+    "db": "We chose PostgreSQL for the orders service because of JSONB support.",
+    "trip": "Flights to Lisbon are booked for the conference in June.",
+}
+
+
+@pytest.fixture
+def filled(tmp_path, minilm_embedder):
+    counting = CountingEmbedder(minilm_embedder)
+    pm = _pm(tmp_path, counting)
+    for memory_id, text in MEMORIES.items():
+        pm.store(text, id=memory_id, created_at="2026-11-01T10:00:00+08:00")
+    return pm, counting
+
+
+def test_vectors_find_a_paraphrase_that_shares_no_word(filled):
+    pm, counting = filled
+    pm = _pm(pm.settings.workspace, counting, concepts_enabled=False)  # vectors alone
+    query = "puppy shots appointment"  # no word in common with the pets memory
+    assert pm.index.keyword_scores([(1.0, ["puppy", "shots", "appointment"])],
+                                   __import__("palace.index").index.Filters(), 10) == {}
+    results = pm.search(query, top_k=2, now="2026-11-30T10:00:00+08:00")
+    assert results[0].memory.id == "pets"
+    assert "vector" in results[0].explanation.retrievers
+    assert "bm25" not in results[0].explanation.retrievers
+
+
+def test_explanation_shows_both_retrievers_when_both_match(filled):
+    pm, _ = filled
+    results = pm.search("PostgreSQL database choice", top_k=1, now="2026-11-30T10:00:00+08:00")
+    parts = results[0].explanation.retrievers
+    assert results[0].memory.id == "db"
+    assert parts["bm25"]["rank"] == 1 and parts["vector"]["rank"] == 1
+    assert 0 < parts["vector"]["cosine"] <= 1
+    assert results[0].explanation.notes == ()
+
+
+def test_nothing_is_embedded_twice_and_reindex_keeps_vectors(filled):
+    pm, counting = filled
+    pm.search("vet", now="2026-11-30T10:00:00+08:00")
+    first = counting.documents
+    assert first >= len(MEMORIES)
+    pm.search("mechanic", now="2026-11-30T10:00:00+08:00")
+    pm.update("car", tags=["car"])  # tags change, text does not: no new vector
+    pm.search("brakes", now="2026-11-30T10:00:00+08:00")
+    assert counting.documents == first
+    pm.reindex()
+    pm.search("brakes", now="2026-11-30T10:00:00+08:00")
+    assert counting.documents == first
+    pm.update("car", content="The car's brakes were fixed on Friday.")
+    pm.search("brakes", now="2026-11-30T10:00:00+08:00")
+    assert counting.documents == first + 1
+
+
+def test_a_model_change_reembeds_lazily(filled, minilm_embedder):
+    pm, counting = filled
+    pm.search("vet", now="2026-11-30T10:00:00+08:00")
+
+    class Renamed(CountingEmbedder):
+        name = property(lambda self: "another-model")
+
+    other = Renamed(minilm_embedder)
+    pm2 = _pm(pm.settings.workspace, other)
+    results = pm2.search("puppy shots appointment", top_k=1, now="2026-11-30T10:00:00+08:00")
+    assert other.documents == len(MEMORIES)
+    assert results[0].memory.id == "pets"
+    assert set(pm2.stats()["vectors"]) == {counting.name, "another-model"}
+
+
+def test_the_end_of_a_long_memory_is_findable_through_its_chunks(tmp_path, minilm_embedder):
+    pm = _pm(tmp_path, minilm_embedder)
+    filler = " ".join(f"Meeting note {i}: we reviewed the quarterly budget spreadsheet." for i in range(60))
+    pm.store(filler + " Finally, the kitten needs deworming medicine from the veterinarian.", id="long")
+    pm.store("Quarterly budget spreadsheet reviewed with finance.", id="short")
+    results = pm.search("cat parasite treatment", top_k=2, now="2026-11-30T10:00:00+08:00")
+    assert results[0].memory.id == "long"
+
+
+def test_without_an_embedder_search_says_it_is_keyword_only(tmp_path, minilm_path):
+    broken = Settings.from_env(workspace_dir=str(tmp_path), vector_enabled=True,
+                               vector_mode="inprocess", vector_model=str(tmp_path / "no-such-model"))
+    pm = MemoryPalaceManager(tmp_path, settings=broken)
+    pm.store("We chose PostgreSQL for the orders service.", id="db")
+    started = time.perf_counter()
+    results = pm.search("PostgreSQL")
+    assert time.perf_counter() - started < 10
+    assert [r.memory.id for r in results] == ["db"]
+    assert any("keyword" in note for note in results[0].explanation.notes)
+
+
+def test_search_through_the_sidecar_then_falls_back_when_it_dies(tmp_path, minilm_path):
+    (tmp_path / "sidecar").mkdir()
+    running = start_sidecar(tmp_path / "sidecar", minilm_path)
+    try:
+        running.wait_until_ready()
+        workspace = tmp_path / "ws"
+        settings = Settings.from_env(workspace_dir=str(workspace), vector_enabled=True,
+                                     vector_service_url=running.url, vector_timeout_s=1.0,
+                                     vector_breaker_cooldown_s=60.0)
+        pm = MemoryPalaceManager(workspace, settings=settings, embedder=HttpEmbedder(settings))
+        for memory_id, text in MEMORIES.items():
+            pm.store(text, id=memory_id)
+        results = pm.search("puppy shots appointment", top_k=1)
+        assert results[0].memory.id == "pets" and "vector" in results[0].explanation.retrievers
+
+        running.process.kill()
+        running.process.wait(10)
+        started = time.perf_counter()
+        results = pm.search("PostgreSQL", top_k=1)
+        first = time.perf_counter() - started
+        assert [r.memory.id for r in results] == ["db"]
+        assert any("keyword" in note for note in results[0].explanation.notes)
+        started = time.perf_counter()
+        for _ in range(5):
+            assert pm.search("mechanic brakes", top_k=1)[0].memory.id == "car"
+        assert first < 3 and time.perf_counter() - started < 2  # the breaker skips the dead sidecar
+    finally:
+        running.stop()
