@@ -251,6 +251,22 @@ class Index:
         stats = {r[0]: (r[1], r[2]) for r in self.conn.execute("SELECT path, mtime_ns, size FROM memories")}
         return stats
 
+    def file_stats_in(self, rooms: set[str]) -> dict[str, tuple[int, int]]:
+        """Like ``file_stats``, for files lying directly in these room folders."""
+        stats: dict[str, tuple[int, int]] = {}
+        locations = {room or "general" for room in rooms}
+        for location in locations:
+            for path, mtime, size in self.conn.execute(
+                    "SELECT path, mtime_ns, size FROM memories WHERE location = ?", (location,)):
+                folder = path.rsplit("/", 1)[0] if "/" in path else ""
+                if folder in rooms:
+                    stats[path] = (mtime, size)
+        for path, in self.conn.execute("SELECT path FROM problems"):
+            folder = path.rsplit("/", 1)[0] if "/" in path else ""
+            if folder in rooms and path not in stats:
+                stats[path] = (-1, -1)
+        return stats
+
     def file_info(self, relpath: str) -> sqlite3.Row | None:
         return self.conn.execute("SELECT id, file_hash, mtime_ns, size FROM memories WHERE path = ?",
                                  (relpath,)).fetchone()
@@ -317,15 +333,42 @@ class Index:
         queries and adding their scores with the class weight is the same thing.
         """
         where, params = filters.sql()
+        status_only = filters == Filters(statuses=filters.statuses)
         scores: dict[int, float] = {}
         for weight, terms in groups:
             if not terms:
                 continue
-            sql = (f"SELECT m.rid, -bm25(fts) AS s FROM fts JOIN memories m ON m.rid = fts.rowid "
-                   f"WHERE fts MATCH ? AND {where} ORDER BY s DESC LIMIT ?")
-            for rid, score in self.conn.execute(sql, [_fts_query(terms), *params, limit]):
+            query = _fts_query(terms)
+            hits = self._fts_only(query, filters.statuses, limit) if status_only else None
+            if hits is None:
+                sql = (f"SELECT m.rid, -bm25(fts) AS s FROM fts JOIN memories m ON m.rid = fts.rowid "
+                       f"WHERE fts MATCH ? AND {where} ORDER BY s DESC LIMIT ?")
+                hits = self.conn.execute(sql, [query, *params, limit]).fetchall()
+            for rid, score in hits:
                 scores[rid] = scores.get(rid, 0.0) + weight * score
         return scores
+
+    def _fts_only(self, query: str, statuses: Sequence[str], limit: int) -> list[tuple[int, float]] | None:
+        """Top hits from the full-text table alone, statuses checked afterwards.
+
+        Joining every match with ``memories`` costs more than ranking them; most
+        memories are active, so over-fetching a little and dropping the others is
+        enough. None when too many were dropped to be sure (then the caller joins).
+        """
+        fetch = limit * 2
+        rows = self.conn.execute("SELECT rowid, -rank FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?",
+                                 (query, fetch)).fetchall()
+        if not rows:
+            return []
+        rids = [rid for rid, _ in rows]
+        wanted = set(statuses)
+        keep = {rid for rid, status in self.conn.execute(
+            f"SELECT rid, status FROM memories WHERE rid IN ({','.join('?' * len(rids))})", rids)
+            if status in wanted}
+        hits = [(rid, score) for rid, score in rows if rid in keep]
+        if len(hits) < limit and len(rows) == fetch:
+            return None
+        return hits[:limit]
 
     def matched_terms(self, rid: int, terms: Sequence[str]) -> list[str]:
         """Which of ``terms`` occur in one memory (for the explanation)."""

@@ -54,6 +54,9 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any] | None, str]:
     if not match:
         raise ValueError("frontmatter starts with '---' but has no closing '---' line")
     raw = match.group(1)
+    fast = _json_lines_frontmatter(raw)
+    if fast is not None:
+        return fast, text[match.end():]
     try:
         data = yaml.load(raw, Loader=_YamlLoader) if raw.strip() else {}
     except yaml.YAMLError as exc:
@@ -65,6 +68,30 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any] | None, str]:
     if not isinstance(data, dict):
         raise ValueError("frontmatter must be a mapping of keys to values")
     return data, text[match.end():]
+
+
+_KEY_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*): (.+)$")
+
+
+def _json_lines_frontmatter(raw: str) -> dict[str, Any] | None:
+    """Palace writes every frontmatter value as JSON (valid YAML flow syntax), so its
+    own files parse ~4x faster this way; anything else (hand-written YAML) → None."""
+    data: dict[str, Any] = {}
+    for line in raw.split("\n"):
+        line = line.rstrip("\r")
+        if not line.strip():
+            continue
+        match = _KEY_LINE.match(line)
+        if not match:
+            return None
+        try:
+            value = json.loads(match.group(2))
+        except ValueError:
+            return None
+        if isinstance(value, dict):
+            return None  # a YAML mapping may differ from JSON in corner cases
+        data[match.group(1)] = value
+    return data
 
 
 def split_summary(body: str) -> tuple[str, str | None]:
@@ -280,6 +307,11 @@ class FileStorage:
 
     def read(self, path: Path, *, location: str | None = None) -> Memory:
         """Parse one file. Raises ``MemoryFileError`` (path + reason) when it cannot."""
+        return self.read_with_raw(path, location=location)[0]
+
+    def read_with_raw(self, path: Path, *, location: str | None = None
+                      ) -> tuple[Memory, bytes, os.stat_result]:
+        """``read``, also handing back the bytes and stat it read (one read per file)."""
         try:
             stat = path.stat()
             if stat.st_size > MAX_FILE_BYTES:
@@ -298,10 +330,11 @@ class FileStorage:
         if location is None:
             location = self.location_of(self.relpath(path))
         try:
-            return parse_memory(text, path=path, location=location,
-                                fallback_time=datetime.fromtimestamp(stat.st_mtime, self.tz), tz=self.tz)
+            memory = parse_memory(text, path=path, location=location,
+                                  fallback_time=datetime.fromtimestamp(stat.st_mtime, self.tz), tz=self.tz)
         except ValueError as exc:
             raise MemoryFileError(path, str(exc)) from None
+        return memory, raw, stat
 
     def write(self, memory: Memory) -> Path:
         path = self.path_for(memory.location, memory.id)
@@ -327,7 +360,8 @@ class FileStorage:
         """Every memory file as (relative path, mtime_ns, size); palace folders skipped."""
         if not self.root.exists():
             return
-        stack = [self.root]
+        prefix = len(str(self.root)) + 1
+        stack = [str(self.root)]
         while stack:
             folder = stack.pop()
             try:
@@ -338,14 +372,14 @@ class FileStorage:
                 if entry.name.startswith("."):
                     continue
                 if entry.is_dir(follow_symlinks=False):
-                    stack.append(Path(entry.path))
+                    stack.append(entry.path)
                 elif entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
                     try:
                         stat = entry.stat(follow_symlinks=False)
                     except OSError:
                         continue
-                    rel = Path(entry.path).relative_to(self.root).as_posix()
-                    yield rel, stat.st_mtime_ns, stat.st_size
+                    # string slicing, not pathlib: this runs once per file on every scan
+                    yield entry.path[prefix:].replace(os.sep, "/"), stat.st_mtime_ns, stat.st_size
 
     def room_dirs(self) -> Iterator[tuple[str, int]]:
         """Every room folder (relative, '' for the root) with its mtime_ns."""

@@ -28,6 +28,7 @@ class VectorStore:
     def __init__(self, index: Index):
         self.index = index
         self._cache: _Cache | None = None
+        self._complete: dict[str, str] = {}  # model → vector_version when none was missing
 
     def _load(self, model: str) -> _Cache:
         version = self.index.vector_version()
@@ -45,8 +46,13 @@ class VectorStore:
         Keyed by content hash, so identical texts and unchanged edits cost nothing.
         Returns the number of memories embedded.
         """
-        missing = self.index.hashes_missing_vectors(embedder.name, limit=limit)
+        model = embedder.name
+        version = self.index.vector_version()
+        if self._complete.get(model) == version:
+            return 0  # nothing changed since every memory had a vector: skip the scan
+        missing = self.index.hashes_missing_vectors(model, limit=limit)
         if not missing:
+            self._complete[model] = version
             return 0
         done = 0
         for start in range(0, len(missing), batch_size):

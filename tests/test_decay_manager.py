@@ -422,3 +422,15 @@ def test_sim_decay_script_runs_a_short_deterministic_simulation(capsys, monkeypa
     assert outputs[0] == outputs[1]
     text = "\n".join(outputs[0])
     assert "1. Archiving over time" in text and "top-1" in text and "MRR" in text
+
+
+@pytest.mark.parametrize("importance,days", [(0.0, 0), (0.0, 45), (0.3, 59), (0.9, 400), (0.5, 3.5)])
+def test_score_of_an_unused_memory_matches_the_decay_model(pm, importance, days):
+    # the manager computes never-used memories on a fast path; it must agree exactly
+    from palace import decay as decay_model
+
+    created = datetime(2026, 1, 1, tzinfo=ZoneInfo("UTC"))
+    memory = pm.store("an unused memory", importance=importance, created_at=created)
+    now = created + timedelta(days=days)
+    expected = decay_model.current_score(created, importance, [], now, pm.decay_params)
+    assert pm.get(memory.id, record_access=False, now=now).decay_score == pytest.approx(expected, abs=1e-12)
