@@ -52,6 +52,7 @@ VECTOR_BACKFILL_PER_SEARCH = 256
 ACCESS_MERGE_WINDOW_S = 3600.0
 LATE_GRACE = timedelta(days=30)
 LATE_FACTOR = 0.7
+OUTSIDE_FACTOR = 0.5  # soft time filter: a memory outside the period keeps half its relevance
 
 
 def resolve_timezone(name: str | None) -> tzinfo:
@@ -721,7 +722,12 @@ class MemoryPalaceManager:
                 notes.append(vector_note)
             return kw, vec
 
-        keyword, vector = retrieve(filters)
+        # soft: the period ranks memories (inside first) instead of excluding the rest;
+        # a question about *when something happened* often finds its answer in a
+        # memory written at another time ("on Sunday the rota changes", said Wednesday)
+        soft = (self.settings.time_filter == "soft" and time_range is not None
+                and start is None and end is None)
+        keyword, vector = retrieve(base_filters if soft else filters)
         relevance = fuse(keyword, vector, vector_share=self.settings.weight_vector)
         browse = False
         if not relevance and not own_terms and (start_dt or end_dt):
@@ -731,7 +737,7 @@ class MemoryPalaceManager:
                                         limit=pool)
             relevance = {row["rid"]: 1.0 for row in rows}
             notes.append("time-only query: memories of the period, newest first")
-        elif not relevance and time_range is not None and start is None and end is None:
+        elif not relevance and time_range is not None and not soft and start is None and end is None:
             # nothing at all in that period: better the best matches from any time,
             # clearly labelled, than an empty answer
             keyword, vector = retrieve(base_filters)
@@ -740,10 +746,22 @@ class MemoryPalaceManager:
                 notes.append(f"nothing found in {time_range.text!r}; showing matches from any time")
         rows_by_rid = self.index.rows_by_rid(list(relevance))
         rows = list(rows_by_rid.values())
-        if end_dt is not None and window_end != end_dt:
+        placement: dict[int, str] = {}
+        if time_range is not None and not browse and start_dt is not None and end_dt is not None:
+            start_ts, end_ts = start_dt.timestamp(), end_dt.timestamp()
+            late_ts = window_end.timestamp() if window_end else end_ts
             for rid, row in rows_by_rid.items():
-                if row["created_ts"] >= end_dt.timestamp() and rid in relevance:
+                created_ts = row["created_ts"]
+                if start_ts <= created_ts < end_ts:
+                    placement[rid] = "inside"
+                elif end_ts <= created_ts < late_ts:
+                    placement[rid] = "late"
                     relevance[rid] *= LATE_FACTOR
+                else:
+                    placement[rid] = "outside"
+                    relevance[rid] *= OUTSIDE_FACTOR
+            if soft and placement and "inside" not in placement.values():
+                notes.append(f"nothing found in {time_range.text!r}; showing matches from any time")
         info = self._decay_info(rows, when)
         weights = {"relevance": self.settings.weight_relevance,
                    "importance": self.settings.weight_importance,
@@ -794,7 +812,9 @@ class MemoryPalaceManager:
                 relevance=round(relevance[rid], 4), importance=row["importance"],
                 decay=round(info[row["id"]][0], 4), weights=weights, retrievers=retrievers,
                 matched_terms=tuple(matched), matched_expansions=tuple(matched_exp),
-                time_range=time_info, filters=filter_info, notes=tuple(notes))
+                time_range=(dict(time_info, placement=placement[rid]) if time_info and rid in placement
+                            else time_info),
+                filters=filter_info, notes=tuple(notes))
             results.append(SearchResult(memory=memory, score=round(score, 6), explanation=explanation))
         if record_access and results:
             self.record_access([r.memory.id for r in results], at=when, kind="search")

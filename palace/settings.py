@@ -88,6 +88,10 @@ SETTINGS: tuple[SettingSpec, ...] = (
                 "Expand queries with related terms from the concept map."),
     SettingSpec("concepts_file", "MEMORY_CONCEPTS_FILE", None, _parse_optional_str,
                 "Extra concept map (YAML) merged over the built-in one."),
+    SettingSpec("time_filter", "MEMORY_TIME_FILTER", "soft", _parse_choice("soft", "strict"),
+                "soft: memories inside a period named in the query rank first, the rest "
+                "keep half their relevance; strict: only memories of the period (and of "
+                "up to 30 days after it, ranked lower) are returned."),
     SettingSpec("time_reasoning_enabled", "MEMORY_TIME_REASONING_ENABLED", True, _parse_bool,
                 "Understand time words in queries ('上周', 'last Friday') as a filter."),
     # --- decay ---------------------------------------------------------------
@@ -150,6 +154,7 @@ class Settings:
     weight_vector: float = 0.5
     concepts_enabled: bool = True
     concepts_file: str | None = None
+    time_filter: str = "soft"
     time_reasoning_enabled: bool = True
     decay_enabled: bool = True
     decay_archive_threshold: float = 0.1
