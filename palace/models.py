@@ -71,7 +71,9 @@ class Explanation:
         if self.matched_expansions:
             parts.append("via " + ",".join(e["term"] for e in self.matched_expansions[:3]))
         if self.time_range:
-            parts.append(f"time {self.time_range.get('text')}")
+            placement = self.time_range.get("placement")
+            label = f"time {self.time_range.get('text') or 'range'}"
+            parts.append(f"{label} ({placement})" if placement and placement != "inside" else label)
         parts.append(f"rel {self.relevance:.2f} imp {self.importance:.2f} decay {self.decay:.2f}")
         return " · ".join(parts)
 
