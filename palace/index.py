@@ -121,7 +121,11 @@ class Index:
         self.conn.execute("PRAGMA busy_timeout = 30000")
         self.conn.execute("PRAGMA journal_mode = WAL")
         self.conn.execute("PRAGMA synchronous = NORMAL")
+        self._df_cache: dict[str, int | None] = {}
+        self._df_total = 0
         self.rebuilt_schema = self._ensure_schema()
+        # a read-only view of the full-text vocabulary (document frequency per term)
+        self.conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_vocab USING fts5vocab(main, fts, 'row')")
 
     def close(self) -> None:
         self.conn.close()
@@ -369,6 +373,21 @@ class Index:
         if len(hits) < limit and len(rows) == fetch:
             return None
         return hits[:limit]
+
+    def doc_freq(self, term: str, *, total: int) -> int | None:
+        """How many memories contain ``term`` (None when the stemmed form differs).
+
+        Counting reads the term's whole posting list (~1 ms for a common word), so
+        counts are cached; they only steer a cost cut-off, so the cache is kept until
+        the palace has grown or shrunk by 10%.
+        """
+        if abs(total - self._df_total) > 0.1 * max(total, 1):
+            self._df_cache.clear()
+            self._df_total = total
+        if term not in self._df_cache:
+            row = self.conn.execute("SELECT doc FROM temp.fts_vocab WHERE term = ?", (term,)).fetchone()
+            self._df_cache[term] = row[0] if row else None
+        return self._df_cache[term]
 
     def matched_terms(self, rid: int, terms: Sequence[str]) -> list[str]:
         """Which of ``terms`` occur in one memory (for the explanation)."""

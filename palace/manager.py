@@ -50,6 +50,8 @@ MAX_QUERY_CHARS = 4000
 # chunks/s on 2 cores); `palace reindex --vectors` / pm.embed_pending() do the rest.
 VECTOR_BACKFILL_PER_SEARCH = 256
 ACCESS_MERGE_WINDOW_S = 3600.0
+EXPANSION_DF_SHARE = 0.02
+EXPANSION_DF_MIN = 500
 LATE_GRACE = timedelta(days=30)
 LATE_FACTOR = 0.7
 OUTSIDE_FACTOR = 0.5  # soft time filter: a memory outside the period keeps half its relevance
@@ -711,7 +713,7 @@ class MemoryPalaceManager:
         expansions = []
         if self.settings.concepts_enabled and remainder.strip():
             expansions = self.concept_expander.expand(remainder)
-        groups = term_groups(own_terms, expansions)
+        groups = self._affordable(term_groups(own_terms, expansions), has_own=bool(own_terms))
         pool = max(50, top_k * 5)
 
         def retrieve(active_filters: Filters) -> tuple[dict[int, float], dict[int, float]]:
@@ -819,6 +821,27 @@ class MemoryPalaceManager:
         if record_access and results:
             self.record_access([r.memory.id for r in results], at=when, kind="search")
         return results
+
+    def _affordable(self, groups: list, *, has_own: bool) -> list:
+        """Drop expansion terms found in more than EXPANSION_DF_SHARE of a large palace.
+
+        Ranking every memory that contains a common related word costs most of a
+        search at 100k memories and adds little: such a word says little about any
+        one memory (BM25 gives it a low weight anyway). The user's own words stay.
+        """
+        total = self.index.count()
+        cap = max(EXPANSION_DF_MIN, EXPANSION_DF_SHARE * total)
+        if total <= cap:
+            return groups
+        kept = []
+        for number, group in enumerate(groups):
+            if number == 0 and has_own:
+                kept.append(group)
+                continue
+            terms = tuple(t for t in group.terms if (self.index.doc_freq(t, total=total) or 0) <= cap)
+            if terms:
+                kept.append(replace(group, terms=terms))
+        return kept
 
     def _vector_scores(self, text: str, filters: Filters, pool: int) -> tuple[dict[int, float], str | None]:
         if not self.settings.vector_enabled or not text.strip():
