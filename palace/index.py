@@ -89,9 +89,10 @@ class Filters:
         clauses = [f"{alias}.status IN ({','.join('?' * len(self.statuses))})"]
         params: list[Any] = list(self.statuses)
         if self.location:
-            clauses.append(f"({alias}.location = ? OR {alias}.location LIKE ? ESCAPE '\\')")
-            escaped = self.location.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            params += [self.location, escaped + "/%"]
+            # the room or any room inside it: a range on the location index ('/' + 1
+            # is '0'), not a LIKE that scans every row
+            clauses.append(f"({alias}.location = ? OR ({alias}.location >= ? AND {alias}.location < ?))")
+            params += [self.location, self.location + "/", self.location + "0"]
         if self.type:
             clauses.append(f"{alias}.type = ?")
             params.append(self.type)
