@@ -17,7 +17,7 @@ import secrets
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta, timezone, tzinfo
+from datetime import datetime, timezone, tzinfo
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -26,12 +26,11 @@ from .errors import (ConfigError, EmbedderUnavailableError, InvalidInputError, M
                      MemoryNotFoundError)
 from .index import INDEX_DIR, INDEX_FILE, Filters, Index, row_to_memory
 from .journal import append_access, journal_path, read_events
-from .models import MEMORY_STATUSES, Explanation, Memory, SearchResult
-from .retrieval import document_stems, final_score, fuse, matched_terms, term_groups
+from .models import MEMORY_STATUSES, Memory, SearchResult
 from .settings import Settings
-from .storage import FileStorage, render_memory
+from .storage import FileStorage
 from .sync import SyncReport, plan_sync
-from .tokenize import index_text, query_terms
+from .tokenize import index_text
 from .validation import (coerce_datetime, normalize_location, normalize_tags, validate_content,
                          validate_id, validate_importance, validate_summary, validate_word)
 from .vectors import VectorStore
@@ -45,16 +44,7 @@ UPDATABLE_FIELDS = frozenset({"content", "summary", "tags", "importance", "locat
 # `palace reindex`.
 QUICK_SYNC_ABOVE = 20_000
 SYNC_BATCH = 2000
-MAX_QUERY_CHARS = 4000
-# A search embeds at most this many un-embedded memories first (a slow model does ~15
-# chunks/s on 2 cores); `palace reindex --vectors` / pm.embed_pending() do the rest.
-VECTOR_BACKFILL_PER_SEARCH = 256
 ACCESS_MERGE_WINDOW_S = 3600.0
-EXPANSION_DF_SHARE = 0.02
-EXPANSION_DF_MIN = 500
-LATE_GRACE = timedelta(days=30)
-LATE_FACTOR = 0.7
-OUTSIDE_FACTOR = 0.5  # soft time filter: a memory outside the period keeps half its relevance
 
 
 def resolve_timezone(name: str | None) -> tzinfo:
@@ -572,7 +562,8 @@ class MemoryPalaceManager:
             new_path = self.storage.write(updated)
             if old_path is not None and old_path != new_path:
                 self.storage.remove_file(old_path)
-                self._remember_room_dir(old_path.parent) if old_path.parent.exists() else None
+                if old_path.parent.exists():
+                    self._remember_room_dir(old_path.parent)
             self._index_memory(updated, new_path)
             self._remember_room_dir(new_path.parent)
         return self._rows_to_memories([self.index.row_by_id(id)])[0]
@@ -669,200 +660,16 @@ class MemoryPalaceManager:
                start: Any = None, end: Any = None, record_access: bool = True) -> list[SearchResult]:
         """Best memories for ``query``, best first, each with its score explained.
 
-        Time words in the query ("上周", "last Friday") become a time filter relative
-        to ``now``; ``start``/``end`` give an explicit range (end exclusive). Results
-        count as accessed at ``now``.
+        Time words in the query ("上周", "last Friday") name a period relative to
+        ``now`` that ranks (MEMORY_TIME_FILTER=soft) or filters (strict) memories;
+        ``start``/``end`` give an exact range (end exclusive). Results count as
+        accessed at ``now``. The pipeline lives in ``palace.search``.
         """
-        if not isinstance(query, str):
-            raise InvalidInputError("query must be a string")
-        if len(query) > MAX_QUERY_CHARS:
-            raise InvalidInputError(f"query is {len(query)} characters; keep it under {MAX_QUERY_CHARS}")
-        if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1 or top_k > 1000:
-            raise InvalidInputError(f"top_k must be an integer from 1 to 1000, got {top_k!r}")
-        when = self._coerce_now(now)
-        notes: list[str] = []
-        remainder = query.strip()
-        time_range = None
-        start_dt = coerce_datetime(start, tz=self.tz, what="start") if start is not None else None
-        end_dt = coerce_datetime(end, tz=self.tz, what="end") if end is not None else None
-        if start_dt and end_dt and start_dt >= end_dt:
-            raise InvalidInputError("start must be before end")
-        if self.settings.time_reasoning_enabled and remainder:
-            parsed = self.time_reasoner.parse(remainder, now=when)
-            if parsed is not None and parsed.end > parsed.start:
-                time_range = parsed
-                remainder = parsed.remainder
-                start_dt = max(start_dt, parsed.start) if start_dt else parsed.start
-                end_dt = min(end_dt, parsed.end) if end_dt else parsed.end
-        if not remainder.strip() and start_dt is None and end_dt is None:
-            raise InvalidInputError("query is empty: give words to search for or a time range")
-        statuses = ("active", "archived") if include_archived else ("active",)
-        # Things get written down after they happen ("went camping last week", noted
-        # on Monday), so a range parsed from the query also admits memories created
-        # shortly after it (one period, at most LATE_GRACE), ranked lower. Nothing
-        # from before the range is admitted, and explicit start/end stay exact.
-        window_end = end_dt
-        if time_range is not None and end_dt is not None and end is None and start_dt is not None:
-            window_end = end_dt + min(end_dt - start_dt, LATE_GRACE)
-        base_filters = Filters(statuses=statuses, tags=normalize_tags(tags),
-                               location=normalize_location(location) if location else None,
-                               type=validate_word(type, "type") if type else None)
-        filters = replace(base_filters, start_ts=start_dt.timestamp() if start_dt else None,
-                          end_ts=window_end.timestamp() if window_end else None)
-        own_terms = query_terms(remainder)
-        expansions = []
-        if self.settings.concepts_enabled and remainder.strip():
-            expansions = self.concept_expander.expand(remainder)
-        groups = self._affordable(term_groups(own_terms, expansions), has_own=bool(own_terms))
-        pool = max(50, top_k * 5)
+        from .search import search
 
-        def retrieve(active_filters: Filters) -> tuple[dict[int, float], dict[int, float]]:
-            kw = (self.index.keyword_scores([(g.weight, g.terms) for g in groups], active_filters, pool)
-                  if groups else {})
-            vec, vector_note = self._vector_scores(remainder, active_filters, pool)
-            if vector_note and vector_note not in notes:
-                notes.append(vector_note)
-            return kw, vec
-
-        # soft: the period ranks memories (inside first) instead of excluding the rest;
-        # a question about *when something happened* often finds its answer in a
-        # memory written at another time ("on Sunday the rota changes", said Wednesday)
-        soft = (self.settings.time_filter == "soft" and time_range is not None
-                and start is None and end is None)
-        keyword, vector = retrieve(base_filters if soft else filters)
-        relevance = fuse(keyword, vector, vector_share=self.settings.weight_vector)
-        browse = False
-        if not relevance and not own_terms and (start_dt or end_dt):
-            # a query that is only a time ("上周") lists that period, newest first
-            browse = True
-            rows = self.index.list_rows(replace(filters, end_ts=end_dt.timestamp() if end_dt else None),
-                                        limit=pool)
-            relevance = {row["rid"]: 1.0 for row in rows}
-            notes.append("time-only query: memories of the period, newest first")
-        elif not relevance and time_range is not None and not soft and start is None and end is None:
-            # nothing at all in that period: better the best matches from any time,
-            # clearly labelled, than an empty answer
-            keyword, vector = retrieve(base_filters)
-            relevance = fuse(keyword, vector, vector_share=self.settings.weight_vector)
-            if relevance:
-                notes.append(f"nothing found in {time_range.text!r}; showing matches from any time")
-        rows_by_rid = self.index.rows_by_rid(list(relevance))
-        rows = list(rows_by_rid.values())
-        placement: dict[int, str] = {}
-        if time_range is not None and not browse and start_dt is not None and end_dt is not None:
-            start_ts, end_ts = start_dt.timestamp(), end_dt.timestamp()
-            late_ts = window_end.timestamp() if window_end else end_ts
-            for rid, row in rows_by_rid.items():
-                created_ts = row["created_ts"]
-                if start_ts <= created_ts < end_ts:
-                    placement[rid] = "inside"
-                elif end_ts <= created_ts < late_ts:
-                    placement[rid] = "late"
-                    relevance[rid] *= LATE_FACTOR
-                else:
-                    placement[rid] = "outside"
-                    relevance[rid] *= OUTSIDE_FACTOR
-            if soft and placement and "inside" not in placement.values():
-                notes.append(f"nothing found in {time_range.text!r}; showing matches from any time")
-        info = self._decay_info(rows, when)
-        weights = {"relevance": self.settings.weight_relevance,
-                   "importance": self.settings.weight_importance,
-                   "decay": self.settings.weight_decay if self.decay_params.enabled else 0.0}
-        scored = []
-        for rid, rel in relevance.items():
-            row = rows_by_rid.get(rid)
-            if row is None:
-                continue
-            decay_score = info[row["id"]][0]
-            score = final_score(rel, row["importance"], decay_score, w_relevance=weights["relevance"],
-                                w_importance=weights["importance"], w_decay=weights["decay"])
-            recency = row["created_ts"] if browse else 0.0
-            scored.append((score, recency, rid))
-        scored.sort(key=lambda item: (-item[0], -item[1]))
-        scored = scored[:top_k]
-        kw_rank = {rid: i + 1 for i, (rid, _) in enumerate(sorted(keyword.items(), key=lambda kv: -kv[1]))}
-        vec_rank = {rid: i + 1 for i, (rid, _) in enumerate(sorted(vector.items(), key=lambda kv: -kv[1]))}
-        results = []
-        time_info = None
-        if time_range is not None:
-            time_info = {"text": time_range.text, "start": time_range.start.isoformat(),
-                         "end": time_range.end.isoformat()}
-        elif start_dt or end_dt:
-            time_info = {"text": None, "start": start_dt.isoformat() if start_dt else None,
-                         "end": end_dt.isoformat() if end_dt else None}
-        filter_info = {k: v for k, v in {"tags": list(filters.tags), "location": filters.location,
-                                          "type": filters.type, "statuses": list(statuses)}.items() if v}
-        for score, _recency, rid in scored:
-            row = rows_by_rid[rid]
-            retrievers: dict[str, dict[str, Any]] = {}
-            if rid in keyword:
-                retrievers["bm25"] = {"rank": kw_rank[rid], "score": round(keyword[rid], 4)}
-            if rid in vector:
-                retrievers["vector"] = {"rank": vec_rank[rid], "cosine": round(vector[rid], 4)}
-            doc_stems = document_stems(row["content"], row["summary"], row["tags"]) if rid in keyword else set()
-            matched = matched_terms(own_terms, doc_stems)
-            matched_exp = []
-            for group in groups[1 if own_terms else 0:]:
-                hits = set(matched_terms(group.terms, doc_stems))
-                for expansion in group.expansions:
-                    if hits & set(query_terms(expansion.term)):
-                        matched_exp.append({"term": expansion.term, "from": expansion.source,
-                                            "relation": expansion.relation, "weight": expansion.weight})
-            memory = row_to_memory(row, self.root, decay_score=info[row["id"]][0],
-                                   access_count=info[row["id"]][1], last_accessed_at=info[row["id"]][2])
-            explanation = Explanation(
-                relevance=round(relevance[rid], 4), importance=row["importance"],
-                decay=round(info[row["id"]][0], 4), weights=weights, retrievers=retrievers,
-                matched_terms=tuple(matched), matched_expansions=tuple(matched_exp),
-                time_range=(dict(time_info, placement=placement[rid]) if time_info and rid in placement
-                            else time_info),
-                filters=filter_info, notes=tuple(notes))
-            results.append(SearchResult(memory=memory, score=round(score, 6), explanation=explanation))
-        if record_access and results:
-            self.record_access([r.memory.id for r in results], at=when, kind="search")
-        return results
-
-    def _affordable(self, groups: list, *, has_own: bool) -> list:
-        """Drop expansion terms found in more than EXPANSION_DF_SHARE of a large palace.
-
-        Ranking every memory that contains a common related word costs most of a
-        search at 100k memories and adds little: such a word says little about any
-        one memory (BM25 gives it a low weight anyway). The user's own words stay.
-        """
-        total = self.index.count()
-        cap = max(EXPANSION_DF_MIN, EXPANSION_DF_SHARE * total)
-        if total <= cap:
-            return groups
-        kept = []
-        for number, group in enumerate(groups):
-            if number == 0 and has_own:
-                kept.append(group)
-                continue
-            terms = tuple(t for t in group.terms if (self.index.doc_freq(t, total=total) or 0) <= cap)
-            if terms:
-                kept.append(replace(group, terms=terms))
-        return kept
-
-    def _vector_scores(self, text: str, filters: Filters, pool: int) -> tuple[dict[int, float], str | None]:
-        if not self.settings.vector_enabled or not text.strip():
-            return {}, None
-        embedder = self.embedder
-        if embedder is None:
-            return {}, self._embedder_error
-        try:
-            self._vectors.backfill(embedder, limit=VECTOR_BACKFILL_PER_SEARCH,
-                                   batch_size=self.settings.vector_batch_size)
-            query_vector = embedder.embed_query(text)
-            model_name = embedder.name  # an HTTP embedder may have to ask the sidecar
-        except EmbedderUnavailableError as exc:
-            return {}, f"vectors unavailable ({exc}); keyword search only"
-        except Exception as exc:  # the model or sidecar failed: fall back, say so
-            return {}, f"vectors failed ({type(exc).__name__}: {exc}); keyword search only"
-        allowed = None
-        if filters != Filters(statuses=filters.statuses):
-            allowed = self.index.filtered_rids(filters)
-        return self._vectors.scores(model_name, query_vector, allowed=allowed, limit=pool,
-                                    statuses=filters.statuses), None
+        return search(self, query, top_k=top_k, now=now, tags=tags, location=location, type=type,
+                      include_archived=include_archived, start=start, end=end,
+                      record_access=record_access)
 
     def embed_pending(self, *, limit: int | None = None) -> int:
         """Embed every memory that has no vector for the current model yet."""
