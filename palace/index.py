@@ -252,7 +252,8 @@ class Index:
         return [(r[0], r[1]) for r in self.conn.execute("SELECT path, reason FROM problems ORDER BY path")]
 
     def file_stats(self) -> dict[str, tuple[int, int]]:
-        """relpath → (mtime_ns, size) of every indexed file and every known-bad file."""
+        """relpath → (mtime_ns, size) of every indexed file (unreadable files are kept
+        in ``problems`` and re-checked by a full sync)."""
         stats = {r[0]: (r[1], r[2]) for r in self.conn.execute("SELECT path, mtime_ns, size FROM memories")}
         return stats
 
@@ -389,16 +390,6 @@ class Index:
             row = self.conn.execute("SELECT doc FROM temp.fts_vocab WHERE term = ?", (term,)).fetchone()
             self._df_cache[term] = row[0] if row else None
         return self._df_cache[term]
-
-    def matched_terms(self, rid: int, terms: Sequence[str]) -> list[str]:
-        """Which of ``terms`` occur in one memory (for the explanation)."""
-        found = []
-        for term in terms:
-            row = self.conn.execute("SELECT 1 FROM fts WHERE rowid = ? AND fts MATCH ?",
-                                    (rid, _fts_query([term]))).fetchone()
-            if row:
-                found.append(term)
-        return found
 
     # ------------------------------------------------------------------ accesses
 

@@ -25,7 +25,7 @@ import yaml
 
 from .errors import InvalidInputError, MemoryFileError
 from .models import MEMORY_STATUSES, Memory
-from .validation import ID_PATTERN, normalize_location
+from .validation import ID_PATTERN, normalize_location, parse_time
 
 try:  # the C loader is ~10x faster; fall back to pure Python where libyaml is missing
     _YamlLoader: Any = yaml.CSafeLoader
@@ -111,27 +111,7 @@ def split_summary(body: str) -> tuple[str, str | None]:
 def _as_datetime(value: Any, key: str, tz: tzinfo) -> datetime | None:
     if value is None or value == "":
         return None
-    if isinstance(value, datetime):
-        result = value
-    elif isinstance(value, date):
-        result = datetime(value.year, value.month, value.day)
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        # epoch seconds or milliseconds, as JavaScript writes them
-        seconds = value / 1000 if value > 10**11 else value
-        return datetime.fromtimestamp(seconds, tz)
-    elif isinstance(value, str):
-        text = value.strip()
-        if text.endswith("Z"):
-            text = text[:-1] + "+00:00"
-        try:
-            result = datetime.fromisoformat(text)
-        except ValueError:
-            raise ValueError(f"{key} {value!r} is not an ISO 8601 time") from None
-    else:
-        raise ValueError(f"{key} has type {type(value).__name__}, expected an ISO 8601 time")
-    if result.tzinfo is None:
-        result = result.replace(tzinfo=tz)
-    return result
+    return parse_time(value, tz=tz, what=key)
 
 
 def _as_tags(value: Any) -> tuple[str, ...]:

@@ -147,10 +147,18 @@ def validate_word(value: object, what: str) -> str:
     return text
 
 
-def coerce_datetime(value: object, *, tz: tzinfo, what: str = "time") -> datetime:
-    """Accept a datetime or an ISO 8601 string; naive values are taken in ``tz``."""
+def parse_time(value: object, *, tz: tzinfo, what: str = "time") -> datetime:
+    """A datetime, date, ISO 8601 string or epoch number (seconds, or milliseconds as
+    JavaScript writes them) as an aware datetime; naive values are taken in ``tz``.
+    Raises ``ValueError`` saying what was wrong."""
+    from datetime import date
+
     if isinstance(value, datetime):
         result = value
+    elif isinstance(value, date):
+        result = datetime(value.year, value.month, value.day)  # a date means its midnight
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        return datetime.fromtimestamp(value / 1000 if value > 10**11 else value, tz)
     elif isinstance(value, str):
         text = value.strip()
         if text.endswith("Z"):
@@ -158,20 +166,21 @@ def coerce_datetime(value: object, *, tz: tzinfo, what: str = "time") -> datetim
         try:
             result = datetime.fromisoformat(text)
         except ValueError:
-            raise InvalidInputError(
-                f"{what} {value!r} is not an ISO 8601 time such as 2026-03-18T10:00:00+08:00"
-            ) from None
+            raise ValueError(f"{what} {value!r} is not an ISO 8601 time such as "
+                             "2026-03-18T10:00:00+08:00") from None
     else:
-        # dates (not datetimes) become midnight
-        from datetime import date
-
-        if isinstance(value, date):
-            result = datetime(value.year, value.month, value.day)
-        else:
-            raise InvalidInputError(f"{what} must be a datetime or ISO string, got {value!r}")
+        raise ValueError(f"{what} must be a datetime or an ISO 8601 string, got {value!r}")
     if result.tzinfo is None:
         result = result.replace(tzinfo=tz)
     return result
+
+
+def coerce_datetime(value: object, *, tz: tzinfo, what: str = "time") -> datetime:
+    """``parse_time`` for arguments: a bad value is an ``InvalidInputError``."""
+    try:
+        return parse_time(value, tz=tz, what=what)
+    except ValueError as exc:
+        raise InvalidInputError(str(exc)) from None
 
 
 def to_utc_timestamp(value: datetime) -> float:
