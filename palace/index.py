@@ -1,4 +1,4 @@
-"""The derived SQLite index: metadata, full text (BM25), vectors and access times.
+"""The derived SQLite index: metadata, keyword postings (BM25), vectors and access times.
 
 Everything here can be rebuilt from the Markdown files and the access journal;
 deleting ``.palace/index.sqlite3`` loses nothing. Vectors are keyed by (model,
@@ -13,18 +13,20 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
+from . import postings
 from .models import Memory
 
 if TYPE_CHECKING:  # numpy is imported where vectors are used, not on CLI start-up
     import numpy as np
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 INDEX_DIR = ".palace"
 INDEX_FILE = "index.sqlite3"
 
@@ -51,7 +53,9 @@ CREATE TABLE IF NOT EXISTS memories (
     content_hash TEXT NOT NULL,
     file_hash TEXT NOT NULL,
     mtime_ns INTEGER NOT NULL,
-    size INTEGER NOT NULL
+    size INTEGER NOT NULL,
+    terms TEXT NOT NULL DEFAULT '',     -- indexed (stemmed) terms: postings are rebuilt from these
+    doc_len INTEGER NOT NULL DEFAULT 0  -- indexed tokens, for BM25's length norm
 );
 CREATE INDEX IF NOT EXISTS memories_created ON memories(created_ts);
 CREATE INDEX IF NOT EXISTS memories_location ON memories(location);
@@ -59,7 +63,6 @@ CREATE INDEX IF NOT EXISTS memories_hash ON memories(content_hash);
 CREATE TABLE IF NOT EXISTS memory_tags (
     tag TEXT NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY (tag, rid)
 ) WITHOUT ROWID;
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, tokenize = 'porter unicode61');
 CREATE TABLE IF NOT EXISTS accesses (
     id TEXT NOT NULL, ts REAL NOT NULL, kind TEXT NOT NULL
 );
@@ -70,7 +73,7 @@ CREATE TABLE IF NOT EXISTS vectors (
     model TEXT NOT NULL, content_hash TEXT NOT NULL, chunk INTEGER NOT NULL,
     vec BLOB NOT NULL, PRIMARY KEY (model, content_hash, chunk)
 ) WITHOUT ROWID;
-"""
+""" + postings.SCHEMA
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,7 @@ class Filters:
     start_ts: float | None = None
     end_ts: float | None = None
 
-    def sql(self, alias: str = "m") -> tuple[str, list[Any]]:
+    def sql(self, alias: str = "m", *, from_tags: bool = False) -> tuple[str, list[Any]]:
         clauses = [f"{alias}.status IN ({','.join('?' * len(self.statuses))})"]
         params: list[Any] = list(self.statuses)
         if self.location:
@@ -103,13 +106,12 @@ class Filters:
             clauses.append(f"{alias}.created_ts < ?")
             params.append(self.end_ts)
         for tag in self.tags:
-            clauses.append(f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.rid = {alias}.rid AND t.tag = ?)")
+            if from_tags:  # all memories with the tag, read from the tag index
+                clauses.append(f"{alias}.rid IN (SELECT rid FROM memory_tags WHERE tag = ?)")
+            else:  # a few given memories, each probed
+                clauses.append(f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.rid = {alias}.rid AND t.tag = ?)")
             params.append(tag)
         return " AND ".join(clauses), params
-
-
-def _fts_query(terms: Iterable[str]) -> str:
-    return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
 
 
 class Index:
@@ -122,11 +124,9 @@ class Index:
         self.conn.execute("PRAGMA busy_timeout = 30000")
         self.conn.execute("PRAGMA journal_mode = WAL")
         self.conn.execute("PRAGMA synchronous = NORMAL")
-        self._df_cache: dict[str, int | None] = {}
-        self._df_total = 0
+        # during a rebuild, postings deltas are folded once at the end (finish_bulk)
+        self.bulk = False
         self.rebuilt_schema = self._ensure_schema()
-        # a read-only view of the full-text vocabulary (document frequency per term)
-        self.conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_vocab USING fts5vocab(main, fts, 'row')")
 
     def close(self) -> None:
         self.conn.close()
@@ -184,10 +184,13 @@ class Index:
 
     def upsert(self, memory: Memory, *, relpath: str, body_tokens: str, content_hash: str,
                file_hash: str, mtime_ns: int, size: int) -> None:
+        terms = postings.doc_terms(body_tokens)
+        tfs, length = Counter(terms), len(terms)
         with self.write() as conn:
-            old = conn.execute("SELECT rid FROM memories WHERE id = ?", (memory.id,)).fetchone()
+            old = conn.execute("SELECT rid, terms, doc_len FROM memories WHERE id = ?",
+                               (memory.id,)).fetchone()
             # a different memory previously indexed at this path is gone now (its id
-            # was edited by hand): drop it with its full-text and tag rows
+            # was edited by hand): drop it with its postings and tag rows
             for (stale,) in conn.execute("SELECT rid FROM memories WHERE path = ? AND id != ?",
                                          (relpath, memory.id)).fetchall():
                 self._delete_rid(stale)
@@ -197,26 +200,59 @@ class Index:
                 memory.updated_at.timestamp(), memory.created_at.isoformat(),
                 memory.updated_at.isoformat(), json.dumps(list(memory.tags), ensure_ascii=False),
                 memory.summary, memory.content, json.dumps(memory.extra, ensure_ascii=False, default=str),
-                content_hash, file_hash, mtime_ns, size,
+                content_hash, file_hash, mtime_ns, size, " ".join(terms), length,
             )
             columns = ("id, path, location, type, status, source, importance, pinned, created_ts, "
                        "updated_ts, created_at, updated_at, tags, summary, content, extra, "
-                       "content_hash, file_hash, mtime_ns, size")
+                       "content_hash, file_hash, mtime_ns, size, terms, doc_len")
             if old is None:
                 cursor = conn.execute(
-                    f"INSERT INTO memories ({columns}) VALUES ({','.join('?' * 20)})", row)
+                    f"INSERT INTO memories ({columns}) VALUES ({','.join('?' * len(row))})", row)
                 rid = cursor.lastrowid
+                old_terms: list[str] = []
+                self._count_docs(1, length)
             else:
                 rid = old[0]
+                old_terms = old[1].split()
+                self._count_docs(0, length - old[2])
                 assignments = ", ".join(f"{c.strip()} = ?" for c in columns.split(","))
                 conn.execute(f"UPDATE memories SET {assignments} WHERE rid = ?", (*row, rid))
-                conn.execute("DELETE FROM fts WHERE rowid = ?", (rid,))
                 conn.execute("DELETE FROM memory_tags WHERE rid = ?", (rid,))
-            conn.execute("INSERT INTO fts (rowid, body) VALUES (?, ?)", (rid, body_tokens))
+            if not self.bulk:  # a bulk load packs all postings at the end
+                touched = postings.add_doc(conn, rid, tfs, length, old_terms=old_terms)
+                postings.merge_due(conn, touched)
             conn.executemany("INSERT OR IGNORE INTO memory_tags VALUES (?, ?)",
                              [(tag, rid) for tag in memory.tags])
             conn.execute("DELETE FROM problems WHERE path = ?", (relpath,))
             self._bump("memories_version")
+
+    def _count_docs(self, docs: int, length: int) -> None:
+        """Keep the collection size and total length BM25 needs (same transaction)."""
+        for key, delta in (("kw_docs", docs), ("kw_length", length)):
+            if delta:
+                self.conn.execute(
+                    "INSERT INTO meta VALUES (?, ?) ON CONFLICT(key) DO UPDATE "
+                    "SET value = CAST(CAST(value AS INTEGER) + ? AS TEXT)", (key, str(delta), delta))
+
+    def begin_bulk(self) -> None:
+        """Start loading many memories: postings are left alone until finish_bulk
+        packs them all at once (much faster than growing them one memory at a time).
+        A flag in meta says so, so a load that died half-way is finished on next sync."""
+        self.bulk = True
+        self.set_meta("postings_stale", "1")
+
+    def postings_stale(self) -> bool:
+        return self.get_meta("postings_stale") is not None
+
+    def finish_bulk(self) -> None:
+        """Rebuild every term's postings and the collection counts from the memory rows."""
+        self.bulk = False
+        with self.write() as conn:
+            postings.rebuild(conn, conn.execute("SELECT rid, terms FROM memories"))
+            docs, length = conn.execute("SELECT COUNT(*), COALESCE(SUM(doc_len), 0) FROM memories").fetchone()
+            conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                             [("kw_docs", str(docs)), ("kw_length", str(length))])
+            conn.execute("DELETE FROM meta WHERE key = 'postings_stale'")
 
     def touch_file(self, relpath: str, mtime_ns: int, size: int) -> None:
         with self.write():
@@ -239,8 +275,13 @@ class Index:
                 self._delete_rid(row[0])
 
     def _delete_rid(self, rid: int) -> None:
+        row = self.conn.execute("SELECT terms, doc_len FROM memories WHERE rid = ?", (rid,)).fetchone()
+        if row is not None:
+            self._count_docs(-1, -row[1])
+            if not self.bulk:
+                touched = postings.remove_doc(self.conn, rid, row[0].split())
+                postings.merge_due(self.conn, touched)
         self.conn.execute("DELETE FROM memories WHERE rid = ?", (rid,))
-        self.conn.execute("DELETE FROM fts WHERE rowid = ?", (rid,))
         self.conn.execute("DELETE FROM memory_tags WHERE rid = ?", (rid,))
         self._bump("memories_version")
 
@@ -310,7 +351,7 @@ class Index:
         return list(self.conn.execute(sql, params))
 
     def filtered_rids(self, filters: Filters) -> set[int]:
-        where, params = filters.sql()
+        where, params = filters.sql(from_tags=True)
         return {r[0] for r in self.conn.execute(f"SELECT rid FROM memories m WHERE {where}", params)}
 
     def stats(self) -> dict[str, Any]:
@@ -326,70 +367,62 @@ class Index:
                 "accesses": self.conn.execute("SELECT COUNT(*) FROM accesses").fetchone()[0],
                 "vectors": vectors, "problems": len(self.problems())}
 
-    # ------------------------------------------------------------------ full text
+    # ------------------------------------------------------------------ keyword search
 
     def keyword_scores(self, groups: Sequence[tuple[float, Sequence[str]]], filters: Filters,
                        limit: int) -> dict[int, float]:
-        """BM25 per weight group, summed: Σ weight × bm25(group's terms).
-        (Scaling each group to its best match first was measured: it lowered
-        recall@5 on scripts/data/zh_retrieval.json from 0.906 to 0.889.)
+        """The ``limit`` best memories passing ``filters`` by Σ weight × BM25(term).
 
-        FTS5 cannot weight single query terms, but BM25 is a sum over terms, so
-        running the user's own words and each class of expansion as separate
-        queries and adding their scores with the class weight is the same thing.
+        Each group is the user's own words or one class of concept expansion, with
+        its weight; BM25 is a sum over terms, so weighting a term is exact. (Scaling
+        each group to its best match first was measured: it lowered recall@5 on
+        scripts/data/zh_retrieval.json from 0.906 to 0.889.)
         """
-        where, params = filters.sql()
-        status_only = filters == Filters(statuses=filters.statuses)
-        scores: dict[int, float] = {}
+        import numpy as np
+
+        weighted: dict[str, float] = {}
         for weight, terms in groups:
-            if not terms:
-                continue
-            query = _fts_query(terms)
-            hits = self._fts_only(query, filters.statuses, limit) if status_only else None
-            if hits is None:
-                sql = (f"SELECT m.rid, -bm25(fts) AS s FROM fts JOIN memories m ON m.rid = fts.rowid "
-                       f"WHERE fts MATCH ? AND {where} ORDER BY s DESC LIMIT ?")
-                hits = self.conn.execute(sql, [query, *params, limit]).fetchall()
-            for rid, score in hits:
-                scores[rid] = scores.get(rid, 0.0) + weight * score
-        return scores
+            for term in dict.fromkeys(postings.stem(t) for t in terms if t):
+                weighted[term] = weighted.get(term, 0.0) + weight
+        if not weighted:
+            return {}
+        docs, length = self._collection()
+        rids, scores = postings.bm25(self.conn, weighted, docs=docs, total_length=length)
+        if len(rids) == 0:
+            return {}
+        # the best few usually pass the filters: check them first, then widen
+        for k in (limit * 3, limit * 40):
+            if k >= len(rids):
+                head = np.argsort(-scores, kind="stable")
+            else:
+                head = np.argpartition(-scores, k - 1)[:k]
+                head = head[np.argsort(-scores[head], kind="stable")]
+            passing = self._passing(rids[head].tolist(), filters)
+            picked = [i for i in head.tolist() if int(rids[i]) in passing][:limit]
+            if len(picked) == limit or k >= len(rids):
+                return {int(rids[i]): float(scores[i]) for i in picked}
+        # a selective filter: take its whole passing set from SQL and mask at once
+        where, params = filters.sql(from_tags=True)
+        allowed = np.fromiter((r for (r,) in self.conn.execute(
+            f"SELECT rid FROM memories m WHERE {where}", params)), dtype=np.int64)
+        candidates = np.flatnonzero(np.isin(rids, allowed))
+        picked = candidates[np.argsort(-scores[candidates], kind="stable")[:limit]].tolist()
+        return {int(rids[i]): float(scores[i]) for i in picked}
 
-    def _fts_only(self, query: str, statuses: Sequence[str], limit: int) -> list[tuple[int, float]] | None:
-        """Top hits from the full-text table alone, statuses checked afterwards.
+    def _passing(self, rids: list[int], filters: Filters) -> set[int]:
+        where, params = filters.sql()
+        passing: set[int] = set()
+        for start in range(0, len(rids), 900):
+            chunk = rids[start:start + 900]
+            passing.update(r for (r,) in self.conn.execute(
+                f"SELECT m.rid FROM memories m WHERE m.rid IN ({','.join('?' * len(chunk))}) AND {where}",
+                [*chunk, *params]))
+        return passing
 
-        Joining every match with ``memories`` costs more than ranking them; most
-        memories are active, so over-fetching a little and dropping the others is
-        enough. None when too many were dropped to be sure (then the caller joins).
-        """
-        fetch = limit * 2
-        rows = self.conn.execute("SELECT rowid, -rank FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?",
-                                 (query, fetch)).fetchall()
-        if not rows:
-            return []
-        rids = [rid for rid, _ in rows]
-        wanted = set(statuses)
-        keep = {rid for rid, status in self.conn.execute(
-            f"SELECT rid, status FROM memories WHERE rid IN ({','.join('?' * len(rids))})", rids)
-            if status in wanted}
-        hits = [(rid, score) for rid, score in rows if rid in keep]
-        if len(hits) < limit and len(rows) == fetch:
-            return None
-        return hits[:limit]
-
-    def doc_freq(self, term: str, *, total: int) -> int | None:
-        """How many memories contain ``term`` (None when the stemmed form differs).
-
-        Counting reads the term's whole posting list (~1 ms for a common word), so
-        counts are cached; they only steer a cost cut-off, so the cache is kept until
-        the palace has grown or shrunk by 10%.
-        """
-        if abs(total - self._df_total) > 0.1 * max(total, 1):
-            self._df_cache.clear()
-            self._df_total = total
-        if term not in self._df_cache:
-            row = self.conn.execute("SELECT doc FROM temp.fts_vocab WHERE term = ?", (term,)).fetchone()
-            self._df_cache[term] = row[0] if row else None
-        return self._df_cache[term]
+    def _collection(self) -> tuple[int, int]:
+        rows = dict(self.conn.execute(
+            "SELECT key, value FROM meta WHERE key IN ('kw_docs', 'kw_length')").fetchall())
+        return int(rows.get("kw_docs", 0)), int(rows.get("kw_length", 0))
 
     # ------------------------------------------------------------------ accesses
 
@@ -506,9 +539,11 @@ class Index:
         """Forget every memory row (not vectors: they are keyed by content hash and
         stay valid for any text that did not change)."""
         with self.write():
-            for table in ("memories", "memory_tags", "fts", "problems", "room_dirs", "accesses"):
+            for table in ("memories", "memory_tags", "problems", "room_dirs", "accesses"):
                 self.conn.execute(f"DELETE FROM {table}")
-            self.conn.execute("DELETE FROM meta WHERE key IN ('journal_offset', 'last_full_scan')")
+            postings.clear(self.conn)
+            self.conn.execute("DELETE FROM meta WHERE key IN ('journal_offset', 'last_full_scan', "
+                              "'kw_docs', 'kw_length')")
 
 
 def row_to_memory(row: sqlite3.Row, palace_root: Path, *, decay_score: float = 1.0,

@@ -291,6 +291,10 @@ class MemoryPalaceManager:
         the room folders whose mtime changed are rescanned.
         """
         report = SyncReport()
+        if self.index.postings_stale():  # a bulk load died half-way: finish it
+            with self._locked():
+                if self.index.postings_stale():
+                    self.index.finish_bulk()
         if full is None and self.index.count() > QUICK_SYNC_ABOVE:
             with self._locked():
                 changed = self._changed_room_dirs()
@@ -324,10 +328,18 @@ class MemoryPalaceManager:
         to_read = list(plan.new) + list(plan.changed)
         # one transaction per batch, not per file: a rebuild of 100k files would
         # otherwise spend most of its time committing
-        for start in range(0, len(to_read), SYNC_BATCH):
-            with self.index.write():
-                for rel in to_read[start:start + SYNC_BATCH]:
-                    self._index_file(rel, disk, report)
+        # many files at once (a rebuild, a folder copied in): pack the keyword
+        # postings once at the end instead of folding deltas as they grow
+        if len(to_read) > SYNC_BATCH:
+            self.index.begin_bulk()
+        try:
+            for start in range(0, len(to_read), SYNC_BATCH):
+                with self.index.write():
+                    for rel in to_read[start:start + SYNC_BATCH]:
+                        self._index_file(rel, disk, report)
+        finally:
+            if self.index.bulk:
+                self.index.finish_bulk()
         with self.index.write():
             for rel in plan.removed:
                 gone = self.index.remove_path(rel)

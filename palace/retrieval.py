@@ -14,30 +14,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
+from .postings import stem
 from .tokenize import query_terms, tokenize
-
-_SUFFIXES = ("ing", "edly", "ed", "es", "s", "ly")
-
-
-def light_stem(term: str) -> str:
-    """Close enough to SQLite's porter stemmer to say *which* words matched
-    (the ranking itself uses the real one inside FTS5)."""
-    if term.isascii() and len(term) > 4:
-        for suffix in _SUFFIXES:
-            if term.endswith(suffix) and len(term) - len(suffix) >= 3:
-                return term[: -len(suffix)]
-    return term
 
 
 def document_stems(content: str, summary: str | None, tags_json: str) -> set[str]:
     import json
 
     text = " ".join([content, summary or "", " ".join(json.loads(tags_json))])
-    return {light_stem(token) for token in tokenize(text)}
+    return {stem(token) for token in tokenize(text)}
 
 
 def matched_terms(terms: Sequence[str], doc_stems: set[str]) -> list[str]:
-    return [term for term in terms if light_stem(term) in doc_stems]
+    return [term for term in terms if stem(term) in doc_stems]
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,6 @@ MAX_QUERY_CHARS = 4000
 # A search embeds at most this many un-embedded memories first (a slow model does ~15
 # chunks/s on 2 cores); `palace reindex --vectors` / pm.embed_pending() do the rest.
 VECTOR_BACKFILL_PER_SEARCH = 256
-EXPANSION_DF_SHARE = 0.02
-EXPANSION_DF_MIN = 500
 LATE_GRACE = timedelta(days=30)
 LATE_FACTOR = 0.7
 OUTSIDE_FACTOR = 0.5  # soft time filter: a memory outside the period keeps half its relevance
@@ -82,7 +80,7 @@ def search(pm: "MemoryPalaceManager", query: str, *, top_k: int = 10, now: Any =
     expansions = []
     if pm.settings.concepts_enabled and remainder.strip():
         expansions = pm.concept_expander.expand(remainder)
-    groups = affordable_groups(pm, term_groups(own_terms, expansions), has_own=bool(own_terms))
+    groups = term_groups(own_terms, expansions)
     pool = max(50, top_k * 5)
 
     def retrieve(active_filters: Filters) -> tuple[dict[int, float], dict[int, float]]:
@@ -190,27 +188,6 @@ def search(pm: "MemoryPalaceManager", query: str, *, top_k: int = 10, now: Any =
     if record_access and results:
         pm.record_access([r.memory.id for r in results], at=when, kind="search")
     return results
-
-def affordable_groups(pm: "MemoryPalaceManager", groups: list, *, has_own: bool) -> list:
-    """Drop expansion terms found in more than EXPANSION_DF_SHARE of a large palace.
-
-    Ranking every memory that contains a common related word costs most of a
-    search at 100k memories and adds little: such a word says little about any
-    one memory (BM25 gives it a low weight anyway). The user's own words stay.
-    """
-    total = pm.index.count()
-    cap = max(EXPANSION_DF_MIN, EXPANSION_DF_SHARE * total)
-    if total <= cap:
-        return groups
-    kept = []
-    for number, group in enumerate(groups):
-        if number == 0 and has_own:
-            kept.append(group)
-            continue
-        terms = tuple(t for t in group.terms if (pm.index.doc_freq(t, total=total) or 0) <= cap)
-        if terms:
-            kept.append(replace(group, terms=terms))
-    return kept
 
 def vector_scores(pm: "MemoryPalaceManager", text: str, filters: Filters,
                   pool: int) -> tuple[dict[int, float], str | None]:

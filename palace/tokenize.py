@@ -5,7 +5,7 @@ Rust port ``rjieba``: ~10x faster to load than Python jieba, which matters for a
 CLI that must answer in half a second) in *search mode*, which emits a long word
 and its dictionary sub-words: 数据库 → 数据, 据库, 数据库. So a two-character word
 like 数据 or 部署 is findable inside longer words. Other scripts are split on
-non-letters and lower-cased; SQLite's porter stemmer (in the FTS table) then
+non-letters and lower-cased; the Porter stemmer (``postings.stem``) then
 folds English inflections (deploys/deployed → deploy).
 
 The same function is used for indexing and for queries, so both sides agree.
