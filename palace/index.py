@@ -350,9 +350,13 @@ class Index:
             params.append(limit)
         return list(self.conn.execute(sql, params))
 
-    def filtered_rids(self, filters: Filters) -> set[int]:
+    def filtered_rids(self, filters: Filters) -> "np.ndarray":
+        """Row ids of every memory passing ``filters`` (an int64 array)."""
+        import numpy as np
+
         where, params = filters.sql(from_tags=True)
-        return {r[0] for r in self.conn.execute(f"SELECT rid FROM memories m WHERE {where}", params)}
+        return np.fromiter((r for (r,) in self.conn.execute(f"SELECT rid FROM memories m WHERE {where}", params)),
+                           dtype=np.int64)
 
     def stats(self) -> dict[str, Any]:
         by_status = dict(self.conn.execute("SELECT status, COUNT(*) FROM memories GROUP BY status").fetchall())
@@ -402,10 +406,7 @@ class Index:
             if len(picked) == limit or k >= len(rids):
                 return {int(rids[i]): float(scores[i]) for i in picked}
         # a selective filter: take its whole passing set from SQL and mask at once
-        where, params = filters.sql(from_tags=True)
-        allowed = np.fromiter((r for (r,) in self.conn.execute(
-            f"SELECT rid FROM memories m WHERE {where}", params)), dtype=np.int64)
-        candidates = np.flatnonzero(np.isin(rids, allowed))
+        candidates = np.flatnonzero(np.isin(rids, self.filtered_rids(filters)))
         picked = candidates[np.argsort(-scores[candidates], kind="stable")[:limit]].tolist()
         return {int(rids[i]): float(scores[i]) for i in picked}
 

@@ -9,7 +9,7 @@ changes (another process embedded something).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Collection
 
 from .chunking import chunk_text
 from .index import Index
@@ -69,7 +69,7 @@ class VectorStore:
             done += len(batch)
         return done
 
-    def scores(self, model: str, query_vector: Any, *, allowed: set[int] | None,
+    def scores(self, model: str, query_vector: Any, *, allowed: "Collection[int] | None",
                limit: int, statuses: tuple[str, ...] = ("active",)) -> dict[int, float]:
         """Best-chunk cosine per memory rid, top ``limit`` (vectors are normalised).
 
@@ -84,7 +84,8 @@ class VectorStore:
         sims = cache.matrix @ np.asarray(query_vector, dtype=np.float32)
         rids = cache.rids
         if allowed is not None:
-            mask = np.isin(rids, np.fromiter(allowed, dtype=np.int64, count=len(allowed)))
+            mask = np.isin(rids, np.asarray(list(allowed) if isinstance(allowed, (set, frozenset))
+                                            else allowed, dtype=np.int64))
             sims = np.where(mask, sims, -np.inf)
         elif set(statuses) != {"active", "archived"}:
             sims = np.where(np.isin(cache.statuses, list(statuses)), sims, -np.inf)
