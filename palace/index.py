@@ -26,7 +26,7 @@ from .models import Memory
 if TYPE_CHECKING:  # numpy is imported where vectors are used, not on CLI start-up
     import numpy as np
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 INDEX_DIR = ".palace"
 INDEX_FILE = "index.sqlite3"
 
@@ -57,8 +57,9 @@ CREATE TABLE IF NOT EXISTS memories (
     terms TEXT NOT NULL DEFAULT '',     -- indexed (stemmed) terms: postings are rebuilt from these
     doc_len INTEGER NOT NULL DEFAULT 0  -- indexed tokens, for BM25's length norm
 );
-CREATE INDEX IF NOT EXISTS memories_created ON memories(created_ts);
-CREATE INDEX IF NOT EXISTS memories_location ON memories(location);
+-- (…, status): filters on a room or a period are answered from the index alone
+CREATE INDEX IF NOT EXISTS memories_created ON memories(created_ts, status);
+CREATE INDEX IF NOT EXISTS memories_location ON memories(location, status);
 CREATE INDEX IF NOT EXISTS memories_hash ON memories(content_hash);
 CREATE TABLE IF NOT EXISTS memory_tags (
     tag TEXT NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY (tag, rid)
@@ -248,7 +249,7 @@ class Index:
         """Rebuild every term's postings and the collection counts from the memory rows."""
         self.bulk = False
         with self.write() as conn:
-            postings.rebuild(conn, conn.execute("SELECT rid, terms FROM memories"))
+            postings.rebuild(conn, conn.execute("SELECT rid, terms FROM memories ORDER BY rid"))
             docs, length = conn.execute("SELECT COUNT(*), COALESCE(SUM(doc_len), 0) FROM memories").fetchone()
             conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                              [("kw_docs", str(docs)), ("kw_length", str(length))])
