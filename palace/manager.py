@@ -495,9 +495,15 @@ class MemoryPalaceManager:
         try:
             stat = path.stat()
         except FileNotFoundError:
-            # moved or removed by hand while we were open: a sync finds out which
-            self.sync(full=True)
-            return self.index.row_by_id(memory_id)
+            # moved or removed by hand while we were open: a sync finds out which.
+            # Both change their folders' mtimes, so on a large palace the quick
+            # sync (changed rooms only) is enough; a full one only if it was not.
+            self.sync(full=None)
+            row = self.index.row_by_id(memory_id)
+            if row is not None and not (self.root / row["path"]).exists():
+                self.sync(full=True)
+                row = self.index.row_by_id(memory_id)
+            return row
         if (stat.st_mtime_ns, stat.st_size) != (row["mtime_ns"], row["size"]):
             report = SyncReport()
             with self._locked():

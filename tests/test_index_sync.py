@@ -187,6 +187,23 @@ def test_get_on_an_open_manager_follows_a_file_moved_by_hand(pm, palace_root):
     assert got.location == "zoo"
 
 
+def test_get_on_a_big_palace_follows_a_moved_file_without_a_full_scan(pm, palace_root, monkeypatch):
+    # a full scan stats every file (seconds at 100k memories); moving or removing a
+    # file changes its folders' mtimes, so rescanning those rooms is enough
+    monkeypatch.setattr(manager_module, "QUICK_SYNC_ABOVE", 0)  # treat this palace as big
+    m = pm.store("memory about the sacred ibis", id="ibis", location="birds")
+    gone = pm.store("memory about the dodo", id="dodo", location="birds")
+    (palace_root / "zoo").mkdir()
+    shutil.move(m.path, palace_root / "zoo" / "ibis.md")
+    gone.path.unlink()
+    full_scans = []
+    real_scan = pm.storage.scan
+    monkeypatch.setattr(pm.storage, "scan", lambda *a, **k: full_scans.append(1) or real_scan(*a, **k))
+    assert pm.get("ibis").location == "zoo"
+    assert pm.get("dodo") is None
+    assert full_scans == []
+
+
 def test_removed_file_disappears_from_search_and_list(make_pm):
     pm = make_pm()
     keep = pm.store("postgres backups run nightly")
