@@ -26,7 +26,7 @@ from .models import Memory
 if TYPE_CHECKING:  # numpy is imported where vectors are used, not on CLI start-up
     import numpy as np
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 INDEX_DIR = ".palace"
 INDEX_FILE = "index.sqlite3"
 
@@ -55,8 +55,10 @@ CREATE TABLE IF NOT EXISTS memories (
     mtime_ns INTEGER NOT NULL,
     size INTEGER NOT NULL,
     terms TEXT NOT NULL DEFAULT '',     -- indexed (stemmed) terms: postings are rebuilt from these
-    doc_len INTEGER NOT NULL DEFAULT 0  -- indexed tokens, for BM25's length norm
+    doc_len INTEGER NOT NULL DEFAULT 0, -- indexed tokens, for BM25's length norm
+    seq INTEGER NOT NULL DEFAULT 0      -- memories_version of its last write: what changed since
 );
+CREATE INDEX IF NOT EXISTS memories_seq ON memories(seq);
 -- (…, status): filters on a room or a period are answered from the index alone
 CREATE INDEX IF NOT EXISTS memories_created ON memories(created_ts, status);
 CREATE INDEX IF NOT EXISTS memories_location ON memories(location, status);
@@ -149,6 +151,8 @@ class Index:
                     "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' "
                     "AND name NOT LIKE 'fts_%'")]
                 for table in tables:
+                    if table == "vectors" and self._vectors_table_compatible():
+                        continue  # embeddings are slow to redo and their table did not change
                     self.conn.execute(f'DROP TABLE IF EXISTS "{table}"')
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
@@ -156,6 +160,10 @@ class Index:
             self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)",
                               (str(SCHEMA_VERSION),))
             return True
+
+    def _vectors_table_compatible(self) -> bool:
+        columns = [r[1] for r in self.conn.execute("PRAGMA table_info(vectors)")]
+        return columns == ["model", "content_hash", "chunk", "vec"]
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
@@ -169,6 +177,18 @@ class Index:
             self.conn.execute("ROLLBACK")
             raise
         else:
+            self.conn.execute("COMMIT")
+
+    @contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """Several reads that see one consistent state (a read transaction)."""
+        if self.conn.in_transaction:
+            yield self.conn
+            return
+        self.conn.execute("BEGIN")
+        try:
+            yield self.conn
+        finally:
             self.conn.execute("COMMIT")
 
     # ------------------------------------------------------------------ meta
@@ -225,7 +245,7 @@ class Index:
             conn.executemany("INSERT OR IGNORE INTO memory_tags VALUES (?, ?)",
                              [(tag, rid) for tag in memory.tags])
             conn.execute("DELETE FROM problems WHERE path = ?", (relpath,))
-            self._bump("memories_version")
+            conn.execute("UPDATE memories SET seq = ? WHERE rid = ?", (self._bump("memories_version"), rid))
 
     def _count_docs(self, docs: int, length: int) -> None:
         """Keep the collection size and total length BM25 needs (same transaction)."""
@@ -465,12 +485,15 @@ class Index:
 
     # ------------------------------------------------------------------ vectors
 
-    def hashes_missing_vectors(self, model: str, *, limit: int | None = None) -> list[tuple[str, str, str | None]]:
-        """(content_hash, content, summary) of live memories with no vector for ``model``."""
+    def hashes_missing_vectors(self, model: str, *, limit: int | None = None,
+                               since: int = 0) -> list[tuple[str, str, str | None]]:
+        """(content_hash, content, summary) of live memories with no vector for ``model``
+        (only those written after version ``since``, when given)."""
         sql = ("SELECT m.content_hash, m.content, m.summary FROM memories m WHERE m.status != 'deleted' "
+               "AND m.seq > ? "
                "AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.model = ? AND v.content_hash = m.content_hash) "
                "GROUP BY m.content_hash")
-        params: list[Any] = [model]
+        params: list[Any] = [since, model]
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
@@ -485,19 +508,37 @@ class Index:
                 [(model, h, c, np.asarray(v, dtype=np.float32).tobytes()) for h, c, v in items])
             self._bump_vector_version()
 
-    def _bump(self, key: str) -> None:
+    def _bump(self, key: str) -> int:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                          (key, str(int(row[0]) + 1 if row else 1)))
+        value = int(row[0]) + 1 if row else 1
+        self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, str(value)))
+        return value
 
     def _bump_vector_version(self) -> None:
         self._bump("vector_version")
 
-    def vector_version(self) -> str:
-        """Changes whenever vectors or the set of memories change (cache key)."""
+    def versions(self) -> tuple[int, int]:
+        """(vector_version, memories_version): each grows with every change of the
+        vectors / of any memory row (a memory's ``seq`` is the version it was written at)."""
         rows = dict(self.conn.execute(
             "SELECT key, value FROM meta WHERE key IN ('vector_version', 'memories_version')").fetchall())
-        return f"{rows.get('vector_version', '0')}:{rows.get('memories_version', '0')}"
+        return int(rows.get("vector_version", 0)), int(rows.get("memories_version", 0))
+
+    def changed_since(self, seq: int, *, limit: int) -> list[tuple[int, str, str]]:
+        """(rid, status, content_hash) of memories written after version ``seq``."""
+        return [(r[0], r[1], r[2]) for r in self.conn.execute(
+            "SELECT rid, status, content_hash FROM memories WHERE seq > ? ORDER BY seq LIMIT ?", (seq, limit))]
+
+    def vectors_of(self, model: str, hashes: Sequence[str]) -> dict[str, list[bytes]]:
+        """content_hash → its chunk vectors (raw float32 blobs, chunk order)."""
+        found: dict[str, list[bytes]] = {}
+        for start in range(0, len(hashes), 500):
+            chunk = list(hashes[start:start + 500])
+            for content_hash, vec in self.conn.execute(
+                    f"SELECT content_hash, vec FROM vectors WHERE model = ? AND content_hash IN "
+                    f"({','.join('?' * len(chunk))}) ORDER BY content_hash, chunk", [model, *chunk]):
+                found.setdefault(content_hash, []).append(vec)
+        return found
 
     def vector_rows(self, model: str) -> tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
         """(rid, vector, status) per chunk row, for every memory not in the trash."""

@@ -303,8 +303,6 @@ class MemoryPalaceManager:
                 elif changed:
                     self._sync_rooms(changed, report)
             if not full:
-                if report.added or report.updated or report.removed or report.moved:
-                    self._vectors.invalidate()
                 self.last_sync = report
                 return report
         with self._locked():
@@ -316,8 +314,7 @@ class MemoryPalaceManager:
                 self.index.remove_path(rel)  # a bad file that was fixed by deleting it
             self.index.set_room_dirs(dict(self.storage.room_dirs()))
             self.index.set_meta("last_full_scan", str(time.time()))
-        if report.added or report.updated or report.removed or report.moved:
-            self._vectors.invalidate()
+        # (the vector cache follows the index's versions by itself)
         self.last_sync = report
         return report
 

@@ -18,24 +18,105 @@ from .index import Index
 @dataclass
 class _Cache:
     model: str
-    version: str
+    vector_version: int
+    memories_version: int
+    memory_rows: int  # memory rows in the index when the cache was last brought up to date
+    max_rid: int
     rids: Any  # numpy arrays; numpy is imported lazily
     matrix: Any
     statuses: Any
+
+
+# Above this many memories written since the cache was filled, reload it whole.
+REFRESH_LIMIT = 2000
 
 
 class VectorStore:
     def __init__(self, index: Index):
         self.index = index
         self._cache: _Cache | None = None
-        self._complete: dict[str, str] = {}  # model → vector_version when none was missing
+        # model → (vector_version, memories_version) when no memory lacked a vector
+        self._complete: dict[str, tuple[int, int]] = {}
 
     def _load(self, model: str) -> _Cache:
-        version = self.index.vector_version()
-        if self._cache is None or self._cache.model != model or self._cache.version != version:
+        """The vector matrix of ``model``, brought up to date.
+
+        After an agent stores a memory, only the memories written since are read
+        (a whole reload reads every vector: ~1 s at 100k memories); a deleted
+        memory or new vectors for old texts reload everything.
+        """
+        with self.index.snapshot():
+            vector_version, memories_version = self.index.versions()
+            cache = self._cache
+            if (cache is not None and cache.model == model and cache.vector_version == vector_version
+                    and cache.memories_version == memories_version):
+                return cache
+            if (cache is not None and cache.model == model and cache.vector_version == vector_version
+                    and self._refresh(cache, memories_version)):
+                return cache
             rids, matrix, statuses = self.index.vector_rows(model)
-            self._cache = _Cache(model, version, rids, matrix, statuses)
-        return self._cache
+            rows, max_rid = self.index.conn.execute(
+                "SELECT COUNT(*), COALESCE(MAX(rid), 0) FROM memories").fetchone()
+            self._cache = _Cache(model, vector_version, memories_version, rows, max_rid,
+                                 rids, matrix, statuses)
+            return self._cache
+
+    def _refresh(self, cache: _Cache, memories_version: int) -> bool:
+        """Apply the memories written since the cache was filled; False when that
+        cannot be done (too many, or some were deleted) and a reload is needed."""
+        changed = self.index.changed_since(cache.memories_version, limit=REFRESH_LIMIT + 1)
+        if len(changed) > REFRESH_LIMIT:
+            return False
+        added = sum(1 for rid, _, _ in changed if rid > cache.max_rid)
+        rows = self.index.conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
+        if rows != cache.memory_rows + added:
+            return False  # a memory row was deleted: its vectors must go
+        if not self._replace_rows(cache, changed):
+            return False
+        cache.memories_version = memories_version
+        cache.memory_rows = rows
+        cache.max_rid = max([cache.max_rid, *(rid for rid, _, _ in changed)])
+        return True
+
+    def _replace_rows(self, cache: _Cache, memories: list[tuple[int, str, str]]) -> bool:
+        """Drop these memories' rows from the cache and add their current vectors."""
+        import numpy as np
+
+        live = [(rid, status, h) for rid, status, h in memories if status != "deleted"]
+        vectors = self.index.vectors_of(cache.model, sorted({h for _, _, h in live}))
+        new_rids, new_blobs, new_statuses = [], [], []
+        for rid, status, content_hash in live:
+            for blob in vectors.get(content_hash, ()):
+                new_rids.append(rid)
+                new_blobs.append(blob)
+                new_statuses.append(status)
+        keep = ~np.isin(cache.rids, np.asarray([rid for rid, _, _ in memories], dtype=np.int64))
+        if new_blobs:
+            fresh = np.frombuffer(b"".join(new_blobs), dtype=np.float32).reshape(len(new_blobs), -1)
+            if cache.matrix.size and fresh.shape[1] != cache.matrix.shape[1]:
+                return False
+            cache.matrix = np.concatenate([cache.matrix[keep], fresh]) if cache.matrix.size else fresh
+        else:
+            cache.matrix = cache.matrix[keep]
+        cache.rids = np.concatenate([cache.rids[keep], np.asarray(new_rids, dtype=np.int64)])
+        cache.statuses = np.concatenate([cache.statuses[keep], np.asarray(new_statuses, dtype=object)])
+        return True
+
+    def _absorb(self, model: str, hashes: list[str], before: int, after: int) -> None:
+        """Put vectors this process just embedded into the cache (instead of a reload)."""
+        cache = self._cache
+        if cache is None or cache.model != model or cache.vector_version != before:
+            return
+        owners: list[tuple[int, str, str]] = []
+        for start in range(0, len(hashes), 500):
+            chunk = hashes[start:start + 500]
+            owners += [(r[0], r[1], r[2]) for r in self.index.conn.execute(
+                f"SELECT rid, status, content_hash FROM memories WHERE content_hash IN "
+                f"({','.join('?' * len(chunk))})", chunk)]
+        if self._replace_rows(cache, owners):
+            cache.vector_version = after
+        else:
+            self._cache = None
 
     def invalidate(self) -> None:
         self._cache = None
@@ -44,17 +125,20 @@ class VectorStore:
         """Embed live memories that have no vector for the embedder's model yet.
 
         Keyed by content hash, so identical texts and unchanged edits cost nothing.
+        Once every memory had a vector, only memories written since are checked.
         Returns the number of memories embedded.
         """
         model = embedder.name
-        version = self.index.vector_version()
-        if self._complete.get(model) == version:
-            return 0  # nothing changed since every memory had a vector: skip the scan
-        missing = self.index.hashes_missing_vectors(model, limit=limit)
+        vector_version, memories_version = self.index.versions()
+        complete = self._complete.get(model)
+        if complete == (vector_version, memories_version):
+            return 0  # nothing changed since every memory had a vector
+        since = complete[1] if complete is not None and complete[0] == vector_version else 0
+        missing = self.index.hashes_missing_vectors(model, limit=limit, since=since)
         if not missing:
-            self._complete[model] = version
+            self._complete[model] = (vector_version, memories_version)
             return 0
-        done = 0
+        done = batches = 0
         for start in range(0, len(missing), batch_size):
             batch = missing[start:start + batch_size]
             texts: list[str] = []
@@ -67,6 +151,12 @@ class VectorStore:
             vectors = embedder.embed_documents(texts)
             self.index.put_vectors(embedder.name, [(h, c, vectors[i]) for i, (h, c) in enumerate(owners)])
             done += len(batch)
+            batches += 1
+        after, _ = self.index.versions()
+        if after == vector_version + batches:  # no other process touched vectors meanwhile
+            self._absorb(model, [h for h, _, _ in missing], vector_version, after)
+            if limit is None or len(missing) < limit:
+                self._complete[model] = (after, memories_version)
         return done
 
     def scores(self, model: str, query_vector: Any, *, allowed: "Collection[int] | None",

@@ -172,3 +172,47 @@ def test_search_through_the_sidecar_then_falls_back_when_it_dies(tmp_path, minil
         assert first < 3 and time.perf_counter() - started < 2  # the breaker skips the dead sidecar
     finally:
         running.stop()
+
+
+def test_the_vector_cache_follows_writes_without_reloading_everything(filled, monkeypatch):
+    # an agent stores, then searches: re-reading every vector after each write costs
+    # ~1 s at 100k memories, so only what was written since is read
+    pm, counting = filled
+    now = "2026-11-30T10:00:00+08:00"
+    pm.search("vet", now=now)
+    reloads = []
+    real_rows = pm.index.vector_rows
+    monkeypatch.setattr(pm.index, "vector_rows", lambda model: reloads.append(model) or real_rows(model))
+    pm.store("Our cat Miso hates the carrier on the way to the vet.", id="cat", created_at=now)
+    pm.update("car", content="The car's brakes were fixed; the mechanic also rotated the tyres.")
+    pm.update("trip", status="archived")
+    results = pm.search("pet clinic visit", top_k=4, now=now)
+    assert reloads == []
+    assert "cat" in [r.memory.id for r in results]
+    from palace.vectors import VectorStore
+
+    query = counting.embed_query("tyres and brakes")
+    cached = pm._vectors.scores(counting.name, query, allowed=None, limit=10)
+    fresh = VectorStore(pm.index).scores(counting.name, query, allowed=None, limit=10)
+    assert cached.keys() == fresh.keys() and "trip" not in {pm.index.rows_by_rid([r])[r]["id"] for r in cached}
+    for rid, score in fresh.items():
+        assert cached[rid] == pytest.approx(score, abs=1e-6)
+    before = len(reloads)  # (the fresh store above loaded once)
+    pm.delete("pets")  # a removed memory's vectors must go: that one reloads
+    results = pm.search("dog vaccination", top_k=4, now=now)
+    assert "pets" not in [r.memory.id for r in results]
+    assert len(reloads) == before + 1
+
+
+def test_an_index_schema_upgrade_keeps_the_embeddings(filled):
+    pm, counting = filled
+    now = "2026-11-30T10:00:00+08:00"
+    pm.search("vet", now=now)
+    embedded = counting.documents
+    pm.index.set_meta("schema_version", "5")  # as if written by the previous release
+    pm.close()
+    again = _pm(pm.settings.workspace, counting)
+    assert again.index.rebuilt_schema
+    results = again.search("puppy shots appointment", top_k=1, now=now)
+    assert results[0].memory.id == "pets"
+    assert counting.documents == embedded  # nothing embedded again
