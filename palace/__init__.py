@@ -10,6 +10,7 @@ from .errors import (
     ConfigError,
     EmbedderUnavailableError,
     EssenceTooLargeError,
+    IndexVersionError,
     InvalidInputError,
     MemoryFileError,
     MemoryNotFoundError,
@@ -24,5 +25,5 @@ __version__ = "0.1.0"
 __all__ = [
     "MemoryPalaceManager", "Memory", "SearchResult", "Explanation", "DecayReport", "Settings",
     "PalaceError", "InvalidInputError", "MemoryNotFoundError", "MemoryFileError", "ConfigError",
-    "EmbedderUnavailableError", "EssenceTooLargeError", "__version__",
+    "EmbedderUnavailableError", "EssenceTooLargeError", "IndexVersionError", "__version__",
 ]

@@ -46,6 +46,10 @@ class ConfigError(PalaceError):
     """A MEMORY_* setting or a config file has a value palace cannot use."""
 
 
+class IndexVersionError(PalaceError):
+    """The index was built by a newer palace; this one will not overwrite it."""
+
+
 class EmbedderUnavailableError(PalaceError):
     """Vectors were asked for but no embedder can produce them right now."""
 

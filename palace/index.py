@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 from . import postings
+from .errors import IndexVersionError
 from .models import Memory
 
 if TYPE_CHECKING:  # numpy is imported where vectors are used, not on CLI start-up
@@ -129,7 +130,11 @@ class Index:
         self.conn.execute("PRAGMA synchronous = NORMAL")
         # during a rebuild, postings deltas are folded once at the end (finish_bulk)
         self.bulk = False
-        self.rebuilt_schema = self._ensure_schema()
+        try:
+            self.rebuilt_schema = self._ensure_schema()
+        except BaseException:
+            self.conn.close()
+            raise
 
     def close(self) -> None:
         self.conn.close()
@@ -146,6 +151,13 @@ class Index:
                 version = int(row[0]) if row else None
             if version == SCHEMA_VERSION:
                 return False
+            if version is not None and version > SCHEMA_VERSION:
+                # dropping it would only make the newer palace rebuild it again, and
+                # two versions on one workspace would take turns rebuilding
+                raise IndexVersionError(
+                    f"{self.path} was built by a newer palace (index schema {version}, this palace "
+                    f"reads {SCHEMA_VERSION}): upgrade palace here (pip install -U palace-memory), or "
+                    f"delete that file to rebuild it for this version (the Markdown files are the truth)")
             if has_meta:
                 tables = [r[0] for r in self.conn.execute(
                     "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' "

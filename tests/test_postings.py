@@ -13,6 +13,7 @@ import pytest
 
 from palace import manager as manager_module
 from palace import postings
+from palace.errors import IndexVersionError
 from palace.index import Filters
 from palace.tokenize import tokenize
 
@@ -171,3 +172,16 @@ def test_archived_memories_are_left_out_unless_asked_for(pm):
     pm.update(old.id, status="archived")
     assert old.id not in {r.memory.id for r in pm.search("kafka consumer", top_k=50)}
     assert old.id in {r.memory.id for r in pm.search("kafka consumer", top_k=50, include_archived=True)}
+
+
+def test_an_index_from_a_newer_palace_is_left_alone_with_a_clear_error(make_pm, cli):
+    pm = make_pm()
+    pm.store("rate limiting on the gateway", location="ops")
+    pm.index.set_meta("schema_version", "99")  # as a later release would leave it
+    pm.close()
+    with pytest.raises(IndexVersionError, match="newer palace.*upgrade palace.*delete"):
+        make_pm()
+    result = cli("search", "gateway")
+    assert result.rc != 0 and "newer palace" in result.stderr
+    assert sqlite3.connect(pm.index.path).execute(
+        "SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == "99"
