@@ -501,15 +501,19 @@ class Index:
                                since: int = 0) -> list[tuple[str, str, str | None]]:
         """(content_hash, content, summary) of live memories with no vector for ``model``
         (only those written after version ``since``, when given)."""
-        sql = ("SELECT m.content_hash, m.content, m.summary FROM memories m WHERE m.status != 'deleted' "
-               "AND m.seq > ? "
+        # rows in seq order (the seq index answers "written since" without a scan);
+        # memories sharing a text are folded here, not by a GROUP BY that would
+        # make SQLite walk the whole hash index
+        sql = ("SELECT m.content_hash, m.content, m.summary FROM memories m INDEXED BY memories_seq "
+               "WHERE m.seq > ? AND m.status != 'deleted' "
                "AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.model = ? AND v.content_hash = m.content_hash) "
-               "GROUP BY m.content_hash")
-        params: list[Any] = [since, model]
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(limit)
-        return [(r[0], r[1], r[2]) for r in self.conn.execute(sql, params)]
+               "ORDER BY m.seq")
+        found: dict[str, tuple[str, str, str | None]] = {}
+        for content_hash, content, summary in self.conn.execute(sql, (since, model)):
+            found.setdefault(content_hash, (content_hash, content, summary))
+            if limit is not None and len(found) >= limit:
+                break
+        return list(found.values())
 
     def put_vectors(self, model: str, items: Iterable[tuple[str, int, "np.ndarray"]]) -> None:
         import numpy as np

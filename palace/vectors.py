@@ -17,14 +17,20 @@ from .index import Index
 
 @dataclass
 class _Cache:
+    """Chunk vectors of one model, one row each. Rows of changed memories are
+    retired in place (rid -1) and new rows appended into spare capacity, so
+    applying a write does not copy the whole matrix."""
+
     model: str
     vector_version: int
     memories_version: int
     memory_rows: int  # memory rows in the index when the cache was last brought up to date
     max_rid: int
-    rids: Any  # numpy arrays; numpy is imported lazily
+    rids: Any  # numpy arrays with spare capacity; numpy is imported lazily
     matrix: Any
     statuses: Any
+    used: int = 0  # rows in use (live or retired)
+    retired: int = 0
 
 
 # Above this many memories written since the cache was filled, reload it whole.
@@ -58,7 +64,7 @@ class VectorStore:
             rows, max_rid = self.index.conn.execute(
                 "SELECT COUNT(*), COALESCE(MAX(rid), 0) FROM memories").fetchone()
             self._cache = _Cache(model, vector_version, memories_version, rows, max_rid,
-                                 rids, matrix, statuses)
+                                 rids, matrix, statuses, used=len(rids))
             return self._cache
 
     def _refresh(self, cache: _Cache, memories_version: int) -> bool:
@@ -79,7 +85,8 @@ class VectorStore:
         return True
 
     def _replace_rows(self, cache: _Cache, memories: list[tuple[int, str, str]]) -> bool:
-        """Drop these memories' rows from the cache and add their current vectors."""
+        """Retire these memories' rows in the cache and append their current vectors
+        (False when that cannot be done and the cache must be reloaded)."""
         import numpy as np
 
         live = [(rid, status, h) for rid, status, h in memories if status != "deleted"]
@@ -90,16 +97,30 @@ class VectorStore:
                 new_rids.append(rid)
                 new_blobs.append(blob)
                 new_statuses.append(status)
-        keep = ~np.isin(cache.rids, np.asarray([rid for rid, _, _ in memories], dtype=np.int64))
+        used = cache.used
+        old = np.flatnonzero(np.isin(cache.rids[:used], [rid for rid, _, _ in memories]))
+        cache.rids[old] = -1
+        cache.statuses[old] = "deleted"
+        cache.retired += len(old)
         if new_blobs:
             fresh = np.frombuffer(b"".join(new_blobs), dtype=np.float32).reshape(len(new_blobs), -1)
-            if cache.matrix.size and fresh.shape[1] != cache.matrix.shape[1]:
+            if used and fresh.shape[1] != cache.matrix.shape[1]:
                 return False
-            cache.matrix = np.concatenate([cache.matrix[keep], fresh]) if cache.matrix.size else fresh
-        else:
-            cache.matrix = cache.matrix[keep]
-        cache.rids = np.concatenate([cache.rids[keep], np.asarray(new_rids, dtype=np.int64)])
-        cache.statuses = np.concatenate([cache.statuses[keep], np.asarray(new_statuses, dtype=object)])
+            if used + len(fresh) > len(cache.rids) or not used:
+                capacity = max(used + used // 8, used + len(fresh), 64)  # spare room for more writes
+                matrix = np.empty((capacity, fresh.shape[1]), dtype=np.float32)
+                matrix[:used] = cache.matrix[:used]
+                rids = np.full(capacity, -1, dtype=np.int64)
+                rids[:used] = cache.rids[:used]
+                statuses = np.full(capacity, "deleted", dtype=object)
+                statuses[:used] = cache.statuses[:used]
+                cache.matrix, cache.rids, cache.statuses = matrix, rids, statuses
+            cache.matrix[used:used + len(fresh)] = fresh
+            cache.rids[used:used + len(fresh)] = new_rids
+            cache.statuses[used:used + len(fresh)] = new_statuses
+            cache.used = used + len(fresh)
+        if cache.retired > 1000 and cache.retired > cache.used // 4:
+            return False  # mostly retired rows: a reload packs the matrix again
         return True
 
     def _absorb(self, model: str, hashes: list[str], before: int, after: int) -> None:
@@ -169,16 +190,18 @@ class VectorStore:
         import numpy as np
 
         cache = self._load(model)
-        if cache.matrix.size == 0:
+        if cache.used == 0:
             return {}
-        sims = cache.matrix @ np.asarray(query_vector, dtype=np.float32)
-        rids = cache.rids
+        sims = cache.matrix[:cache.used] @ np.asarray(query_vector, dtype=np.float32)
+        rids = cache.rids[:cache.used]
         if allowed is not None:
             mask = np.isin(rids, np.asarray(list(allowed) if isinstance(allowed, (set, frozenset))
                                             else allowed, dtype=np.int64))
             sims = np.where(mask, sims, -np.inf)
         elif set(statuses) != {"active", "archived"}:
-            sims = np.where(np.isin(cache.statuses, list(statuses)), sims, -np.inf)
+            sims = np.where(np.isin(cache.statuses[:cache.used], list(statuses)), sims, -np.inf)
+        elif cache.retired:
+            sims = np.where(rids >= 0, sims, -np.inf)
         # more rows than `limit` because several chunks can belong to one memory
         take = min(len(sims), limit * 4)
         top = np.argpartition(-sims, take - 1)[:take] if take < len(sims) else np.arange(len(sims))
