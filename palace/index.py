@@ -27,9 +27,11 @@ from .models import Memory
 if TYPE_CHECKING:  # numpy is imported where vectors are used, not on CLI start-up
     import numpy as np
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 INDEX_DIR = ".palace"
 INDEX_FILE = "index.sqlite3"
+REMOVED_KEPT = 10_000  # deletions remembered for caches (pruned every REMOVED_PRUNE_EVERY)
+REMOVED_PRUNE_EVERY = 1000
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -60,6 +62,9 @@ CREATE TABLE IF NOT EXISTS memories (
     seq INTEGER NOT NULL DEFAULT 0      -- memories_version of its last write: what changed since
 );
 CREATE INDEX IF NOT EXISTS memories_seq ON memories(seq);
+-- memory rows deleted, by the memories_version of the deletion: lets caches (the
+-- vector matrix) drop exactly those (older entries are pruned: see removed_since)
+CREATE TABLE IF NOT EXISTS removed (seq INTEGER PRIMARY KEY, rid INTEGER NOT NULL);
 -- (…, status): filters on a room or a period are answered from the index alone
 CREATE INDEX IF NOT EXISTS memories_created ON memories(created_ts, status);
 CREATE INDEX IF NOT EXISTS memories_location ON memories(location, status);
@@ -316,7 +321,14 @@ class Index:
                 postings.merge_due(self.conn, touched)
         self.conn.execute("DELETE FROM memories WHERE rid = ?", (rid,))
         self.conn.execute("DELETE FROM memory_tags WHERE rid = ?", (rid,))
-        self._bump("memories_version")
+        seq = self._bump("memories_version")
+        self.conn.execute("INSERT INTO removed VALUES (?, ?)", (seq, rid))
+        if seq % REMOVED_PRUNE_EVERY == 0:  # keep the log short: the newest REMOVED_KEPT deletions
+            cut = self.conn.execute("SELECT seq FROM removed ORDER BY seq DESC LIMIT 1 OFFSET ?",
+                                    (REMOVED_KEPT,)).fetchone()
+            if cut is not None:
+                self.conn.execute("DELETE FROM removed WHERE seq <= ?", (cut[0],))
+                self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('removed_floor', ?)", (str(cut[0]),))
 
     def record_problem(self, relpath: str, reason: str) -> None:
         with self.write():
@@ -564,6 +576,14 @@ class Index:
         return [(r[0], r[1], r[2]) for r in self.conn.execute(
             "SELECT rid, status, content_hash FROM memories WHERE seq > ? ORDER BY seq LIMIT ?", (seq, limit))]
 
+    def removed_since(self, seq: int) -> list[int] | None:
+        """Row ids of memories deleted after version ``seq``; None when the log no
+        longer reaches back that far (the caller must reload)."""
+        floor = int(self.get_meta("removed_floor", "0") or 0)
+        if seq < floor:
+            return None
+        return [r for (r,) in self.conn.execute("SELECT rid FROM removed WHERE seq > ?", (seq,))]
+
     def vectors_of(self, model: str, hashes: Sequence[str]) -> dict[str, list[bytes]]:
         """content_hash → its chunk vectors (raw float32 blobs, chunk order)."""
         found: dict[str, list[bytes]] = {}
@@ -575,8 +595,10 @@ class Index:
                 found.setdefault(content_hash, []).append(vec)
         return found
 
-    def vector_rows(self, model: str) -> tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
-        """(rid, vector, status) per chunk row, for every memory not in the trash."""
+    def vector_rows(self, model: str, *, spare: float = 0.0) -> tuple["np.ndarray", "np.ndarray", "np.ndarray", int]:
+        """(rid, vector, status) per chunk row, for every memory not in the trash, and
+        how many rows there are. With ``spare``, the arrays have that share of extra
+        rows (rid -1) for vectors added later without copying the whole matrix."""
         import numpy as np
 
         rids: list[int] = []
@@ -591,9 +613,18 @@ class Index:
             statuses.append(status)
         if not blobs:
             return (np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32),
-                    np.zeros(0, dtype=object))
-        matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
-        return np.asarray(rids, dtype=np.int64), matrix, np.asarray(statuses, dtype=object)
+                    np.zeros(0, dtype=object), 0)
+        used = len(blobs)
+        capacity = used + int(used * spare)
+        dimension = len(blobs[0]) // 4
+        matrix = np.empty((capacity, dimension), dtype=np.float32)
+        for row, blob in enumerate(blobs):  # row by row: no second full-size copy in memory
+            matrix[row] = np.frombuffer(blob, dtype=np.float32)
+        all_rids = np.full(capacity, -1, dtype=np.int64)
+        all_rids[:used] = rids
+        all_statuses = np.full(capacity, "deleted", dtype=object)
+        all_statuses[:used] = statuses
+        return all_rids, matrix, all_statuses, used
 
     def drop_vectors(self, model: str | None = None) -> None:
         with self.write():
@@ -622,6 +653,10 @@ class Index:
             postings.clear(self.conn)
             self.conn.execute("DELETE FROM meta WHERE key IN ('journal_offset', 'last_full_scan', "
                               "'kw_docs', 'kw_length')")
+            # these removals are not logged one by one: older caches must reload
+            self.conn.execute("DELETE FROM removed")
+            self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('removed_floor', ?)",
+                              (str(self._bump("memories_version")),))
 
 
 def row_to_memory(row: sqlite3.Row, palace_root: Path, *, decay_score: float = 1.0,

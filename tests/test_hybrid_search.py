@@ -176,13 +176,14 @@ def test_search_through_the_sidecar_then_falls_back_when_it_dies(tmp_path, minil
 
 def test_the_vector_cache_follows_writes_without_reloading_everything(filled, monkeypatch):
     # an agent stores, then searches: re-reading every vector after each write costs
-    # ~1 s at 100k memories, so only what was written since is read
+    # ~1 s at 100k memories, so only what was written or deleted since is applied
     pm, counting = filled
     now = "2026-11-30T10:00:00+08:00"
     pm.search("vet", now=now)
     reloads = []
     real_rows = pm.index.vector_rows
-    monkeypatch.setattr(pm.index, "vector_rows", lambda model: reloads.append(model) or real_rows(model))
+    monkeypatch.setattr(pm.index, "vector_rows",
+                        lambda model, **kw: reloads.append(model) or real_rows(model, **kw))
     pm.store("Our cat Miso hates the carrier on the way to the vet.", id="cat", created_at=now)
     pm.update("car", content="The car's brakes were fixed; the mechanic also rotated the tyres.")
     pm.update("trip", status="archived")
@@ -198,10 +199,13 @@ def test_the_vector_cache_follows_writes_without_reloading_everything(filled, mo
     for rid, score in fresh.items():
         assert cached[rid] == pytest.approx(score, abs=1e-6)
     before = len(reloads)  # (the fresh store above loaded once)
-    pm.delete("pets")  # a removed memory's vectors must go: that one reloads
+    pm.delete("pets")  # a removed memory's vectors go too, still without a reload
     results = pm.search("dog vaccination", top_k=4, now=now)
     assert "pets" not in [r.memory.id for r in results]
-    assert len(reloads) == before + 1
+    assert len(reloads) == before
+    cached = pm._vectors.scores(counting.name, query, allowed=None, limit=10)
+    fresh = VectorStore(pm.index).scores(counting.name, query, allowed=None, limit=10)
+    assert cached.keys() == fresh.keys()
 
 
 def test_an_index_schema_upgrade_keeps_the_embeddings(filled):

@@ -185,3 +185,25 @@ def test_an_index_from_a_newer_palace_is_left_alone_with_a_clear_error(make_pm, 
     assert result.rc != 0 and "newer palace" in result.stderr
     assert sqlite3.connect(pm.index.path).execute(
         "SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == "99"
+
+
+def test_the_deletion_log_says_when_it_no_longer_reaches_back(pm, monkeypatch):
+    from palace import index as index_module
+
+    monkeypatch.setattr(index_module, "REMOVED_KEPT", 5)
+    monkeypatch.setattr(index_module, "REMOVED_PRUNE_EVERY", 10)
+    start = pm.index.versions()[1]
+    ids = [pm.store(f"note {i}", location="notes").id for i in range(30)]
+    middle = pm.index.versions()[1]
+    rids = dict(pm.index.conn.execute("SELECT id, rid FROM memories").fetchall())
+    for memory_id in ids[:3]:
+        pm.delete(memory_id)
+    assert sorted(pm.index.removed_since(middle)) == sorted(rids[i] for i in ids[:3])
+    for memory_id in ids[3:25]:
+        pm.delete(memory_id)
+    assert pm.index.removed_since(start) is None  # pruned: a cache that old must reload
+    latest = pm.index.versions()[1]
+    pm.delete(ids[25])
+    assert pm.index.removed_since(latest) == [rids[ids[25]]]
+    pm.reindex()  # every row replaced at once, not logged one by one
+    assert pm.index.removed_since(latest) is None
