@@ -641,12 +641,17 @@ def run_size(size: int, args: argparse.Namespace) -> dict[str, Any]:
         t = time.perf_counter()
         pm.search(q.text, top_k=10, record_access=False)
         write_search.append(time.perf_counter() - t)
-    for memory_id in written:
+    delete_search = []
+    for n, memory_id in enumerate(written):
         pm.delete(memory_id)
+        t = time.perf_counter()
+        pm.search(queries[n].text, top_k=10, record_access=False)
+        delete_search.append(time.perf_counter() - t)
     pm.empty_trash()
     res["store_then_search_p50_ms"] = pct(write_search, 50) * 1000
     say("    " + stats_line("store, then hybrid search: the search", write_search)
         + f"   (the store itself p50 {ms(pct(write_store, 50))})")
+    say("    " + stats_line("delete, then hybrid search: the search", delete_search))
     pm.close()
     res["rss_peak_mb"] = peak_rss_mb()
     if profiler.directory is not None:  # last, so it cannot disturb the other phases
