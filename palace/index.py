@@ -418,25 +418,30 @@ class Index:
 
     # ------------------------------------------------------------------ keyword search
 
-    def keyword_scores(self, groups: Sequence[tuple[float, Sequence[str]]], filters: Filters,
+    def keyword_scores(self, groups: Sequence[tuple[float, Sequence[Any]]], filters: Filters,
                        limit: int) -> dict[int, float]:
         """The ``limit`` best memories passing ``filters`` by Σ weight × BM25(term).
 
         Each group is the user's own words or one class of concept expansion, with
-        its weight; BM25 is a sum over terms, so weighting a term is exact. (Scaling
-        each group to its best match first was measured: it lowered recall@5 on
+        its weight; BM25 is a sum over terms, so weighting a term is exact. A group's
+        items are terms, or (terms required together, terms scored) units for
+        multiword expansions (see retrieval.term_groups). (Scaling each group to its
+        best match first was measured: it lowered recall@5 on
         scripts/data/zh_retrieval.json from 0.906 to 0.889.)
         """
         import numpy as np
 
-        weighted: dict[str, float] = {}
-        for weight, terms in groups:
-            for term in dict.fromkeys(postings.stem(t) for t in terms if t):
-                weighted[term] = weighted.get(term, 0.0) + weight
-        if not weighted:
+        units: list[tuple[float, tuple[str, ...], tuple[str, ...]]] = []
+        for weight, items in groups:
+            for item in items:
+                required, scored = ((item,), (item,)) if isinstance(item, str) else item
+                units.append((weight, tuple(postings.stem(t) for t in required if t),
+                              tuple(dict.fromkeys(postings.stem(t) for t in scored if t))))
+        units = [u for u in units if u[1] and u[2]]
+        if not units:
             return {}
         docs, length = self._collection()
-        rids, scores = postings.bm25(self.conn, weighted, docs=docs, total_length=length)
+        rids, scores = postings.bm25(self.conn, units, docs=docs, total_length=length)
         if len(rids) == 0:
             return {}
         # the best few usually pass the filters: check them first, then widen

@@ -195,36 +195,55 @@ def _postings(conn: sqlite3.Connection, terms: Mapping[str, object]) -> dict[str
     return out
 
 
-def bm25(conn: sqlite3.Connection, weighted_terms: Mapping[str, float], *, docs: int,
-         total_length: int) -> tuple["np.ndarray", "np.ndarray"]:
-    """(rids, scores) of every memory containing any term: Σ weight·idf·tf-part.
+def bm25(conn: sqlite3.Connection, units: Sequence[tuple[float, Sequence[str], Sequence[str]]], *,
+         docs: int, total_length: int) -> tuple["np.ndarray", "np.ndarray"]:
+    """(rids, scores) of every memory matching any unit: Σ weight·idf·tf-part.
 
-    ``docs`` and ``total_length`` describe the whole indexed collection (for idf
-    and the average document length)."""
+    A unit is (weight, terms required together, terms scored): a memory gets the
+    scored terms' BM25 parts only if it contains every required term (a single
+    term requires itself). ``docs`` and ``total_length`` describe the whole
+    indexed collection (for idf and the average document length)."""
     import numpy as np
 
-    postings = _postings(conn, weighted_terms)
+    needed = {term: None for _, required, scored in units for term in (*required, *scored)}
+    postings = _postings(conn, needed)
     avgdl = total_length / docs if docs else 1.0
-    all_rids, all_parts = [], []
-    for term, weight in weighted_terms.items():
-        rids, tfs, dls = postings[term]
+    parts: dict[str, "np.ndarray"] = {}
+    for term, (rids, tfs, dls) in postings.items():
         df = len(rids)
-        if df == 0 or weight == 0:
+        if df == 0:
             continue
-        idf = float(np.log((docs - df + 0.5) / (df + 0.5))) if docs > df else 0.0
-        idf = max(idf, 1e-6)
+        idf = max(float(np.log((docs - df + 0.5) / (df + 0.5))) if docs > df else 0.0, 1e-6)
         tf = tfs.astype(np.float64)
-        part = tf * (K1 + 1) / (tf + K1 * (1 - B + B * dls / avgdl))
-        all_rids.append(rids)
-        all_parts.append(weight * idf * part)
+        parts[term] = idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dls / avgdl))
+    all_rids, all_parts = [], []
+    for weight, required, scored in units:
+        if weight == 0 or any(term not in parts for term in required):
+            continue
+        common = None
+        if tuple(required) != tuple(scored) or len(required) > 1:
+            for term in required:
+                rids = postings[term][0]
+                common = rids if common is None else np.intersect1d(common, rids, assume_unique=True)
+        for term in scored:
+            if term not in parts:
+                continue
+            rids, part = postings[term][0], parts[term]
+            if common is not None:
+                keep = np.isin(rids, common, assume_unique=True)
+                rids, part = rids[keep], part[keep]
+            all_rids.append(rids)
+            all_parts.append(weight * part)
     if not all_rids:
         return np.zeros(0, np.int64), np.zeros(0, np.float64)
     rids = np.concatenate(all_rids)
-    parts = np.concatenate(all_parts)
+    weighted = np.concatenate(all_parts)
+    if len(rids) == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.float64)
     top = int(rids.max())
     if top < 4 * len(rids) + 1_000_000:  # dense accumulate: fastest for usual rids
-        sums = np.bincount(rids, weights=parts, minlength=top + 1)
+        sums = np.bincount(rids, weights=weighted, minlength=top + 1)
         hit = np.flatnonzero(np.bincount(rids, minlength=top + 1))
         return hit.astype(np.int64), sums[hit]
     unique, inverse = np.unique(rids, return_inverse=True)
-    return unique, np.bincount(inverse, weights=parts)
+    return unique, np.bincount(inverse, weights=weighted)

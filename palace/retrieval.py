@@ -11,11 +11,14 @@ Nothing here touches files or the database, so every rule can be tested alone:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from .postings import stem
 from .tokenize import query_terms, tokenize
+
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
 def document_stems(content: str, summary: str | None, tags_json: str) -> set[str]:
@@ -29,30 +32,57 @@ def matched_terms(terms: Sequence[str], doc_stems: set[str]) -> list[str]:
     return [term for term in terms if stem(term) in doc_stems]
 
 
+Unit = tuple[tuple[str, ...], tuple[str, ...]]  # (terms a memory must all contain, terms scored)
+
+
 @dataclass(frozen=True)
 class TermGroup:
     weight: float
-    terms: tuple[str, ...]
+    terms: tuple[str, ...]  # every term scored in this group
     expansions: tuple[object, ...] = ()  # the Expansion objects behind these terms
+    units: tuple[Unit, ...] = ()  # how the terms are matched (see term_groups)
+
+
+def phrase_words(term: str) -> tuple[str, ...] | None:
+    """The words of a multiword expansion written with spaces or hyphens ("front-end
+    framework", "rate limiting"): a memory matches it only with all of them, not on
+    "front" alone. Chinese terms (segmented into overlapping sub-words) match by any."""
+    words = tuple(query_terms(term))
+    if len(words) > 1 and not _HAN.search(term):
+        return words
+    return None
 
 
 def term_groups(own_terms: Sequence[str], expansions: Iterable[object]) -> list[TermGroup]:
-    """Group expansion terms by weight so each weight class is one BM25 query."""
-    groups: list[TermGroup] = [TermGroup(1.0, tuple(own_terms))] if own_terms else []
+    """Group expansion terms by weight so each weight class is scored with one weight.
+
+    The user's own words match one by one; a multiword expansion needs all its
+    words in a memory; a term already scored by an earlier group is not scored again.
+    """
+    groups: list[TermGroup] = []
+    if own_terms:
+        groups.append(TermGroup(1.0, tuple(own_terms), units=tuple(((t,), (t,)) for t in own_terms)))
     seen = set(own_terms)
-    by_weight: dict[float, tuple[list[str], list[object]]] = {}
+    by_weight: dict[float, tuple[list[str], list[object], list[Unit]]] = {}
     for expansion in expansions:
-        terms = [t for t in query_terms(getattr(expansion, "term")) if t not in seen]
-        if not terms:
+        term = getattr(expansion, "term")
+        tokens = query_terms(term)
+        scored = [t for t in tokens if t not in seen]
+        if not scored:
             continue
-        seen.update(terms)
+        seen.update(scored)
         weight = round(float(getattr(expansion, "weight")), 2)
-        bucket = by_weight.setdefault(weight, ([], []))
-        bucket[0].extend(terms)
+        bucket = by_weight.setdefault(weight, ([], [], []))
+        bucket[0].extend(scored)
         bucket[1].append(expansion)
+        words = phrase_words(term)
+        if words:
+            bucket[2].append((words, tuple(scored)))
+        else:
+            bucket[2].extend(((t,), (t,)) for t in scored)
     for weight in sorted(by_weight, reverse=True):
-        terms, sources = by_weight[weight]
-        groups.append(TermGroup(weight, tuple(terms), tuple(sources)))
+        terms, sources, units = by_weight[weight]
+        groups.append(TermGroup(weight, tuple(terms), tuple(sources), tuple(units)))
     return groups
 
 

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 from .errors import EmbedderUnavailableError, InvalidInputError
 from .index import Filters, row_to_memory
 from .models import Explanation, SearchResult
-from .retrieval import document_stems, final_score, fuse, matched_terms, term_groups
+from .postings import stem
+from .retrieval import document_stems, final_score, fuse, matched_terms, phrase_words, term_groups
 from .tokenize import query_terms
 from .validation import coerce_datetime, normalize_location, normalize_tags, validate_word
 
@@ -84,7 +85,7 @@ def search(pm: "MemoryPalaceManager", query: str, *, top_k: int = 10, now: Any =
     pool = max(50, top_k * 5)
 
     def retrieve(active_filters: Filters) -> tuple[dict[int, float], dict[int, float]]:
-        kw = (pm.index.keyword_scores([(g.weight, g.terms) for g in groups], active_filters, pool)
+        kw = (pm.index.keyword_scores([(g.weight, g.units) for g in groups], active_filters, pool)
               if groups else {})
         vec, vector_note = vector_scores(pm, remainder, active_filters, pool)
         if vector_note and vector_note not in notes:
@@ -172,7 +173,10 @@ def search(pm: "MemoryPalaceManager", query: str, *, top_k: int = 10, now: Any =
         for group in groups[1 if own_terms else 0:]:
             hits = set(matched_terms(group.terms, doc_stems))
             for expansion in group.expansions:
-                if hits & set(query_terms(expansion.term)):
+                words = phrase_words(expansion.term)
+                found = (all(stem(w) in doc_stems for w in words) if words
+                         else hits & set(query_terms(expansion.term)))
+                if found:
                     matched_exp.append({"term": expansion.term, "from": expansion.source,
                                         "relation": expansion.relation, "weight": expansion.weight})
         memory = row_to_memory(row, pm.root, decay_score=info[row["id"]][0],
