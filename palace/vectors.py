@@ -137,6 +137,25 @@ class VectorStore:
     def invalidate(self) -> None:
         self._cache = None
 
+    # "at versions (v, m) no memory lacked a vector for this model": kept in the
+    # index too, so a fresh process (a CLI search) checks only what changed since
+    # instead of every memory (~0.3 s at 100k)
+
+    def _completeness(self, model: str) -> tuple[int, int] | None:
+        if model not in self._complete:
+            stored = self.index.get_meta(f"vectors_complete:{model}")
+            try:
+                vector_version, memories_version = (int(x) for x in (stored or "").split())
+            except ValueError:
+                return None
+            self._complete[model] = (vector_version, memories_version)
+        return self._complete[model]
+
+    def _mark_complete(self, model: str, vector_version: int, memories_version: int) -> None:
+        if self._complete.get(model) != (vector_version, memories_version):
+            self._complete[model] = (vector_version, memories_version)
+            self.index.set_meta(f"vectors_complete:{model}", f"{vector_version} {memories_version}")
+
     def backfill(self, embedder, *, limit: int | None = None, batch_size: int = 64) -> int:
         """Embed live memories that have no vector for the embedder's model yet.
 
@@ -146,13 +165,13 @@ class VectorStore:
         """
         model = embedder.name
         vector_version, memories_version = self.index.versions()
-        complete = self._complete.get(model)
+        complete = self._completeness(model)
         if complete == (vector_version, memories_version):
             return 0  # nothing changed since every memory had a vector
         since = complete[1] if complete is not None and complete[0] == vector_version else 0
         missing = self.index.hashes_missing_vectors(model, limit=limit, since=since)
         if not missing:
-            self._complete[model] = (vector_version, memories_version)
+            self._mark_complete(model, vector_version, memories_version)
             return 0
         done = batches = 0
         for start in range(0, len(missing), batch_size):
@@ -172,7 +191,7 @@ class VectorStore:
         if after == vector_version + batches:  # no other process touched vectors meanwhile
             self._absorb(model, [h for h, _, _ in missing], vector_version, after)
             if limit is None or len(missing) < limit:
-                self._complete[model] = (after, memories_version)
+                self._mark_complete(model, after, memories_version)
         return done
 
     def scores(self, model: str, query_vector: Any, *, allowed: "Collection[int] | None",
