@@ -100,6 +100,24 @@ def assert_index_matches_disk(pm, palace_root):
     return on_disk, trashed
 
 
+def assert_postings_match_a_rebuild(pm, terms):
+    """Keyword postings written by two processes at once score exactly as postings
+    packed from scratch from the memory rows; the collection counts agree too."""
+    from palace.index import Filters
+
+    groups = [(1.0, [term]) for term in terms]
+    everything = Filters(statuses=("active", "archived"))
+    counts = pm.index._collection()
+    assert counts == tuple(pm.index.conn.execute(
+        "SELECT COUNT(*), COALESCE(SUM(doc_len), 0) FROM memories").fetchone())
+    incremental = pm.index.keyword_scores(groups, everything, 10_000)
+    pm.index.finish_bulk()
+    rebuilt = pm.index.keyword_scores(groups, everything, 10_000)
+    assert incremental.keys() == rebuilt.keys() and incremental
+    for rid, score in rebuilt.items():
+        assert abs(incremental[rid] - score) < 1e-9
+
+
 def test_two_processes_storing_and_searching_at_once(workspace, palace_root, make_pm):
     make_pm().close()  # create the palace first, as `palace init` would
     n = 200
@@ -120,6 +138,7 @@ def test_two_processes_storing_and_searching_at_once(workspace, palace_root, mak
     for tag, result in (("alpha", first), ("beta", second)):
         for i in (0, 57, 199):
             assert [r.memory.id for r in pm.search(f"marker{tag}x{i}", record_access=False)] == [result["ids"][i]]
+    assert_postings_match_a_rebuild(pm, ["数据库", "deploy", "markeralphax3", "工作"])
     # every access line was folded into the index exactly once, and survives a rebuild
     accesses = journal_access_count(palace_root)
     assert accesses > 0
@@ -148,3 +167,4 @@ def test_two_processes_updating_moving_and_deleting_the_same_memories(workspace,
         assert memory.importance == 0.5
         assert memory.tags == ("deleter", "round2")
     assert not (palace_root / "start").exists() or not any((palace_root / "start").iterdir())
+    assert_postings_match_a_rebuild(fresh, ["shared", "memory", "number", "deleter"])
