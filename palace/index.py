@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import uuid
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,11 +28,12 @@ from .models import Memory
 if TYPE_CHECKING:  # numpy is imported where vectors are used, not on CLI start-up
     import numpy as np
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 INDEX_DIR = ".palace"
 INDEX_FILE = "index.sqlite3"
 REMOVED_KEPT = 10_000  # deletions remembered for caches (pruned every REMOVED_PRUNE_EVERY)
 REMOVED_PRUNE_EVERY = 1000
+VECTOR_LOG_KEPT = 50_000
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -65,6 +67,9 @@ CREATE INDEX IF NOT EXISTS memories_seq ON memories(seq);
 -- memory rows deleted, by the memories_version of the deletion: lets caches (the
 -- vector matrix) drop exactly those (older entries are pruned: see removed_since)
 CREATE TABLE IF NOT EXISTS removed (seq INTEGER PRIMARY KEY, rid INTEGER NOT NULL);
+-- texts given vectors, by the vector_version of the write (same purpose, same pruning)
+CREATE TABLE IF NOT EXISTS vector_log (vseq INTEGER NOT NULL, model TEXT NOT NULL, content_hash TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS vector_log_seq ON vector_log(vseq);
 -- (…, status): filters on a room or a period are answered from the index alone
 CREATE INDEX IF NOT EXISTS memories_created ON memories(created_ts, status);
 CREATE INDEX IF NOT EXISTS memories_location ON memories(location, status);
@@ -176,6 +181,9 @@ class Index:
                     self.conn.execute(statement)
             self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)",
                               (str(SCHEMA_VERSION),))
+            # versions restart with a new index: caches kept outside it (the vector
+            # snapshot) must know which index their versions belong to
+            self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('index_id', ?)", (uuid.uuid4().hex,))
             return True
 
     def _vectors_table_compatible(self) -> bool:
@@ -554,11 +562,30 @@ class Index:
     def put_vectors(self, model: str, items: Iterable[tuple[str, int, "np.ndarray"]]) -> None:
         import numpy as np
 
+        rows = [(model, h, c, np.asarray(v, dtype=np.float32).tobytes()) for h, c, v in items]
         with self.write():
-            self.conn.executemany(
-                "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)",
-                [(model, h, c, np.asarray(v, dtype=np.float32).tobytes()) for h, c, v in items])
-            self._bump_vector_version()
+            self.conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)", rows)
+            vseq = self._bump("vector_version")
+            self.conn.executemany("INSERT INTO vector_log VALUES (?, ?, ?)",
+                                  [(vseq, model, h) for h in dict.fromkeys(r[1] for r in rows)])
+            if vseq % REMOVED_PRUNE_EVERY == 0:
+                cut = self.conn.execute("SELECT vseq FROM vector_log ORDER BY vseq DESC LIMIT 1 OFFSET ?",
+                                        (VECTOR_LOG_KEPT,)).fetchone()
+                if cut is not None:
+                    self.conn.execute("DELETE FROM vector_log WHERE vseq <= ?", (cut[0],))
+                    self._set_floor("vector_log_floor", cut[0])
+
+    def _set_floor(self, key: str, value: int) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, str(value)))
+
+    def vectors_added_since(self, model: str, vseq: int) -> list[str] | None:
+        """Content hashes given ``model`` vectors after vector version ``vseq``; None when
+        vectors were dropped since, or the log no longer reaches back that far."""
+        floor = int(self.get_meta("vector_log_floor", "0") or 0)
+        if vseq < floor:
+            return None
+        return [h for (h,) in self.conn.execute(
+            "SELECT DISTINCT content_hash FROM vector_log WHERE vseq > ? AND model = ?", (vseq, model))]
 
     def _bump(self, key: str) -> int:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -637,7 +664,7 @@ class Index:
                 self.conn.execute("DELETE FROM vectors")
             else:
                 self.conn.execute("DELETE FROM vectors WHERE model = ?", (model,))
-            self._bump_vector_version()
+            self._set_floor("vector_log_floor", self._bump("vector_version"))  # not logged: reload
 
     def prune_orphan_vectors(self) -> int:
         with self.write():

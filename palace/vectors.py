@@ -2,13 +2,17 @@
 
 At 100k memories × 384 dimensions a matrix-vector product is a few milliseconds,
 so no approximate index is needed (and none can drift from the files). The
-matrix is cached per process and reloaded only when the index's vector version
-changes (another process embedded something).
+matrix is cached per process and kept current from the index's change logs
+(memories written or deleted, texts given vectors); a snapshot file beside the
+index lets a fresh process skip reading every vector row.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Collection
 
 from .chunking import chunk_text
@@ -35,6 +39,8 @@ class _Cache:
 REFRESH_LIMIT = 2000
 # Extra rows the matrix keeps for vectors of new memories (grown by this share when full).
 SPARE = 0.125
+# Below this many vector rows, reading them from the index is as fast as a snapshot.
+SNAPSHOT_MIN_ROWS = 5000
 
 
 class VectorStore:
@@ -47,37 +53,95 @@ class VectorStore:
     def _load(self, model: str) -> _Cache:
         """The vector matrix of ``model``, brought up to date.
 
-        After an agent stores or deletes a memory, only the memories written or
-        deleted since are applied (a whole reload reads every vector: ~0.7 s at
-        100k memories); vectors written by another process reload everything.
+        Only what changed since the cache was filled is applied: memories written
+        or deleted, texts given vectors (a whole reload reads every vector: ~0.9 s
+        at 100k memories). A fresh process starts from the snapshot file the last
+        whole reload left beside the index, when there is one for this model.
         """
         with self.index.snapshot():
             vector_version, memories_version = self.index.versions()
             cache = self._cache
-            if (cache is not None and cache.model == model and cache.vector_version == vector_version
-                    and cache.memories_version == memories_version):
-                return cache
-            if (cache is not None and cache.model == model and cache.vector_version == vector_version
-                    and self._refresh(cache, memories_version)):
-                return cache
+            if cache is None or cache.model != model:
+                cache = self._read_snapshot(model)
+            if cache is not None:
+                if (cache.vector_version, cache.memories_version) == (vector_version, memories_version):
+                    self._cache = cache
+                    return cache
+                if self._refresh(cache, vector_version, memories_version):
+                    self._cache = cache
+                    return cache
             rids, matrix, statuses, used = self.index.vector_rows(model, spare=SPARE)
             self._cache = _Cache(model, vector_version, memories_version, rids, matrix, statuses,
                                  used=used)
+            self._write_snapshot(self._cache)
             return self._cache
 
-    def _refresh(self, cache: _Cache, memories_version: int) -> bool:
-        """Apply the memories written or deleted since the cache was filled; False
-        when that cannot be done (too many, or the log is gone) and a reload is needed."""
+    def _refresh(self, cache: _Cache, vector_version: int, memories_version: int) -> bool:
+        """Apply what changed since the cache was filled; False when that cannot be
+        done (too much, or the logs no longer reach back) and a reload is needed."""
         removed = self.index.removed_since(cache.memories_version)
-        if removed is None or len(removed) > REFRESH_LIMIT:
+        embedded = self.index.vectors_added_since(cache.model, cache.vector_version)
+        if removed is None or embedded is None or len(removed) + len(embedded) > REFRESH_LIMIT:
             return False
         changed = self.index.changed_since(cache.memories_version, limit=REFRESH_LIMIT + 1)
         if len(changed) > REFRESH_LIMIT:
             return False
+        for start in range(0, len(embedded), 500):  # memories whose text just got vectors
+            chunk = embedded[start:start + 500]
+            changed += [(r[0], r[1], r[2]) for r in self.index.conn.execute(
+                f"SELECT rid, status, content_hash FROM memories WHERE content_hash IN "
+                f"({','.join('?' * len(chunk))})", chunk)]
         if not self._replace_rows(cache, changed + [(rid, "deleted", "") for rid in removed]):
             return False
-        cache.memories_version = memories_version
+        cache.vector_version, cache.memories_version = vector_version, memories_version
         return True
+
+    # the snapshot: the matrix of the last whole reload, so that the next process
+    # (a CLI search) reads one file instead of every vector row
+
+    def _snapshot_path(self, model: str) -> Path:
+        digest = hashlib.blake2b(model.encode("utf-8"), digest_size=6).hexdigest()
+        return self.index.path.parent / f"vectors-{digest}.npz"
+
+    def _write_snapshot(self, cache: _Cache) -> None:
+        import numpy as np
+
+        if cache.used < SNAPSHOT_MIN_ROWS:
+            return
+        path = self._snapshot_path(cache.model)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            with open(tmp, "wb") as handle:
+                np.savez(handle, matrix=cache.matrix[:cache.used], rids=cache.rids[:cache.used],
+                         statuses=cache.statuses[:cache.used].astype(str),
+                         versions=np.array([cache.vector_version, cache.memories_version], dtype=np.int64),
+                         model=np.array(cache.model), index_id=np.array(self.index.get_meta("index_id", "")))
+            os.replace(tmp, path)
+        except OSError:  # a cache only: a read-only or full disk just means no snapshot
+            tmp.unlink(missing_ok=True)
+
+    def _read_snapshot(self, model: str) -> _Cache | None:
+        import numpy as np
+
+        try:
+            with np.load(self._snapshot_path(model), allow_pickle=False) as data:
+                if str(data["model"]) != model or str(data["index_id"]) != self.index.get_meta("index_id", ""):
+                    return None  # another model, or versions of an index since rebuilt
+                vector_version, memories_version = (int(v) for v in data["versions"])
+                matrix, rids, statuses = data["matrix"], data["rids"], data["statuses"]
+        except (OSError, ValueError, KeyError):
+            return None
+        used = len(rids)
+        capacity = used + int(used * SPARE)
+        full = np.empty((capacity, matrix.shape[1] if matrix.ndim == 2 else 0), dtype=np.float32)
+        full[:used] = matrix
+        all_rids = np.full(capacity, -1, dtype=np.int64)
+        all_rids[:used] = rids
+        all_statuses = np.full(capacity, "deleted", dtype=object)
+        all_statuses[:used] = statuses
+        retired = int((rids < 0).sum())
+        return _Cache(model, vector_version, memories_version, all_rids, full, all_statuses,
+                      used=used, retired=retired)
 
     def _replace_rows(self, cache: _Cache, memories: list[tuple[int, str, str]]) -> bool:
         """Retire these memories' rows in the cache and append their current vectors
@@ -104,7 +168,8 @@ class VectorStore:
             if used + len(fresh) > len(cache.rids) or not used:
                 capacity = max(used + int(used * SPARE), used + len(fresh), 64)
                 matrix = np.empty((capacity, fresh.shape[1]), dtype=np.float32)
-                matrix[:used] = cache.matrix[:used]
+                if used:
+                    matrix[:used] = cache.matrix[:used]
                 rids = np.full(capacity, -1, dtype=np.int64)
                 rids[:used] = cache.rids[:used]
                 statuses = np.full(capacity, "deleted", dtype=object)
@@ -117,22 +182,6 @@ class VectorStore:
         if cache.retired > 1000 and cache.retired > cache.used // 4:
             return False  # mostly retired rows: a reload packs the matrix again
         return True
-
-    def _absorb(self, model: str, hashes: list[str], before: int, after: int) -> None:
-        """Put vectors this process just embedded into the cache (instead of a reload)."""
-        cache = self._cache
-        if cache is None or cache.model != model or cache.vector_version != before:
-            return
-        owners: list[tuple[int, str, str]] = []
-        for start in range(0, len(hashes), 500):
-            chunk = hashes[start:start + 500]
-            owners += [(r[0], r[1], r[2]) for r in self.index.conn.execute(
-                f"SELECT rid, status, content_hash FROM memories WHERE content_hash IN "
-                f"({','.join('?' * len(chunk))})", chunk)]
-        if self._replace_rows(cache, owners):
-            cache.vector_version = after
-        else:
-            self._cache = None
 
     def invalidate(self) -> None:
         self._cache = None
@@ -188,10 +237,9 @@ class VectorStore:
             done += len(batch)
             batches += 1
         after, _ = self.index.versions()
-        if after == vector_version + batches:  # no other process touched vectors meanwhile
-            self._absorb(model, [h for h, _, _ in missing], vector_version, after)
-            if limit is None or len(missing) < limit:
-                self._mark_complete(model, after, memories_version)
+        if after == vector_version + batches and (limit is None or len(missing) < limit):
+            # no other process touched vectors meanwhile: all were there at `after`
+            self._mark_complete(model, after, memories_version)
         return done
 
     def scores(self, model: str, query_vector: Any, *, allowed: "Collection[int] | None",

@@ -241,3 +241,55 @@ def test_a_fresh_process_checks_only_what_was_written_since_the_last_complete_ch
     results = again.search("vegetable garden", top_k=1, now=now)
     assert checks and all(since > 0 for since in checks)
     assert counting.documents == embedded + 1 and results[0].memory.id == "garden"
+
+
+def test_a_fresh_process_starts_from_the_snapshot_and_catches_up(filled, monkeypatch):
+    from palace import vectors as vectors_module
+    from palace.vectors import VectorStore
+
+    monkeypatch.setattr(vectors_module, "SNAPSHOT_MIN_ROWS", 1)  # small palace, same code path
+    pm, counting = filled
+    now = "2026-11-30T10:00:00+08:00"
+    pm.search("vet", now=now)  # embeds everything; the whole load leaves a snapshot
+    workspace = pm.settings.workspace
+    pm.close()
+
+    again = _pm(workspace, counting)
+    reloads = []
+    real_rows = again.index.vector_rows
+    monkeypatch.setattr(again.index, "vector_rows",
+                        lambda model, **kw: reloads.append(model) or real_rows(model, **kw))
+    again.store("Planted tomatoes and basil in the garden beds.", id="garden", created_at=now)
+    again.delete("trip")
+    results = again.search("vegetable garden", top_k=2, now=now)
+    assert results[0].memory.id == "garden"
+    assert reloads == []  # snapshot + logs: no vector row read again
+    query = counting.embed_query("flights and brakes")
+    cached = again._vectors.scores(counting.name, query, allowed=None, limit=10)
+    monkeypatch.setattr(vectors_module, "SNAPSHOT_MIN_ROWS", 10**9)
+    for snapshot in (again.index.path.parent).glob("vectors-*.npz"):
+        snapshot.unlink()
+    fresh = VectorStore(again.index).scores(counting.name, query, allowed=None, limit=10)
+    assert cached.keys() == fresh.keys()
+    for rid, score in fresh.items():
+        assert cached[rid] == pytest.approx(score, abs=1e-6)
+
+
+def test_a_snapshot_of_a_rebuilt_index_is_not_trusted(filled, monkeypatch):
+    from palace import vectors as vectors_module
+
+    monkeypatch.setattr(vectors_module, "SNAPSHOT_MIN_ROWS", 1)
+    pm, counting = filled
+    now = "2026-11-30T10:00:00+08:00"
+    pm.search("vet", now=now)
+    workspace, db = pm.settings.workspace, pm.index.path
+    pm.close()
+    for suffix in ("", "-wal", "-shm"):  # a person deletes the index; rows get new ids
+        db.with_name(db.name + suffix).unlink(missing_ok=True)
+    again = _pm(workspace, counting)
+    reloads = []
+    real_rows = again.index.vector_rows
+    monkeypatch.setattr(again.index, "vector_rows",
+                        lambda model, **kw: reloads.append(model) or real_rows(model, **kw))
+    results = again.search("puppy shots appointment", top_k=1, now=now)
+    assert reloads and results[0].memory.id == "pets"
