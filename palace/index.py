@@ -645,7 +645,7 @@ class Index:
             statuses.append(status)
         if not blobs:
             return (np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32),
-                    np.zeros(0, dtype=object), 0)
+                    np.zeros(0, dtype="<U8"), 0)
         used = len(blobs)
         capacity = used + int(used * spare)
         dimension = len(blobs[0]) // 4
@@ -654,7 +654,7 @@ class Index:
             matrix[row] = np.frombuffer(blob, dtype=np.float32)
         all_rids = np.full(capacity, -1, dtype=np.int64)
         all_rids[:used] = rids
-        all_statuses = np.full(capacity, "deleted", dtype=object)
+        all_statuses = np.full(capacity, "deleted", dtype="<U8")  # active, archived, deleted
         all_statuses[:used] = statuses
         return all_rids, matrix, all_statuses, used
 

@@ -113,7 +113,7 @@ class VectorStore:
         try:
             with open(tmp, "wb") as handle:
                 np.savez(handle, matrix=cache.matrix[:cache.used], rids=cache.rids[:cache.used],
-                         statuses=cache.statuses[:cache.used].astype(str),
+                         statuses=cache.statuses[:cache.used],
                          versions=np.array([cache.vector_version, cache.memories_version], dtype=np.int64),
                          model=np.array(cache.model), index_id=np.array(self.index.get_meta("index_id", "")))
             os.replace(tmp, path)
@@ -137,7 +137,7 @@ class VectorStore:
         full[:used] = matrix
         all_rids = np.full(capacity, -1, dtype=np.int64)
         all_rids[:used] = rids
-        all_statuses = np.full(capacity, "deleted", dtype=object)
+        all_statuses = np.full(capacity, "deleted", dtype="<U8")
         all_statuses[:used] = statuses
         retired = int((rids < 0).sum())
         return _Cache(model, vector_version, memories_version, all_rids, full, all_statuses,
@@ -172,7 +172,7 @@ class VectorStore:
                     matrix[:used] = cache.matrix[:used]
                 rids = np.full(capacity, -1, dtype=np.int64)
                 rids[:used] = cache.rids[:used]
-                statuses = np.full(capacity, "deleted", dtype=object)
+                statuses = np.full(capacity, "deleted", dtype="<U8")
                 statuses[:used] = cache.statuses[:used]
                 cache.matrix, cache.rids, cache.statuses = matrix, rids, statuses
             cache.matrix[used:used + len(fresh)] = fresh
