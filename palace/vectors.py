@@ -184,7 +184,11 @@ class VectorStore:
         return True
 
     def invalidate(self) -> None:
+        """Forget the cached matrix and the snapshots (a rebuild renumbers every
+        memory; snapshots of models no longer used would only take disk space)."""
         self._cache = None
+        for snapshot in self.index.path.parent.glob("vectors-*.npz"):
+            snapshot.unlink(missing_ok=True)
 
     # "at versions (v, m) no memory lacked a vector for this model": kept in the
     # index too, so a fresh process (a CLI search) checks only what changed since

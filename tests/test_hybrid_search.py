@@ -293,3 +293,16 @@ def test_a_snapshot_of_a_rebuilt_index_is_not_trusted(filled, monkeypatch):
                         lambda model, **kw: reloads.append(model) or real_rows(model, **kw))
     results = again.search("puppy shots appointment", top_k=1, now=now)
     assert reloads and results[0].memory.id == "pets"
+
+
+def test_reindex_clears_the_vector_snapshots(filled, monkeypatch):
+    from palace import vectors as vectors_module
+
+    monkeypatch.setattr(vectors_module, "SNAPSHOT_MIN_ROWS", 1)
+    pm, _ = filled
+    pm.search("vet", now="2026-11-30T10:00:00+08:00")
+    folder = pm.index.path.parent
+    assert list(folder.glob("vectors-*.npz"))
+    pm.reindex()
+    assert not list(folder.glob("vectors-*.npz"))
+    assert pm.search("puppy shots appointment", top_k=1, now="2026-11-30T10:00:00+08:00")[0].memory.id == "pets"
