@@ -43,6 +43,14 @@ SPARE = 0.125
 SNAPSHOT_MIN_ROWS = 5000
 
 
+def _allocate(capacity: int, dimension: int) -> tuple[Any, Any, Any]:
+    """Empty cache arrays: rids (-1 = no memory), matrix, statuses ("deleted")."""
+    import numpy as np
+
+    return (np.full(capacity, -1, dtype=np.int64), np.empty((capacity, dimension), dtype=np.float32),
+            np.full(capacity, "deleted", dtype="<U8"))
+
+
 class VectorStore:
     def __init__(self, index: Index):
         self.index = index
@@ -132,16 +140,11 @@ class VectorStore:
         except (OSError, ValueError, KeyError):
             return None
         used = len(rids)
-        capacity = used + int(used * SPARE)
-        full = np.empty((capacity, matrix.shape[1] if matrix.ndim == 2 else 0), dtype=np.float32)
-        full[:used] = matrix
-        all_rids = np.full(capacity, -1, dtype=np.int64)
-        all_rids[:used] = rids
-        all_statuses = np.full(capacity, "deleted", dtype="<U8")
-        all_statuses[:used] = statuses
-        retired = int((rids < 0).sum())
+        dimension = matrix.shape[1] if matrix.ndim == 2 else 0
+        all_rids, full, all_statuses = _allocate(used + int(used * SPARE), dimension)
+        full[:used], all_rids[:used], all_statuses[:used] = matrix, rids, statuses
         return _Cache(model, vector_version, memories_version, all_rids, full, all_statuses,
-                      used=used, retired=retired)
+                      used=used, retired=int((rids < 0).sum()))
 
     def _replace_rows(self, cache: _Cache, memories: list[tuple[int, str, str]]) -> bool:
         """Retire these memories' rows in the cache and append their current vectors
@@ -166,14 +169,11 @@ class VectorStore:
             if used and fresh.shape[1] != cache.matrix.shape[1]:
                 return False
             if used + len(fresh) > len(cache.rids) or not used:
-                capacity = max(used + int(used * SPARE), used + len(fresh), 64)
-                matrix = np.empty((capacity, fresh.shape[1]), dtype=np.float32)
+                rids, matrix, statuses = _allocate(max(used + int(used * SPARE), used + len(fresh), 64),
+                                                   fresh.shape[1])
                 if used:
-                    matrix[:used] = cache.matrix[:used]
-                rids = np.full(capacity, -1, dtype=np.int64)
-                rids[:used] = cache.rids[:used]
-                statuses = np.full(capacity, "deleted", dtype="<U8")
-                statuses[:used] = cache.statuses[:used]
+                    matrix[:used], rids[:used], statuses[:used] = (
+                        cache.matrix[:used], cache.rids[:used], cache.statuses[:used])
                 cache.matrix, cache.rids, cache.statuses = matrix, rids, statuses
             cache.matrix[used:used + len(fresh)] = fresh
             cache.rids[used:used + len(fresh)] = new_rids
