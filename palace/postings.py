@@ -173,13 +173,17 @@ def _postings(conn: sqlite3.Connection, terms: Mapping[str, object]) -> dict[str
         t: (np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int32)) for t in names}
     if not names:
         return out
-    marks = ",".join("?" * len(names))
     delta: dict[str, list[tuple[int, int, int]]] = {}
-    for term, rid, tf, dl in conn.execute(
-            f"SELECT term, rid, tf, dl FROM posting_delta WHERE term IN ({marks})", names):
-        delta.setdefault(term, []).append((rid, tf, dl))
-    for term, rids_b, tfs_b, dls_b in conn.execute(
-            f"SELECT term, rids, tfs, dls FROM postings WHERE term IN ({marks})", names):
+    packed = []
+    for start in range(0, len(names), 500):  # older SQLite builds allow 999 parameters
+        chunk = names[start:start + 500]
+        marks = ",".join("?" * len(chunk))
+        for term, rid, tf, dl in conn.execute(
+                f"SELECT term, rid, tf, dl FROM posting_delta WHERE term IN ({marks})", chunk):
+            delta.setdefault(term, []).append((rid, tf, dl))
+        packed += conn.execute(f"SELECT term, rids, tfs, dls FROM postings WHERE term IN ({marks})",
+                               chunk).fetchall()
+    for term, rids_b, tfs_b, dls_b in packed:
         rids = np.frombuffer(rids_b, dtype=np.int64)
         tfs = np.frombuffer(tfs_b, dtype=np.int32)
         dls = np.frombuffer(dls_b, dtype=np.int32)

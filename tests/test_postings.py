@@ -233,3 +233,15 @@ def test_search_for_a_chinese_concept_does_not_match_a_stray_english_word(pm):
     vue = pm.store("前端改用 Vue 3 + Vite", location="web").id
     results = pm.search("前端框架", now="2026-11-30T12:00:00+08:00")
     assert [r.memory.id for r in results] == [vue]
+
+
+def test_a_query_of_thousands_of_distinct_words_still_answers(pm):
+    # the longest query allowed, every word different: no SQL parameter limit is hit
+    import random
+    import string
+
+    kept = pm.store("zebra crossing near the office", location="notes").id
+    rng = random.Random(3)
+    words = " ".join("".join(rng.choice(string.ascii_lowercase) for _ in range(4)) for _ in range(700))
+    query = (words[:3900] + " zebra").strip()
+    assert [r.memory.id for r in pm.search(query)] == [kept]
