@@ -24,6 +24,15 @@ from palace.settings import Settings
 
 TIMEZONE = "Asia/Shanghai"
 
+# Property tests: random examples on a developer's machine (new cases get found),
+# a fixed sequence in CI (HYPOTHESIS_PROFILE=ci, set by .ci/run) so that a run is
+# repeatable; "thorough" for a long hunt before a release.
+from hypothesis import settings as _hypothesis_settings  # noqa: E402
+
+_hypothesis_settings.register_profile("ci", derandomize=True, deadline=None)
+_hypothesis_settings.register_profile("thorough", max_examples=1000, deadline=None)
+_hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
 
 def _time_reasoning_ready() -> bool:
     """Time reasoning is written by others in parallel; until it can be imported the

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 import pytest
-from hypothesis import given, settings as hypothesis_settings, strategies as st
+from hypothesis import example, given, settings as hypothesis_settings, strategies as st
 
 from palace.decay import (
     DecayParams,
@@ -326,10 +326,16 @@ def test_extending_a_cached_state_equals_a_full_replay(params, created, importan
 
 @hypothesis_settings(max_examples=50)
 @given(params_strategy, created_strategy, importance_strategy, offsets_strategy)
+@example(  # found by a CI run: neither threshold nor stability extreme, yet past year 9999
+    params=DecayParams(enabled=True, archive_threshold=1.175494351e-38, recovery_factor=0.0,
+                       base_stability_days=2065.0, importance_boost=20.0, access_growth=0.0),
+    created=datetime(2100, 1, 1, tzinfo=ZoneInfo("UTC")), importance=0.75, offsets=[])
 def test_archive_due_at_is_where_the_score_meets_the_threshold(params, created, importance, offsets):
     state = replay(created, importance, at_offsets(created, offsets), params)
     due = archive_due_at(state, params)
-    if due is None:
-        assert params.archive_threshold < 1e-100 or state.stability_days > 1e5
+    if due is None:  # a threshold of 0 is never met; otherwise the date lies past year 9999
+        if params.archive_threshold > 0:
+            days = state.stability_days * math.log(state.anchor_score / params.archive_threshold)
+            assert days > (datetime.max.replace(tzinfo=timezone.utc) - state.anchor).days - 2
     elif due > state.anchor:
         assert score_at(state, due, params) == pytest.approx(params.archive_threshold, rel=1e-6, abs=1e-9)
