@@ -205,7 +205,7 @@ class Index:
             self.conn.execute("COMMIT")
 
     @contextmanager
-    def snapshot(self) -> Iterator[sqlite3.Connection]:
+    def read_transaction(self) -> Iterator[sqlite3.Connection]:
         """Several reads that see one consistent state (a read transaction)."""
         if self.conn.in_transaction:
             yield self.conn

@@ -66,7 +66,7 @@ class VectorStore:
         at 100k memories). A fresh process starts from the snapshot file the last
         whole reload left beside the index, when there is one for this model.
         """
-        with self.index.snapshot():
+        with self.index.read_transaction():
             vector_version, memories_version = self.index.versions()
             cache = self._cache
             if cache is None or cache.model != model:
