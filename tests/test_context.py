@@ -130,10 +130,6 @@ def test_context_marks_excerpts_when_there_is_no_summary(pm, filled):
 
 
 def test_context_understands_time_words(pm, filled):
-    from conftest import TIME_REASONING_READY
-
-    if not TIME_REASONING_READY:
-        pytest.skip("palace.time_reasoning is not in place yet")
     result = get_context(pm, "上周的 PostgreSQL", 2000, now=NOW)  # week of 2026-11-23
     assert set(result.ids) == {filled["decision"], filled["long_summary"], filled["long_plain"]}
     assert result.time_range["text"] == "上周"

@@ -93,3 +93,17 @@ def test_bad_values_name_the_variable_and_the_default(name, value):
 def test_the_token_is_never_shown():
     rows = Settings.from_env({"MEMORY_VECTOR_SERVICE_TOKEN": "s3cret"}).describe()
     assert all("s3cret" not in str(row["value"]) for row in rows)
+
+
+def test_the_suite_runs_with_time_reasoning_and_concepts_on():
+    """tests/conftest.py must never switch a feature off because it fails to import:
+    the suite's environment keeps both on, and both really work in it."""
+    from datetime import datetime, timezone
+
+    from palace.concepts import ConceptExpander
+    from palace.time_reasoning import TimeReasoner
+
+    current = Settings.from_env()
+    assert current.time_reasoning_enabled and current.concepts_enabled
+    assert TimeReasoner().parse("上周的数据库", now=datetime(2026, 3, 18, tzinfo=timezone.utc))
+    assert ConceptExpander.load(None).expand("数据库")
