@@ -202,9 +202,9 @@ class InProcessEmbedder:
 
     @property
     def status(self) -> str:
-        state = self.state
-        if state == "ready":
-            return f"in-process model {self.name} ready ({self._model.dimension}-d)"
+        state, model = self.state, self._model
+        if state == "ready" and model is not None:
+            return f"in-process model {self.name} ready ({model.dimension}-d)"
         if state == "error":
             return f"in-process model unavailable: {self._error}"
         return f"in-process model {self.name} {state}"

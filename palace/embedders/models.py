@@ -266,9 +266,11 @@ def _st_max_chars(st_model) -> int:
     ratios = []
     for language, sample in (("en", _SAMPLE_EN), ("zh", _SAMPLE_ZH)):
         try:
+            if tokenizer is None:
+                raise TypeError("the model has no tokenizer")
             n_tokens = len(tokenizer(sample, add_special_tokens=False)["input_ids"])
             ratios.append(len(sample) / max(n_tokens, 1))
-        except Exception:  # a tokenizer without the usual call signature
+        except Exception:  # no tokenizer, or one without the usual call signature
             ratios.append(_FALLBACK_CHARS_PER_TOKEN[language])
     return max(32, int(room * min(ratios) * _TOKEN_SAFETY))
 
