@@ -14,6 +14,7 @@ never pays for them.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from typing import TYPE_CHECKING, Any, Protocol, Sequence
@@ -123,8 +124,10 @@ class InProcessEmbedder:
         def run() -> None:
             try:
                 self.load()
-            except EmbedderUnavailableError:
-                pass  # kept in self._error, reported by state/status
+            except EmbedderUnavailableError as exc:
+                # kept in self._error for state/status; said once here too, so that a
+                # sidecar's or MCP server's log shows at once why vectors are off
+                logging.getLogger(__name__).warning("%s", exc)
             finally:
                 self._loading_in_background = False
 

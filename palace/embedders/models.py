@@ -210,6 +210,9 @@ def _load_sentence_transformer(
             f"model folder {name!r} does not exist; set MEMORY_VECTOR_MODEL to an existing "
             "sentence-transformers folder, a hub name, or 'use-multilingual'"
         )
+    # Before torch is imported (seconds): a hub model that is not cached while the hub
+    # cannot be reached fails now, not after a minute of retries.
+    local_only = folder is not None or _hub_preflight(name)
     try:
         from sentence_transformers import SentenceTransformer
     except ImportError:
@@ -220,7 +223,8 @@ def _load_sentence_transformer(
         ) from None
     _quiet_transformers()
     try:
-        st_model = SentenceTransformer(str(folder) if folder else name, device=device)
+        st_model = SentenceTransformer(str(folder) if folder else name, device=device,
+                                       local_files_only=local_only)
     except Exception as exc:  # the hub, file and torch errors are many; the fix is the same
         raise EmbedderUnavailableError(
             f"could not load embedding model {name!r}: {type(exc).__name__}: {exc}. "
@@ -248,6 +252,64 @@ def _load_sentence_transformer(
         encode_batch=encode,
         batch_size=batch_size,
     )
+
+
+def _hub_preflight(name: str) -> bool:
+    """For a hub model name: True when it must load from the local cache only (it is
+    cached and the hub is off or unreachable), False when the hub may be asked.
+
+    Raises ``EmbedderUnavailableError`` at once when the model is not cached and the hub
+    is off (``HF_HUB_OFFLINE``) or does not answer within ``HUB_PROBE_TIMEOUT_S``:
+    otherwise huggingface_hub retries for over a minute before saying the same.
+    """
+    try:
+        from huggingface_hub import constants as hub_constants
+    except ImportError:  # sentence-transformers missing too: the caller says so
+        return False
+    cached = _hub_cached(name)
+    reason = ("HF_HUB_OFFLINE is set" if hub_constants.HF_HUB_OFFLINE
+              else _hub_unreachable(hub_constants.ENDPOINT))
+    if reason is None:
+        return False  # the hub answers: let it download or check for updates
+    if cached:
+        return True
+    raise EmbedderUnavailableError(
+        f"embedding model {name!r} is not in the Hugging Face cache and the hub cannot be "
+        f"reached ({reason}). Fix: set MEMORY_VECTOR_MODEL to a local model folder, or "
+        "MEMORY_VECTOR_MODEL=use-multilingual (no download), or allow the hub (unset "
+        "HF_HUB_OFFLINE, connect to huggingface.co or set HF_ENDPOINT to a mirror) so it "
+        "is downloaded once. Keyword search works meanwhile"
+    )
+
+
+# How long to wait for the model hub to answer before calling it unreachable.
+HUB_PROBE_TIMEOUT_S = 3.0
+
+
+def _hub_cached(name: str) -> bool:
+    from huggingface_hub import try_to_load_from_cache
+
+    cache_dir = os.environ.get("SENTENCE_TRANSFORMERS_HOME") or None
+    # sentence-transformers reads a bare name ("all-MiniLM-L6-v2") as its own org's model
+    candidates = [name] if "/" in name else [name, f"sentence-transformers/{name}"]
+    for repo_id in candidates:
+        try:
+            if isinstance(try_to_load_from_cache(repo_id, "config.json", cache_dir=cache_dir), str):
+                return True
+        except Exception:  # a name the hub would reject: not cached either
+            continue
+    return False
+
+
+def _hub_unreachable(endpoint: str) -> str | None:
+    """None when the hub answers at all (any HTTP status), else why not."""
+    import httpx
+
+    try:
+        httpx.head(endpoint, timeout=HUB_PROBE_TIMEOUT_S, follow_redirects=False)
+    except httpx.HTTPError as exc:
+        return f"{endpoint} did not answer within {HUB_PROBE_TIMEOUT_S:g} s: {type(exc).__name__}"
+    return None
 
 
 def _st_dimension(st_model) -> int:
