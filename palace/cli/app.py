@@ -151,18 +151,28 @@ class PalaceGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             result = super().invoke(ctx)
+            if isinstance(result, Reply) and ctx.parent is None:
+                render(result, as_json=state().json)
+                return None
+            return result
         except PalaceError as exc:
             ctx.exit(report_error(exc))
-        except BrokenPipeError:  # `palace list | head`
+        except BrokenPipeError:  # `palace list | head`: the reader left, nothing is wrong
+            _silence_stdout()
             ctx.exit(EXIT_OK)
         except OSError as exc:  # a folder palace cannot read or write: say which, no traceback
             where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
             click.echo(f"palace: {exc.strerror or exc}{where}", err=True)
             ctx.exit(EXIT_ERROR)
-        if isinstance(result, Reply) and ctx.parent is None:
-            render(result, as_json=state().json)
-            return None
-        return result
+
+
+def _silence_stdout() -> None:
+    # Python would report the broken pipe again when it flushes stdout at exit.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 # --------------------------------------------------------------------------- the manager

@@ -19,7 +19,7 @@ def _context_reply(result) -> Reply:
     return Reply(result.to_dict(), lambda: result.text or "(no memories found)", notes=[footer])
 
 
-@click.command("context")
+@click.command("context", short_help="Relevant memories packed into a token budget.")
 @click.argument("query")
 @click.option("--max-tokens", "-m", type=POSITIVE, default=2000, show_default=True, help="Budget.")
 @click.option("--top-k", "-k", type=POSITIVE, default=20, show_default=True,
@@ -39,7 +39,7 @@ def context(query, max_tokens, top_k, tags, location, memory_type, now) -> Reply
     return _context_reply(result)
 
 
-@click.command("bootstrap")
+@click.command("bootstrap", short_help="Start-of-session context for an agent.")
 @click.argument("query", required=False)
 @click.option("--max-tokens", "-m", type=POSITIVE, default=4000, show_default=True, help="Budget.")
 @click.option("--now", help="Pretend it is this ISO time.")
@@ -71,7 +71,7 @@ def _essence_text(text: str | None, file: str | None) -> str | None:
         raise InvalidInputError(f"{file} is not UTF-8 text") from None
 
 
-@click.command("essence")
+@click.command("essence", short_help="Show or set the essence (who the user is).")
 @click.option("--set", "text", metavar="TEXT", help="Replace the essence with TEXT.")
 @click.option("--file", "-f", metavar="FILE", help="Replace the essence with FILE ('-': stdin).")
 @shared_options
@@ -92,7 +92,7 @@ def essence(text: str | None, file: str | None) -> Reply:
     return Reply(memory.to_dict(), lambda: f"essence saved ({size} of {limit} bytes) in {memory.path}")
 
 
-@click.command("summary")
+@click.command("summary", short_help="What happened in a day, week or month.")
 @click.option("--period", "-p", type=click.Choice(["day", "week", "month"]), default="day",
               show_default=True)
 @click.option("--date", "-d", "day", help="A day inside the period, YYYY-MM-DD (default: today).")

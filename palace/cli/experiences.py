@@ -13,7 +13,7 @@ NOW = click.option("--now", help="Pretend it is this ISO time.")
 VERIFIED_ONLY = click.option("--verified-only", is_flag=True, help="Only lessons verified 2+ times.")
 
 
-@click.group("experience", cls=PalaceGroup)
+@click.group("experience", cls=PalaceGroup, short_help="Lessons learned: record, verify, search, list.")
 @shared_options
 def experience() -> None:
     """Lessons learned ('when X fails with Y, do Z') that earn trust when verified and used."""

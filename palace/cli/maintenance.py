@@ -78,7 +78,7 @@ def timezone_in_use(name: str | None) -> str:
     return f"{now.tzname()} (UTC{now.strftime('%z')[:3]}:{now.strftime('%z')[3:]}, the machine's local zone)"
 
 
-@click.command("config")
+@click.command("config", short_help="Every MEMORY_* setting, its value and help.")
 @shared_options
 def config() -> Reply:
     """Every MEMORY_* setting: value, default, where it came from, what it does."""

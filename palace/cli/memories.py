@@ -29,7 +29,7 @@ def init() -> Reply:
     return Reply(data, lambda: f"palace ready at {data['palace']} ({data['memories']} memories)")
 
 
-@click.command("add")
+@click.command("add", short_help="Store a memory (text as argument or on stdin).")
 @click.argument("content", required=False)
 @TAG
 @click.option("--importance", "-i", type=float, default=0.5, show_default=True,
@@ -86,7 +86,7 @@ def list_(location, tags, memory_type, status, limit) -> Reply:
     return Reply([m.to_dict() for m in memories], lambda: render.memory_rows(memories))
 
 
-@click.command("search")
+@click.command("search", short_help="Search memories (time words understood).")
 @click.argument("query")
 @click.option("--top-k", "-k", type=int, default=10, show_default=True)
 @TAG

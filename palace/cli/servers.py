@@ -24,7 +24,7 @@ DEFAULT_PORT = 8765
 
 # --------------------------------------------------------------------------- mcp
 
-@click.command("mcp")
+@click.command("mcp", short_help="Run the MCP server on stdio (for agents).")
 @shared_options
 def mcp() -> None:
     """Run the MCP server on stdio (for Claude Code, OpenClaw and other agents)."""
@@ -89,7 +89,7 @@ def serve_sidecar(config: Settings, *, workspace: str | None, host: str, port: i
                 log_level=log_level)
 
 
-@click.command("sidecar")
+@click.command("sidecar", short_help="Serve the embedding sidecar over HTTP.")
 @sidecar_options
 @shared_options
 def sidecar(host: str, port: int | None, model: str | None, threads: int | None,
