@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import click
 
@@ -70,8 +70,8 @@ def shared_options(fn: Callable) -> Callable:
 
 
 def settings() -> Settings:
-    overrides = {"workspace_dir": state().workspace} if state().workspace else {}
-    return Settings.from_env(**overrides)
+    workspace = state().workspace
+    return Settings.from_env(workspace_dir=workspace) if workspace else Settings.from_env()
 
 
 # --------------------------------------------------------------------------- replies
@@ -228,7 +228,7 @@ def read_stdin_text(what: str) -> str:
 
 # --------------------------------------------------------------------------- settings
 
-def unknown_setting_names(environ: dict[str, str] | os._Environ, known: Iterator[str] | Sequence[str]
+def unknown_setting_names(environ: Mapping[str, str], known: Iterable[str]
                           ) -> list[tuple[str, str | None]]:
     """MEMORY_* names in the environment that are no setting: (name, closest known name)."""
     known = list(known)

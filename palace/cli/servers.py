@@ -77,6 +77,7 @@ def serve_sidecar(config: Settings, *, workspace: str | None, host: str, port: i
         os.environ["OMP_NUM_THREADS"] = str(threads)  # read when torch/BLAS load
     try:
         import uvicorn
+
         from vector_service.app import check_bind_address, create_app
     except ImportError as exc:
         raise ConfigError(f"the sidecar needs {exc.name or 'fastapi and uvicorn'}: "
