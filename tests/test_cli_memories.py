@@ -117,8 +117,10 @@ def test_add_with_every_option(cli, palace_root):
 @pytest.mark.parametrize("how", [(), ("-",)], ids=["no-argument", "dash"])
 def test_add_reads_stdin(cli, how):
     text = "从标准输入来的记忆\n第二行 with English\n"
-    data = cli("add", *how, "--json", input=text).json()
+    result = cli("add", *how, "--json", input=text)
+    data = result.json()
     assert data["content"] == "从标准输入来的记忆\n第二行 with English"
+    assert result.stderr == ""  # a pipe, not a terminal: no prompt
     assert cli("get", data["id"], "--json").json()["content"] == data["content"]
 
 
