@@ -17,6 +17,7 @@ import anyio  # noqa: E402
 from mcp.client.session import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
+from cli_helpers import invoke  # noqa: E402
 from conftest import TIMEZONE  # noqa: E402
 
 TOOLS = {"save_memory", "search_memory", "get_memory", "update_memory", "delete_memory",
@@ -41,6 +42,8 @@ def server_parameters(workspace: Path) -> StdioServerParameters:
 
 def run_session(workspace: Path, scenario: Callable[["Client"], Awaitable[Any]]) -> Any:
     workspace.parent.mkdir(parents=True, exist_ok=True)
+    if not (workspace / "memory" / "palace").is_dir():  # `palace mcp` serves an existing palace
+        assert invoke("init", "--workspace", str(workspace)).rc == 0
     log_path = workspace.parent / "server-stderr.log"
 
     async def main() -> Any:
