@@ -33,8 +33,9 @@ LAYERS: dict[str, int] = {
     "palace.manager": 4, "palace": 4,
     # 5 features built on the manager's public API
     "palace.experiences": 5, "palace.context": 5, "palace.summary": 5, "palace.provider": 5,
+    "palace.responses": 5,  # the JSON shapes adapters share (search response, memory view)
     # 6 adapters: how people and programs reach palace
-    "palace.cli": 6, "palace.cli_context": 6, "palace.cli_experiences": 6,
+    "palace.cli": 6, "palace.__main__": 6,
     "palace.mcp_server": 6, "palace.viewer": 6, "vector_service": 6,
 }
 ADAPTERS = 6
@@ -199,9 +200,17 @@ def test_adapters_go_through_the_manager():
     assert reaching == []
 
 
+# The one adapter that may start the sidecar's app: `palace sidecar` serves the same app
+# as scripts/vector-service.py (an adapter starting an adapter, never the library).
+SIDECAR_LAUNCHERS = {"palace.cli.servers"}
+
+
 def test_palace_never_imports_the_sidecar():
+    """vector_service depends on palace, never the reverse; only the CLI command that
+    starts the sidecar imports its app."""
     assert sorted(f"{a} imports {b}" for a, b in EDGES
-                  if a.startswith("palace") and b.startswith("vector_service")) == []
+                  if a.startswith("palace") and b.startswith("vector_service")
+                  and a not in SIDECAR_LAUNCHERS) == []
 
 
 @pytest.mark.parametrize("edge", sorted(KNOWN_VIOLATIONS), ids=lambda e: f"{e[0]}->{e[1]}")
