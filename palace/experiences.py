@@ -47,7 +47,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from .errors import InvalidInputError, MemoryNotFoundError
+from .decay import collapse_bursts
+from .errors import InvalidInputError
 from .models import Memory
 from .validation import validate_id
 
@@ -226,13 +227,13 @@ class ExperienceManager:
                 raise InvalidInputError("note must be text")
             if len(note) > MAX_NOTE_CHARS:
                 raise InvalidInputError(f"note is {len(note)} characters; keep it under {MAX_NOTE_CHARS}")
-        when = self.pm._coerce_now(now)
+        when = self.pm.now(now)
         entry: dict[str, Any] = {"at": when.isoformat(), "effective": effective}
         if note and note.strip():
             entry["note"] = note.strip()
         # Read and rewrite under the palace's (re-entrant) write lock: two agents
         # verifying at once must not drop each other's entry.
-        with self.pm._locked():
+        with self.pm.write_lock():
             memory = self._experience(id)
             raw = memory.extra.get(VERIFICATIONS_KEY)
             # keep whatever a person wrote there, even entries this code cannot read
@@ -257,7 +258,7 @@ class ExperienceManager:
         """
         if not isinstance(top_k, int) or isinstance(top_k, bool) or not 1 <= top_k <= 1000:
             raise InvalidInputError(f"top_k must be an integer from 1 to 1000, got {top_k!r}")
-        when = self.pm._coerce_now(now)
+        when = self.pm.now(now)
         # A wider pool than top_k, so that trust can lift a lesson from below the cut
         # and verified_only still has enough to choose from.
         pool = min(1000, max(50, top_k * 10))
@@ -299,16 +300,14 @@ class ExperienceManager:
     def _experience(self, id: str) -> Memory:
         memory = self.pm.get(id, record_access=False)
         if memory is None:
-            raise MemoryNotFoundError(id)
+            raise self.pm.not_found(id)
         if memory.type != EXPERIENCE_TYPE:
             raise InvalidInputError(f"memory {id!r} is a {memory.type}, not an experience")
         return memory
 
     def _stats_for(self, memories: Iterable[Memory]) -> dict[str, ExperienceStats]:
-        from .manager import collapse_bursts
-
         memories = list(memories)
-        times = self.pm.index.access_times([m.id for m in memories], kinds=[USAGE_KIND])
+        times = self.pm.access_times([m.id for m in memories], kinds=[USAGE_KIND])
         stats = {}
         for memory in memories:
             created_ts = memory.created_at.timestamp() if memory.created_at else float("-inf")

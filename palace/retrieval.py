@@ -15,8 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from .postings import stem
-from .tokenize import query_terms, tokenize
+from .tokenize import query_terms, stem, tokenize
 
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 

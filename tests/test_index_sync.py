@@ -11,9 +11,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from conftest import memory_files, no_hang, write_file
-from palace import manager as manager_module
+from palace.index import sync as sync_module
 from palace.errors import MemoryFileError
-from palace.sync import plan_sync
+from palace.index.sync import plan_sync
 
 CST = timezone(timedelta(hours=8))
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=CST)
@@ -190,7 +190,7 @@ def test_get_on_an_open_manager_follows_a_file_moved_by_hand(pm, palace_root):
 def test_get_on_a_big_palace_follows_a_moved_file_without_a_full_scan(pm, palace_root, monkeypatch):
     # a full scan stats every file (seconds at 100k memories); moving or removing a
     # file changes its folders' mtimes, so rescanning those rooms is enough
-    monkeypatch.setattr(manager_module, "QUICK_SYNC_ABOVE", 0)  # treat this palace as big
+    monkeypatch.setattr(sync_module, "QUICK_SYNC_ABOVE", 0)  # treat this palace as big
     m = pm.store("memory about the sacred ibis", id="ibis", location="birds")
     gone = pm.store("memory about the dodo", id="dodo", location="birds")
     (palace_root / "zoo").mkdir()
@@ -228,7 +228,7 @@ def test_removed_file_is_dropped_by_sync(pm):
 
 
 def test_quick_open_on_big_palaces_still_notices_a_new_file(make_pm, palace_root, monkeypatch):
-    monkeypatch.setattr(manager_module, "QUICK_SYNC_ABOVE", 0)  # treat this palace as big
+    monkeypatch.setattr(sync_module, "QUICK_SYNC_ABOVE", 0)  # treat this palace as big
     pm = make_pm()
     pm.store("existing note", location="notes")
     pm.close()

@@ -12,7 +12,7 @@ import yaml
 
 from conftest import memory_files, stray_files, write_file
 from palace.errors import InvalidInputError, MemoryNotFoundError
-from palace.storage import atomic_write_text, parse_memory, render_memory, split_frontmatter
+from palace.storage import atomic_write, parse_memory, render_memory, split_frontmatter
 
 CST = timezone(timedelta(hours=8))
 
@@ -221,10 +221,10 @@ def test_a_failed_write_leaves_the_old_file_whole_and_no_temp(pm, palace_root, m
     assert pm.get(m.id).content == "original text"
 
 
-def test_atomic_write_text_replaces_content(tmp_path):
+def test_atomic_write_replaces_content(tmp_path):
     target = tmp_path / "x" / "f.md"
-    atomic_write_text(target, "first")
-    atomic_write_text(target, "second")
+    atomic_write(target, "first")
+    atomic_write(target, "second")
     assert target.read_text() == "second"
     assert [p.name for p in target.parent.iterdir()] == ["f.md"]
 

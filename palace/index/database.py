@@ -11,6 +11,7 @@ once; every write is one short ``BEGIN IMMEDIATE`` transaction.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import uuid
@@ -21,9 +22,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
+from ..errors import IndexVersionError
+from ..models import Memory, embed_key
+from ..tokenize import index_text, stem
 from . import postings
-from .errors import IndexVersionError
-from .models import Memory
 
 if TYPE_CHECKING:  # numpy is imported where vectors are used, not on CLI start-up
     import numpy as np
@@ -228,9 +230,14 @@ class Index:
 
     # ------------------------------------------------------------------ memories
 
-    def upsert(self, memory: Memory, *, relpath: str, body_tokens: str, content_hash: str,
-               file_hash: str, mtime_ns: int, size: int) -> None:
-        terms = postings.doc_terms(body_tokens)
+    def upsert(self, memory: Memory, *, relpath: str, raw: bytes, mtime_ns: int, size: int) -> None:
+        """Index ``memory``, read from ``relpath`` (``raw`` its bytes, ``mtime_ns`` and
+        ``size`` its stat): its keyword terms, its vector key and its file hash are
+        all derived here, so every writer indexes a memory the same way."""
+        body = index_text(" ".join([memory.content, memory.summary or "", " ".join(memory.tags)]))
+        terms = postings.doc_terms(body)
+        content_hash = embed_key(memory.content, memory.summary)
+        file_hash = file_digest(raw)
         tfs, length = Counter(terms), len(terms)
         with self.write() as conn:
             old = conn.execute("SELECT rid, terms, doc_len FROM memories WHERE id = ?",
@@ -443,8 +450,8 @@ class Index:
         for weight, items in groups:
             for item in items:
                 required, scored = ((item,), (item,)) if isinstance(item, str) else item
-                units.append((weight, tuple(postings.stem(t) for t in required if t),
-                              tuple(dict.fromkeys(postings.stem(t) for t in scored if t))))
+                units.append((weight, tuple(stem(t) for t in required if t),
+                              tuple(dict.fromkeys(stem(t) for t in scored if t))))
         units = [u for u in units if u[1] and u[2]]
         if not units:
             return {}
@@ -513,12 +520,20 @@ class Index:
     # ------------------------------------------------------------------ room folders
 
     def room_dirs(self) -> dict[str, int]:
+        """Room folder (relative to the palace, "" for its root) → mtime_ns last seen."""
         return {r[0]: r[1] for r in self.conn.execute("SELECT rel, mtime_ns FROM room_dirs")}
 
     def set_room_dirs(self, dirs: dict[str, int]) -> None:
+        """Replace every recorded room folder (after a full scan)."""
         with self.write():
             self.conn.execute("DELETE FROM room_dirs")
             self.conn.executemany("INSERT INTO room_dirs VALUES (?, ?)", dirs.items())
+
+    def update_room_dirs(self, seen: dict[str, int], gone: Iterable[str] = ()) -> None:
+        """Record these folders' mtimes and forget folders that no longer exist."""
+        with self.write():
+            self.conn.executemany("DELETE FROM room_dirs WHERE rel = ?", [(rel,) for rel in gone])
+            self.conn.executemany("INSERT OR REPLACE INTO room_dirs VALUES (?, ?)", seen.items())
 
     # ------------------------------------------------------------------ vectors
 
@@ -602,6 +617,16 @@ class Index:
         rows = dict(self.conn.execute(
             "SELECT key, value FROM meta WHERE key IN ('vector_version', 'memories_version')").fetchall())
         return int(rows.get("vector_version", 0)), int(rows.get("memories_version", 0))
+
+    def memories_with_hashes(self, hashes: Sequence[str]) -> list[tuple[int, str, str]]:
+        """(rid, status, content_hash) of the memories whose text has these hashes."""
+        found: list[tuple[int, str, str]] = []
+        for start in range(0, len(hashes), 500):
+            chunk = list(hashes[start:start + 500])
+            found += [(r[0], r[1], r[2]) for r in self.conn.execute(
+                f"SELECT rid, status, content_hash FROM memories WHERE content_hash IN "
+                f"({','.join('?' * len(chunk))})", chunk)]
+        return found
 
     def changed_since(self, seq: int, *, limit: int) -> list[tuple[int, str, str]]:
         """(rid, status, content_hash) of memories written after version ``seq``."""
@@ -689,6 +714,11 @@ class Index:
             self.conn.execute("DELETE FROM removed")
             self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('removed_floor', ?)",
                               (str(self._bump("memories_version")),))
+
+
+def file_digest(raw: bytes) -> str:
+    """The hash a file's bytes are compared by (touched but unchanged: no re-index)."""
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
 def row_to_memory(row: sqlite3.Row, palace_root: Path, *, decay_score: float = 1.0,
