@@ -17,7 +17,7 @@ accesses arrive in time order. See docs/decay.md for the model in plain words.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone, tzinfo
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple, Sequence
 
@@ -290,3 +290,37 @@ def decay_info(rows: Sequence[Mapping[str, Any]], access_times: Mapping[str, Seq
         score = current_score(created, row["importance"], stamps, now, params, pinned=bool(row["pinned"]))
         info[row["id"]] = DecayInfo(score, len(stamps), stamps[-1] if stamps else None)
     return info
+
+
+@dataclass
+class DecayReport:
+    """What ``run_decay`` checked and archived (or, ``dry_run``, would archive)."""
+
+    now: datetime
+    threshold: float
+    checked: int = 0
+    archived: list[str] = field(default_factory=list)
+    pinned: int = 0
+    dry_run: bool = False
+    scores: dict[str, float] = field(default_factory=dict)  # the archived ones
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"now": self.now.isoformat(), "threshold": self.threshold, "checked": self.checked,
+                "archived": list(self.archived), "archived_count": len(self.archived),
+                "pinned": self.pinned, "dry_run": self.dry_run,
+                "scores": {k: round(v, 4) for k, v in self.scores.items()}}
+
+
+def plan_archive(rows: Sequence[Mapping[str, Any]], info: Mapping[str, DecayInfo], params: DecayParams,
+                 report: DecayReport) -> list[str]:
+    """Ids of the active ``rows`` due for archiving (score under the threshold, not
+    pinned); counts what was checked and pinned, and the due scores, in ``report``."""
+    report.checked = len(rows)
+    due = []
+    for row in rows:
+        if is_pinned(row["importance"], bool(row["pinned"])):
+            report.pinned += 1
+        elif should_archive(info[row["id"]].score, params):
+            due.append(row["id"])
+            report.scores[row["id"]] = info[row["id"]].score
+    return due

@@ -16,42 +16,25 @@ from __future__ import annotations
 
 import os
 import secrets
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, ContextManager, Sequence
 
 from . import decay as decay_model
-from .decay import DecayInfo
+from .decay import DecayInfo, DecayReport
 from .errors import EmbedderUnavailableError, InvalidInputError, MemoryFileError, MemoryNotFoundError
 from .index import INDEX_DIR, INDEX_FILE, Filters, Index, Syncer, SyncReport, VectorStore, row_to_memory
-from .journal import append_access, journal_path, read_events
-from .models import MEMORY_STATUSES, Memory, SearchResult
+from .journal import append_access, journal_path
+from .models import Memory, SearchResult
 from .settings import Settings
 from .storage import FileStorage, WriteLock
-from .validation import (check_updatable, coerce_datetime, normalize_location, normalize_tags, resolve_timezone,
+from .validation import (check_updatable, coerce_datetime, list_statuses, normalize_location, normalize_tags, resolve_timezone,
                          validate_changes, validate_content, validate_id, validate_importance,
                          validate_summary, validate_word)
 
 _UNSET: Any = object()
 NO_EMBEDDER = ("no embedder configured: set MEMORY_VECTOR_MODEL and install palace[vector], or "
                "point MEMORY_VECTOR_SERVICE_URL at a running sidecar")
-
-
-@dataclass
-class DecayReport:
-    now: datetime
-    threshold: float
-    checked: int = 0
-    archived: list[str] = field(default_factory=list)
-    pinned: int = 0
-    dry_run: bool = False
-    scores: dict[str, float] = field(default_factory=dict)  # the archived ones
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"now": self.now.isoformat(), "threshold": self.threshold, "checked": self.checked,
-                "archived": list(self.archived), "archived_count": len(self.archived),
-                "pinned": self.pinned, "dry_run": self.dry_run,
-                "scores": {k: round(v, 4) for k, v in self.scores.items()}}
 
 
 class MemoryPalaceManager:
@@ -83,7 +66,7 @@ class MemoryPalaceManager:
         self._experiences = None
         if sync:
             self.sync(full=None)
-        self._catch_up_journal()
+        self.syncer.catch_up_journal(self.journal_path)
 
     # ------------------------------------------------------------------ plumbing
 
@@ -162,26 +145,12 @@ class MemoryPalaceManager:
         with self.write_lock():
             self.index.clear_memories()
         report = self.sync(full=True)
-        self._catch_up_journal()
+        self.syncer.catch_up_journal(self.journal_path)
         self.index.prune_orphan_vectors()
         self._vectors.invalidate()
         if vectors:
             self.embed_pending()
         return report
-
-    def _catch_up_journal(self) -> int:
-        """Fold journal lines this index has not seen into its access table."""
-        with self.index.write():
-            offset = int(self.index.get_meta("journal_offset", "0") or 0)
-            events, new_offset, _skipped = read_events(self.journal_path, offset)
-            if new_offset < offset:  # journal replaced: refold from scratch
-                self.index.clear_accesses()
-            if events:
-                self.index.add_accesses((memory_id, event.at.timestamp(), event.kind)
-                                        for event in events for memory_id in event.ids)
-            if new_offset != offset:
-                self.index.set_meta("journal_offset", str(new_offset))
-            return len(events)
 
     def _write(self, memory: Memory, *, old: Memory | None = None) -> Memory:
         """Write ``memory``'s file, drop ``old``'s if it moved, index it, note the folders."""
@@ -194,30 +163,8 @@ class MemoryPalaceManager:
         self.syncer.remember_room_dir(path.parent)
         return replace(memory, path=path)
 
-    def _fresh_row(self, memory_id: str):
-        """The index row, re-read from the file first if the file changed by hand."""
-        row = self.index.row_by_id(memory_id)
-        if row is None:
-            return None
-        try:
-            stat = (self.root / row["path"]).stat()
-        except FileNotFoundError:
-            # moved or removed by hand while we were open: a sync finds out which.
-            # Both change their folders' mtimes, so on a large palace the quick
-            # sync (changed rooms only) is enough; a full one only if it was not.
-            self.sync(full=None)
-            row = self.index.row_by_id(memory_id)
-            if row is not None and not (self.root / row["path"]).exists():
-                self.sync(full=True)
-                row = self.index.row_by_id(memory_id)
-            return row
-        if (stat.st_mtime_ns, stat.st_size) != (row["mtime_ns"], row["size"]):
-            self.syncer.refresh_file(row["path"], stat.st_mtime_ns, stat.st_size)
-            row = self.index.row_by_id(memory_id)
-        return row
-
     def _read_file_memory(self, memory_id: str) -> Memory:
-        row = self._fresh_row(memory_id)
+        row = self.syncer.fresh_row(memory_id)
         if row is None:
             raise self.not_found(memory_id)
         return self.storage.read(self.root / row["path"])
@@ -263,7 +210,7 @@ class MemoryPalaceManager:
 
     def get(self, id: str, *, now: Any = None, record_access: bool = True) -> Memory | None:
         validate_id(id)
-        row = self._fresh_row(id)
+        row = self.syncer.fresh_row(id)
         if row is None:
             return None
         when = self.now(now)
@@ -324,14 +271,9 @@ class MemoryPalaceManager:
              status: str | None = "active", type: str | None = None, limit: int | None = None,
              now: Any = None) -> list[Memory]:
         """Memories newest first. ``status=None`` or ``"all"`` lists active and archived."""
-        if status in (None, "all"):
-            statuses: tuple[str, ...] = ("active", "archived")
-        elif status == "deleted":
+        if status == "deleted":
             return self.list_trash()[:limit] if limit else self.list_trash()
-        elif status in MEMORY_STATUSES:
-            statuses = (status,)
-        else:
-            raise InvalidInputError(f"status must be one of active, archived, deleted, all; got {status!r}")
+        statuses = list_statuses(status)
         if limit is not None and (not isinstance(limit, int) or limit < 0):
             raise InvalidInputError(f"limit must be a non-negative integer, got {limit!r}")
         filters = Filters(statuses=statuses, tags=normalize_tags(tags),
@@ -413,7 +355,7 @@ class MemoryPalaceManager:
         if not ids:
             return
         append_access(self.journal_path, list(ids), self.now(at), kind)
-        self._catch_up_journal()
+        self.syncer.catch_up_journal(self.journal_path)
 
     def access_times(self, ids: Sequence[str], *, kinds: Sequence[str] | None = None) -> dict[str, list[float]]:
         """Journalled access timestamps (POSIX seconds, oldest first) of these memories."""
@@ -436,15 +378,7 @@ class MemoryPalaceManager:
         if not self.decay_params.enabled:
             return report
         rows = self.index.list_rows(Filters(statuses=("active",)))
-        info = self._decay_info(rows, when)
-        report.checked = len(rows)
-        due = []
-        for row in rows:
-            if decay_model.is_pinned(row["importance"], bool(row["pinned"])):
-                report.pinned += 1
-            elif decay_model.should_archive(info[row["id"]].score, self.decay_params):
-                due.append(row["id"])
-                report.scores[row["id"]] = info[row["id"]].score
+        due = decay_model.plan_archive(rows, self._decay_info(rows, when), self.decay_params, report)
         if dry_run:
             report.archived = due
             return report

@@ -247,3 +247,12 @@ def resolve_timezone(name: str | None) -> tzinfo:
             raise ConfigError(f"MEMORY_TIMEZONE={name!r} is not a known time zone "
                               "(use an IANA name like Asia/Shanghai)") from None
     return datetime.now().astimezone().tzinfo or timezone.utc
+
+
+def list_statuses(status: str | None) -> tuple[str, ...]:
+    """The statuses a listing with ``status`` covers (None or "all": active and archived)."""
+    if status in (None, "all"):
+        return ("active", "archived")
+    if status in ("active", "archived"):
+        return (status,)
+    raise InvalidInputError(f"status must be one of active, archived, deleted, all; got {status!r}")

@@ -19,9 +19,10 @@ import time
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from ..errors import MemoryFileError
+from ..journal import read_events
 from ..models import Memory
 from ..storage import FileStorage
 from .database import Index, file_digest
@@ -137,10 +138,43 @@ class Syncer:
             report.updated.append(memory.id)
         self.index_memory(memory, path, raw, stat)
 
-    def refresh_file(self, rel: str, mtime_ns: int, size: int) -> None:
-        """Re-read one file that changed by hand (noticed on a read)."""
-        with self.lock():
-            self.index_file(rel, {rel: (mtime_ns, size)}, SyncReport())
+    def fresh_row(self, memory_id: str) -> Any:
+        """The index row of ``memory_id``, re-read from its file first if the file
+        changed by hand; a file moved or removed meanwhile is found by a sync."""
+        row = self.index.row_by_id(memory_id)
+        if row is None:
+            return None
+        try:
+            stat = (self.root / row["path"]).stat()
+        except FileNotFoundError:
+            # Both a move and a removal change their folders' mtimes, so on a large
+            # palace the quick sync (changed rooms only) is enough; a full one only
+            # if it was not.
+            self.sync(full=None)
+            row = self.index.row_by_id(memory_id)
+            if row is not None and not (self.root / row["path"]).exists():
+                self.sync(full=True)
+                row = self.index.row_by_id(memory_id)
+            return row
+        if (stat.st_mtime_ns, stat.st_size) != (row["mtime_ns"], row["size"]):
+            with self.lock():
+                self.index_file(row["path"], {row["path"]: (stat.st_mtime_ns, stat.st_size)}, SyncReport())
+            row = self.index.row_by_id(memory_id)
+        return row
+
+    def catch_up_journal(self, journal: Path) -> int:
+        """Fold the access-journal lines this index has not seen into its access table."""
+        with self.index.write():
+            offset = int(self.index.get_meta("journal_offset", "0") or 0)
+            events, new_offset, _skipped = read_events(journal, offset)
+            if new_offset < offset:  # journal replaced: refold from scratch
+                self.index.clear_accesses()
+            if events:
+                self.index.add_accesses((memory_id, event.at.timestamp(), event.kind)
+                                        for event in events for memory_id in event.ids)
+            if new_offset != offset:
+                self.index.set_meta("journal_offset", str(new_offset))
+            return len(events)
 
     # ------------------------------------------------------------------ whole palace
 
