@@ -45,15 +45,30 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, ContextManager, Protocol
 
 from .decay import collapse_bursts
 from .errors import InvalidInputError
 from .models import Memory
 from .validation import validate_id
 
-if TYPE_CHECKING:
-    from .manager import MemoryPalaceManager
+
+
+class Palace(Protocol):
+    """What experiences use of a ``MemoryPalaceManager``: its public methods only.
+    (A protocol, not an import: the manager offers ``pm.experiences``, so this
+    module must not import the manager back.)"""
+
+    def get(self, id: str, *, now: Any = None, record_access: bool = True) -> Memory | None: ...
+    def store(self, content: str, **fields: Any) -> Memory: ...
+    def update(self, id: str, **fields: Any) -> Memory: ...
+    def list(self, **filters: Any) -> list[Memory]: ...
+    def search(self, query: str, **options: Any) -> list[Any]: ...
+    def record_access(self, ids: Sequence[str], *, at: Any = None, kind: str = "access") -> None: ...
+    def access_times(self, ids: Sequence[str], *, kinds: Sequence[str] | None = None) -> dict[str, list[float]]: ...
+    def now(self, value: Any = None) -> datetime: ...
+    def write_lock(self) -> ContextManager[object]: ...
+    def not_found(self, id: str) -> Exception: ...
 
 EXPERIENCE_TYPE = "experience"
 DEFAULT_LOCATION = "experiences"
@@ -195,7 +210,7 @@ def _text(value: Any, what: str) -> str:
 class ExperienceManager:
     """Record, verify and find lessons; ``pm.experiences`` builds one per manager."""
 
-    def __init__(self, manager: MemoryPalaceManager):
+    def __init__(self, manager: Palace):
         self.pm = manager
 
     # ------------------------------------------------------------------ writing

@@ -20,8 +20,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any, ContextManager, Sequence
 
-from . import decay as decay_model
-from .decay import DecayInfo, DecayReport
+from .decay import DecayInfo, DecayParams, DecayReport, decay_info, is_pinned, plan_archive
 from .errors import EmbedderUnavailableError, InvalidInputError, MemoryFileError, MemoryNotFoundError
 from .index import INDEX_DIR, INDEX_FILE, Filters, Index, Syncer, SyncReport, VectorStore, row_to_memory
 from .journal import append_access, journal_path
@@ -51,7 +50,7 @@ class MemoryPalaceManager:
         self.root = self.storage.root
         self.index = Index(self.root / INDEX_DIR / INDEX_FILE)
         self.journal_path = journal_path(self.root)
-        self.decay_params = decay_model.DecayParams.from_settings(settings)
+        self.decay_params = DecayParams.from_settings(settings)
         self._lock = WriteLock(self.root / INDEX_DIR / "write.lock")
         self.syncer = Syncer(self.storage, self.index, self.write_lock)
         self._embedder = embedder
@@ -171,7 +170,7 @@ class MemoryPalaceManager:
 
     def _decay_info(self, rows: Sequence[Any], now: datetime) -> dict[str, DecayInfo]:
         times = self.index.access_times([row["id"] for row in rows])
-        return decay_model.decay_info(rows, times, now, self.decay_params, self.tz)
+        return decay_info(rows, times, now, self.decay_params, self.tz)
 
     def _rows_to_memories(self, rows: Sequence[Any], now: datetime | None = None) -> list[Memory]:
         info = self._decay_info(rows, now or self.now())
@@ -378,7 +377,7 @@ class MemoryPalaceManager:
         if not self.decay_params.enabled:
             return report
         rows = self.index.list_rows(Filters(statuses=("active",)))
-        due = decay_model.plan_archive(rows, self._decay_info(rows, when), self.decay_params, report)
+        due = plan_archive(rows, self._decay_info(rows, when), self.decay_params, report)
         if dry_run:
             report.archived = due
             return report
@@ -388,7 +387,7 @@ class MemoryPalaceManager:
                     memory = self._read_file_memory(memory_id)
                 except (MemoryNotFoundError, MemoryFileError):
                     continue
-                if memory.status != "active" or decay_model.is_pinned(memory.importance, memory.pinned):
+                if memory.status != "active" or is_pinned(memory.importance, memory.pinned):
                     continue  # pinned or changed by hand since the index last saw it
                 archived = replace(memory, status="archived")
                 self.syncer.index_memory(archived, self.storage.write(archived))

@@ -25,7 +25,10 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 from ..errors import IndexVersionError
 from ..models import Memory, embed_key
 from ..tokenize import index_text, stem
-from . import postings
+from .postings import SCHEMA as POSTINGS_SCHEMA
+from .postings import add_doc, bm25, doc_terms, merge_due, remove_doc
+from .postings import clear as clear_postings
+from .postings import rebuild as rebuild_postings
 
 if TYPE_CHECKING:  # numpy is imported where vectors are used, not on CLI start-up
     import numpy as np
@@ -89,7 +92,7 @@ CREATE TABLE IF NOT EXISTS vectors (
     model TEXT NOT NULL, content_hash TEXT NOT NULL, chunk INTEGER NOT NULL,
     vec BLOB NOT NULL, PRIMARY KEY (model, content_hash, chunk)
 ) WITHOUT ROWID;
-""" + postings.SCHEMA
+""" + POSTINGS_SCHEMA
 
 
 @dataclass(frozen=True)
@@ -235,7 +238,7 @@ class Index:
         ``size`` its stat): its keyword terms, its vector key and its file hash are
         all derived here, so every writer indexes a memory the same way."""
         body = index_text(" ".join([memory.content, memory.summary or "", " ".join(memory.tags)]))
-        terms = postings.doc_terms(body)
+        terms = doc_terms(body)
         content_hash = embed_key(memory.content, memory.summary)
         file_hash = file_digest(raw)
         tfs, length = Counter(terms), len(terms)
@@ -272,8 +275,8 @@ class Index:
                 conn.execute(f"UPDATE memories SET {assignments} WHERE rid = ?", (*row, rid))
                 conn.execute("DELETE FROM memory_tags WHERE rid = ?", (rid,))
             if not self.bulk:  # a bulk load packs all postings at the end
-                touched = postings.add_doc(conn, rid, tfs, length, old_terms=old_terms)
-                postings.merge_due(conn, touched)
+                touched = add_doc(conn, rid, tfs, length, old_terms=old_terms)
+                merge_due(conn, touched)
             conn.executemany("INSERT OR IGNORE INTO memory_tags VALUES (?, ?)",
                              [(tag, rid) for tag in memory.tags])
             conn.execute("DELETE FROM problems WHERE path = ?", (relpath,))
@@ -301,7 +304,7 @@ class Index:
         """Rebuild every term's postings and the collection counts from the memory rows."""
         self.bulk = False
         with self.write() as conn:
-            postings.rebuild(conn, conn.execute("SELECT rid, terms FROM memories ORDER BY rid"))
+            rebuild_postings(conn, conn.execute("SELECT rid, terms FROM memories ORDER BY rid"))
             docs, length = conn.execute("SELECT COUNT(*), COALESCE(SUM(doc_len), 0) FROM memories").fetchone()
             conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                              [("kw_docs", str(docs)), ("kw_length", str(length))])
@@ -332,8 +335,8 @@ class Index:
         if row is not None:
             self._count_docs(-1, -row[1])
             if not self.bulk:
-                touched = postings.remove_doc(self.conn, rid, row[0].split())
-                postings.merge_due(self.conn, touched)
+                touched = remove_doc(self.conn, rid, row[0].split())
+                merge_due(self.conn, touched)
         self.conn.execute("DELETE FROM memories WHERE rid = ?", (rid,))
         self.conn.execute("DELETE FROM memory_tags WHERE rid = ?", (rid,))
         seq = self._bump("memories_version")
@@ -456,7 +459,7 @@ class Index:
         if not units:
             return {}
         docs, length = self._collection()
-        rids, scores = postings.bm25(self.conn, units, docs=docs, total_length=length)
+        rids, scores = bm25(self.conn, units, docs=docs, total_length=length)
         if len(rids) == 0:
             return {}
         # the best few usually pass the filters: check them first, then widen
@@ -707,7 +710,7 @@ class Index:
         with self.write():
             for table in ("memories", "memory_tags", "problems", "room_dirs", "accesses"):
                 self.conn.execute(f"DELETE FROM {table}")
-            postings.clear(self.conn)
+            clear_postings(self.conn)
             self.conn.execute("DELETE FROM meta WHERE key IN ('journal_offset', 'last_full_scan', "
                               "'kw_docs', 'kw_length')")
             # these removals are not logged one by one: older caches must reload
