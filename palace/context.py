@@ -163,10 +163,6 @@ def fit_memory(memory: Memory, budget: int, *, section: str = "relevant",
     return result if result.tokens <= budget else None
 
 
-def render_pieces(pieces: Sequence[ContextPiece]) -> str:
-    return PIECE_SEPARATOR.join(piece.text for piece in pieces)
-
-
 class _Packer:
     """Fills a budget piece by piece; sections get a heading when they start."""
 

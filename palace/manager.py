@@ -27,9 +27,9 @@ from .journal import append_access, journal_path
 from .models import Memory, SearchResult
 from .settings import Settings
 from .storage import FileStorage, WriteLock
-from .validation import (check_updatable, coerce_datetime, list_statuses, normalize_location, normalize_tags, resolve_timezone,
-                         validate_changes, validate_content, validate_id, validate_importance,
-                         validate_summary, validate_word)
+from .validation import (check_updatable, coerce_datetime, list_statuses, normalize_location,
+                         normalize_tags, resolve_timezone, validate_changes, validate_content,
+                         validate_id, validate_importance, validate_summary, validate_word)
 
 _UNSET: Any = object()
 NO_EMBEDDER = ("no embedder configured: set MEMORY_VECTOR_MODEL and install palace[vector], or "

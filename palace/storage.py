@@ -14,7 +14,6 @@ import json
 import os
 import re
 import secrets
-import shutil
 import unicodedata
 from dataclasses import replace
 from datetime import date, datetime, timedelta, tzinfo
@@ -485,6 +484,3 @@ class FileStorage:
             self.trash_path(memory.id).unlink(missing_ok=True)
             removed.append(memory.id)
         return removed
-
-    def remove_tree(self, rel: str) -> None:
-        shutil.rmtree(self.root / rel, ignore_errors=True)

@@ -184,12 +184,6 @@ def coerce_datetime(value: object, *, tz: tzinfo, what: str = "time") -> datetim
         raise InvalidInputError(str(exc)) from None
 
 
-def to_utc_timestamp(value: datetime) -> float:
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
-    return value.timestamp()
-
-
 UPDATABLE_FIELDS = frozenset({"content", "summary", "tags", "importance", "location", "type",
                               "source", "status", "pinned", "created_at", "extra"})
 

@@ -1,4 +1,4 @@
-"""The derived index layer: SQLite rows, keyword postings, vectors, and the sync that keeps them in line with the files."""
+"""The derived index layer: SQLite rows, BM25 postings, vectors, and the sync that follows the files."""
 
 from .database import (INDEX_DIR, INDEX_FILE, SCHEMA_VERSION, Filters, Index, file_digest,
                        row_to_memory)

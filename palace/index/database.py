@@ -686,14 +686,6 @@ class Index:
         all_statuses[:used] = statuses
         return all_rids, matrix, all_statuses, used
 
-    def drop_vectors(self, model: str | None = None) -> None:
-        with self.write():
-            if model is None:
-                self.conn.execute("DELETE FROM vectors")
-            else:
-                self.conn.execute("DELETE FROM vectors WHERE model = ?", (model,))
-            self._set_floor("vector_log_floor", self._bump("vector_version"))  # not logged: reload
-
     def prune_orphan_vectors(self) -> int:
         with self.write():
             cursor = self.conn.execute(
