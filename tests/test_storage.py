@@ -414,3 +414,42 @@ def test_parse_hand_written_variants(pm, palace_root):
     assert dated.created_at == datetime(2026, 3, 18, tzinfo=CST)
     assert dated.importance == 1.0  # clamped
     assert dated.location == "inbox"  # the folder is the truth
+
+
+def test_write_lock_is_reentrant_and_keeps_other_threads_out(tmp_path):
+    import threading
+    import time
+
+    from palace.storage import WriteLock
+
+    lock = WriteLock(tmp_path / ".palace" / "write.lock")
+    order: list[str] = []
+
+    def other() -> None:
+        with lock:
+            order.append("other")
+
+    with lock:
+        with lock:  # a write inside a write must not deadlock
+            thread = threading.Thread(target=other)
+            thread.start()
+            time.sleep(0.2)
+            order.append("owner")
+    thread.join(timeout=10)
+    assert order == ["owner", "other"]
+
+
+def test_atomic_write_takes_bytes_or_a_writer_and_never_leaves_half_a_file(tmp_path):
+    target = tmp_path / "snap.bin"
+    atomic_write(target, b"\x00first")
+    assert target.read_bytes() == b"\x00first"
+
+    def broken(handle) -> None:
+        handle.write(b"half")
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        atomic_write(target, broken)
+    assert target.read_bytes() == b"\x00first" and sorted(p.name for p in tmp_path.iterdir()) == ["snap.bin"]
+    atomic_write(target, lambda handle: handle.write(b"whole"))
+    assert target.read_bytes() == b"whole"
