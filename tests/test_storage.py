@@ -440,7 +440,7 @@ def test_write_lock_is_reentrant_and_keeps_other_threads_out(tmp_path):
 
 
 def test_atomic_write_takes_bytes_or_a_writer_and_never_leaves_half_a_file(tmp_path):
-    target = tmp_path / "snap.bin"
+    target = tmp_path / "snapshots" / "snap.bin"
     atomic_write(target, b"\x00first")
     assert target.read_bytes() == b"\x00first"
 
@@ -450,6 +450,6 @@ def test_atomic_write_takes_bytes_or_a_writer_and_never_leaves_half_a_file(tmp_p
 
     with pytest.raises(OSError, match="disk full"):
         atomic_write(target, broken)
-    assert target.read_bytes() == b"\x00first" and sorted(p.name for p in tmp_path.iterdir()) == ["snap.bin"]
+    assert target.read_bytes() == b"\x00first" and sorted(p.name for p in target.parent.iterdir()) == ["snap.bin"]
     atomic_write(target, lambda handle: handle.write(b"whole"))
     assert target.read_bytes() == b"whole"
