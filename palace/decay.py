@@ -267,7 +267,7 @@ class DecayInfo(NamedTuple):
     last_accessed_at: datetime | None
 
 
-def decay_info(rows: Sequence[Mapping[str, Any]], access_times: Mapping[str, Sequence[float]],
+def decay_info(rows: Sequence[Any], access_times: Mapping[str, Sequence[float]],
                now: datetime, params: DecayParams, tz: tzinfo) -> dict[str, DecayInfo]:
     """Score, accesses counted and last access of each memory row (``id``,
     ``created_ts``, ``created_at``, ``importance``, ``pinned``) at ``now``, from its
@@ -311,7 +311,7 @@ class DecayReport:
                 "scores": {k: round(v, 4) for k, v in self.scores.items()}}
 
 
-def plan_archive(rows: Sequence[Mapping[str, Any]], info: Mapping[str, DecayInfo], params: DecayParams,
+def plan_archive(rows: Sequence[Any], info: Mapping[str, DecayInfo], params: DecayParams,
                  report: DecayReport) -> list[str]:
     """Ids of the active ``rows`` due for archiving (score under the threshold, not
     pinned); counts what was checked and pinned, and the due scores, in ``report``."""

@@ -45,7 +45,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, ContextManager, Protocol
+from typing import Any, ContextManager, List, Protocol  # List: these classes have list() methods
 
 from .decay import collapse_bursts
 from .errors import InvalidInputError
@@ -62,10 +62,10 @@ class Palace(Protocol):
     def get(self, id: str, *, now: Any = None, record_access: bool = True) -> Memory | None: ...
     def store(self, content: str, **fields: Any) -> Memory: ...
     def update(self, id: str, **fields: Any) -> Memory: ...
-    def list(self, **filters: Any) -> list[Memory]: ...
-    def search(self, query: str, **options: Any) -> list[Any]: ...
+    def list(self, **filters: Any) -> List[Memory]: ...
+    def search(self, query: str, **options: Any) -> List[Any]: ...
     def record_access(self, ids: Sequence[str], *, at: Any = None, kind: str = "access") -> None: ...
-    def access_times(self, ids: Sequence[str], *, kinds: Sequence[str] | None = None) -> dict[str, list[float]]: ...
+    def access_times(self, ids: Sequence[str], *, kinds: Sequence[str] | None = None) -> dict[str, List[float]]: ...
     def now(self, value: Any = None) -> datetime: ...
     def write_lock(self) -> ContextManager[object]: ...
     def not_found(self, id: str) -> Exception: ...
@@ -160,7 +160,7 @@ def parse_experience(content: str) -> dict[str, str | None]:
             for key in _LABELS.values()}
 
 
-def read_verifications(extra: dict[str, Any]) -> list[dict[str, Any]]:
+def read_verifications(extra: dict[str, Any]) -> List[dict[str, Any]]:
     """The well-formed entries of the ``verifications`` frontmatter list.
 
     The list may have been edited by hand: entries that are not a mapping with a
@@ -265,7 +265,7 @@ class ExperienceManager:
         return self._stats_for([memory])[memory.id]
 
     def search(self, query: str, *, top_k: int = 5, now: Any = None,
-               tags: Sequence[str] | None = None, verified_only: bool = False) -> list[ExperienceResult]:
+               tags: Sequence[str] | None = None, verified_only: bool = False) -> List[ExperienceResult]:
         """Lessons for ``query``, best first by 0.7 × memory score + 0.3 × effectiveness.
 
         Each lesson returned counts as one use (+0.1 effectiveness, at most once
@@ -298,7 +298,7 @@ class ExperienceManager:
             self.pm.record_access([r.memory.id for r in results], at=when, kind=USAGE_KIND)
         return results
 
-    def list(self, *, verified_only: bool = False, now: Any = None) -> list[ExperienceResult]:
+    def list(self, *, verified_only: bool = False, now: Any = None) -> List[ExperienceResult]:
         """Active lessons, most effective first (newest first among equals)."""
         memories = self.pm.list(type=EXPERIENCE_TYPE, status="active", now=now)
         stats = self._stats_for(memories)

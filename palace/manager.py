@@ -18,7 +18,7 @@ import os
 import secrets
 from dataclasses import replace
 from datetime import datetime
-from typing import Any, ContextManager, Sequence
+from typing import Any, ContextManager, List, Sequence  # List: the class has a list() method
 
 from .decay import DecayInfo, DecayParams, DecayReport, decay_info, is_pinned, plan_archive
 from .errors import EmbedderUnavailableError, InvalidInputError, MemoryFileError, MemoryNotFoundError
@@ -172,7 +172,7 @@ class MemoryPalaceManager:
         times = self.index.access_times([row["id"] for row in rows])
         return decay_info(rows, times, now, self.decay_params, self.tz)
 
-    def _rows_to_memories(self, rows: Sequence[Any], now: datetime | None = None) -> list[Memory]:
+    def _rows_to_memories(self, rows: Sequence[Any], now: datetime | None = None) -> List[Memory]:
         info = self._decay_info(rows, now or self.now())
         return [row_to_memory(row, self.root, decay_score=info[row["id"]].score,
                               access_count=info[row["id"]].access_count,
@@ -268,7 +268,7 @@ class MemoryPalaceManager:
 
     def list(self, *, location: str | None = None, tags: Sequence[str] | None = None,
              status: str | None = "active", type: str | None = None, limit: int | None = None,
-             now: Any = None) -> list[Memory]:
+             now: Any = None) -> List[Memory]:
         """Memories newest first. ``status=None`` or ``"all"`` lists active and archived."""
         if status == "deleted":
             return self.list_trash()[:limit] if limit else self.list_trash()
@@ -279,7 +279,7 @@ class MemoryPalaceManager:
                           location=normalize_location(location) if location else None, type=type)
         return self._rows_to_memories(self.index.list_rows(filters, limit=limit), self.now(now))
 
-    def list_trash(self) -> list[Memory]:
+    def list_trash(self) -> List[Memory]:
         memories, _errors = self.storage.list_trash()
         return memories
 
@@ -294,7 +294,7 @@ class MemoryPalaceManager:
         """The error for a missing id, saying whether (and how) it can be restored."""
         return MemoryNotFoundError(id, in_trash=self.in_trash(id))
 
-    def empty_trash(self, *, older_than_days: float | None = None, now: Any = None) -> list[str]:
+    def empty_trash(self, *, older_than_days: float | None = None, now: Any = None) -> List[str]:
         """Delete trashed files for good (only those trashed ``older_than_days`` ago, if given)."""
         if older_than_days is not None and older_than_days < 0:
             raise InvalidInputError("older_than_days must be >= 0")
@@ -305,7 +305,7 @@ class MemoryPalaceManager:
         """Memories in the index (active and archived)."""
         return self.index.count()
 
-    def problems(self) -> list[tuple[str, str]]:
+    def problems(self) -> List[tuple[str, str]]:
         """Files that could not be parsed: (path relative to the palace, reason)."""
         return self.index.problems()
 
@@ -320,7 +320,7 @@ class MemoryPalaceManager:
     def search(self, query: str, *, top_k: int = 10, now: Any = None,
                tags: Sequence[str] | None = None, location: str | None = None,
                type: str | None = None, include_archived: bool = False,
-               start: Any = None, end: Any = None, record_access: bool = True) -> list[SearchResult]:
+               start: Any = None, end: Any = None, record_access: bool = True) -> List[SearchResult]:
         """Best memories for ``query``, best first, each with its score explained.
 
         Time words in the query ("上周", "last Friday") name a period relative to
@@ -356,7 +356,7 @@ class MemoryPalaceManager:
         append_access(self.journal_path, list(ids), self.now(at), kind)
         self.syncer.catch_up_journal(self.journal_path)
 
-    def access_times(self, ids: Sequence[str], *, kinds: Sequence[str] | None = None) -> dict[str, list[float]]:
+    def access_times(self, ids: Sequence[str], *, kinds: Sequence[str] | None = None) -> dict[str, List[float]]:
         """Journalled access timestamps (POSIX seconds, oldest first) of these memories."""
         return self.index.access_times(list(ids), kinds=kinds)
 

@@ -49,7 +49,7 @@ LATE_FACTOR = 0.7
 OUTSIDE_FACTOR = 0.5  # soft time filter: a memory outside the period keeps half its relevance
 
 Scores = dict[int, float]  # memory row id → a retriever's score
-Row = Mapping[str, Any]    # an index row (palace.index.Index.rows_by_rid)
+Row = Any                  # an index row (sqlite3.Row: read by column name)
 
 
 @dataclass(frozen=True)

@@ -119,7 +119,7 @@ def _as_tags(value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         items = re.split(r"[,，]", value)
     elif isinstance(value, (list, tuple)):
-        items = value
+        items = list(value)
     else:
         raise ValueError(f"tags must be a list, got {type(value).__name__}")
     tags: dict[str, None] = {}
@@ -219,6 +219,7 @@ def _extra_value(value: Any) -> str:
 
 def render_memory(memory: Memory) -> str:
     """The Markdown text of a memory; ``parse_memory`` reads it back unchanged."""
+    assert memory.created_at is not None and memory.updated_at is not None  # set by parse and store
     lines = ["---", f"id: {_yaml_scalar(memory.id)}", f"tags: {_yaml_scalar(list(memory.tags))}",
              f"importance: {_yaml_scalar(round(memory.importance, 4))}",
              f"status: {_yaml_scalar(memory.status)}"]
@@ -454,7 +455,8 @@ class FileStorage:
         return replace(memory, location=location)
 
     def list_trash(self) -> tuple[list[Memory], list[MemoryFileError]]:
-        memories, errors = [], []
+        memories: list[Memory] = []
+        errors: list[MemoryFileError] = []
         if not self.trash.exists():
             return memories, errors
         for path in sorted(self.trash.glob("*.md")):

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Any, ContextManager, Iterable, Mapping, Protocol, Sequence
+from typing import Any, ContextManager, Iterable, Protocol, Sequence
 
 from ..models import Memory
 from .database import Filters
 
-Row = Mapping[str, Any]  # one memory's indexed fields (see database._SCHEMA's memories table)
+Row = Any  # one memory's indexed fields, read by column name (sqlite3.Row here)
 
 
 class MemoryIndex(Protocol):

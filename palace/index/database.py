@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence, cast
 
 from ..errors import IndexVersionError
 from ..models import Memory, embed_key
@@ -250,6 +250,7 @@ class Index:
             for (stale,) in conn.execute("SELECT rid FROM memories WHERE path = ? AND id != ?",
                                          (relpath, memory.id)).fetchall():
                 self._delete_rid(stale)
+            assert memory.created_at is not None and memory.updated_at is not None  # set by parse and store
             row = (
                 memory.id, relpath, memory.location, memory.type, memory.status, memory.source,
                 memory.importance, int(memory.pinned), memory.created_at.timestamp(),
@@ -264,7 +265,7 @@ class Index:
             if old is None:
                 cursor = conn.execute(
                     f"INSERT INTO memories ({columns}) VALUES ({','.join('?' * len(row))})", row)
-                rid = cursor.lastrowid
+                rid = cast(int, cursor.lastrowid)
                 old_terms: list[str] = []
                 self._count_docs(1, length)
             else:
