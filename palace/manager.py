@@ -17,7 +17,8 @@ from __future__ import annotations
 import os
 import secrets
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, ContextManager, List, Sequence  # List: the class has a list() method
 
 from .decay import DecayInfo, DecayParams, DecayReport, decay_info, is_pinned, plan_archive
