@@ -775,3 +775,37 @@ class MemoryPalaceManager:
                 self._index_memory(archived, path)
                 report.archived.append(memory_id)
         return report
+
+    # ------------------------------------------------------------------ for the viewer
+
+    def access_history(self, id: str) -> list[datetime]:
+        """When this memory was used, as decay counts it: bursts within an hour merged,
+        nothing from before its creation; oldest first. Empty for an unknown id."""
+        validate_id(id)
+        row = self.index.row_by_id(id)
+        if row is None:
+            return []
+        stamps = collapse_bursts(self.index.access_times([id]).get(id, []))
+        return [datetime.fromtimestamp(ts, self.tz) for ts in stamps if ts >= row["created_ts"]]
+
+    def list_page(self, *, offset: int = 0, limit: int = 50, location: str | None = None,
+                  tags: Sequence[str] | None = None, status: str | None = "active",
+                  type: str | None = None, now: Any = None) -> list[Memory]:
+        """One page of ``list`` (newest first): ``limit`` memories from ``offset`` on,
+        without reading the ones before it (``status`` as in ``list``, trash excluded)."""
+        for name, value in (("offset", offset), ("limit", limit)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise InvalidInputError(f"{name} must be a non-negative integer, got {value!r}")
+        if status in (None, "all"):
+            statuses: tuple[str, ...] = ("active", "archived")
+        elif status in ("active", "archived"):
+            statuses = (status,)
+        else:
+            raise InvalidInputError(f"status must be one of active, archived, all; got {status!r}")
+        filters = Filters(statuses=statuses, tags=normalize_tags(tags),
+                          location=normalize_location(location) if location else None, type=type)
+        where, params = filters.sql()
+        rows = list(self.index.conn.execute(
+            f"SELECT * FROM memories m WHERE {where} ORDER BY m.created_ts DESC LIMIT ? OFFSET ?",
+            [*params, limit, offset]))
+        return self._rows_to_memories(rows, self._coerce_now(now))
