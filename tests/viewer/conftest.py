@@ -109,9 +109,11 @@ def page(browser_context):
     tab = browser_context.new_page()
     errors: list[str] = []
     tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    # the pages run under a strict CSP: anything it blocks is a bug in the viewer
+    tab.on("console", lambda msg: errors.append(msg.text) if "Content Security Policy" in msg.text else None)
     yield tab
     tab.close()
-    assert not errors, f"JavaScript errors on the page: {errors}"
+    assert not errors, f"JavaScript or CSP errors on the page: {errors}"
 
 
 def screenshot(page, name: str) -> Path:
