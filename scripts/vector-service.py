@@ -36,6 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", help="embedding model (overrides MEMORY_VECTOR_MODEL)")
     parser.add_argument("--threads", type=int, help="CPU threads for the model (sets "
                         "OMP_NUM_THREADS; 1 is often fastest on a busy 2-core machine)")
+    parser.add_argument("--viewer", action="store_true",
+                        help="also serve the palace viewer at /viewer/ (needs a workspace)")
     parser.add_argument("--log-level", default="info",
                         choices=["critical", "error", "warning", "info", "debug"])
     args = parser.parse_args(argv)
@@ -56,6 +58,13 @@ def main(argv: list[str] | None = None) -> int:
     if workspace is None and settings.sources.get("workspace_dir") == "env":
         workspace = settings.workspace_dir
     app = create_app(settings, workspace)
+    if args.viewer:
+        if workspace is None:
+            print("vector-service: --viewer needs --workspace (or MEMORY_WORKSPACE_DIR)", file=sys.stderr)
+            return 2
+        from vector_service.app import mount_viewer
+
+        mount_viewer(app, settings, workspace)
 
     import uvicorn
 
