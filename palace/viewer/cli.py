@@ -15,8 +15,9 @@ DEFAULT_PORT = 8770
               help="Address to listen on; anything but loopback needs --token.")
 @click.option("--port", default=DEFAULT_PORT, show_default=True, type=click.IntRange(0, 65535),
               help="Port (0 = any free port, printed at start).")
-@click.option("--token", envvar="MEMORY_VIEWER_TOKEN", default=None,
-              help="Require this token (login form, ?token= or Bearer header). Env: MEMORY_VIEWER_TOKEN.")
+@click.option("--token", envvar="MEMORY_VIEWER_TOKEN", default=None, show_envvar=True,
+              help="Require this token (login form, ?token= or Bearer header); prefer the "
+                   "environment variable, which other users cannot see in the process list.")
 def serve(workspace: str, host: str, port: int, token: str | None) -> None:
     """Serve the palace viewer: rooms, memories and their decay, search explained, trash, live feed."""
     from ..errors import PalaceError
