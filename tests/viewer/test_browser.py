@@ -190,3 +190,20 @@ def test_keyboard_alone_reaches_search_and_a_memory(live_viewer, page):
     page.keyboard.press("Enter")
     page.wait_for_url(f"**/memories/{db.id}")
     assert link is not None
+
+
+def test_archived_memories_are_listed_and_restored(live_viewer, page):
+    pm = live_viewer.pm
+    now = datetime.now(pm.tz)
+    faded = pm.store("an unused note from long ago", location="notes", importance=0.0,
+                     created_at=now - timedelta(days=400))
+    report = pm.run_decay()
+    assert faded.id in report.archived
+    page.goto(live_viewer.at("/"))
+    page.get_by_role("link", name=re.compile(r"^Archived \(1\)")).click()
+    row = page.locator(f"#m-{faded.id}")
+    assert "archived" in row.inner_text()
+    row.get_by_role("button", name=re.compile("^Restore to active")).click()
+    page.wait_for_selector(".flash")
+    assert pm.get(faded.id, record_access=False).status == "active"
+    assert page.locator(f"#m-{faded.id}").count() == 0  # no longer in the archived list
