@@ -143,13 +143,22 @@ def test_bootstrap_preview_does_not_count_as_use(live_viewer, page):
 
 
 def test_a_query_with_time_words_shows_its_range_on_a_timeline(live_viewer, page):
-    seed(live_viewer.pm)
+    pm = live_viewer.pm
+    seed(pm)
+    today = datetime.now(pm.tz).replace(hour=12, minute=0, second=0, microsecond=0)
+    last_week_wednesday = today - timedelta(days=today.weekday() + 5)
+    inside = pm.store("数据库索引调优：给 memories(created_ts) 加索引", tags=["数据库"],
+                      location="projects/palace", created_at=last_week_wednesday)
     page.goto(live_viewer.at("/search?q=" + "上周 数据库"))
     section = page.locator("section.time-range")
     assert "上周" in section.inner_text()
     timeline = section.locator("svg.query-timeline")
     assert timeline.locator("rect.range").count() == 1
-    assert timeline.locator("circle.hit").count() >= 1
+    assert timeline.locator("circle.hit").count() >= 2
+    assert timeline.locator("circle.hit.inside").count() == 1
+    assert page.locator(f"ol.results a[href$='/memories/{inside.id}']").count() == 1
+    page.locator("details.why").first.evaluate("el => el.open = true")
+    screenshot(page, "search-time")
 
 
 def test_home_lists_rooms_pages_and_pictures(live_viewer, page):
