@@ -809,3 +809,26 @@ class MemoryPalaceManager:
             f"SELECT * FROM memories m WHERE {where} ORDER BY m.created_ts DESC LIMIT ? OFFSET ?",
             [*params, limit, offset]))
         return self._rows_to_memories(rows, self._coerce_now(now))
+
+    def room_counts(self) -> dict[str, dict[str, int]]:
+        """Memories per room and status, ``{room: {"active": n, "archived": m}}``
+        (trash not included; one pass over the (location, status) index)."""
+        counts: dict[str, dict[str, int]] = {}
+        for location, status, count in self.index.conn.execute(
+                "SELECT location, status, COUNT(*) FROM memories GROUP BY location, status"):
+            counts.setdefault(location, {})[status] = count
+        return counts
+
+    def created_per_month(self, *, status: str | None = "all") -> dict[str, dict[str, int]]:
+        """How many memories each room got per month of creation, ``{room: {"2026-03": n}}``;
+        the month as written in the memory's own ``createdAt`` (its own offset)."""
+        statuses = ("active", "archived") if status in (None, "all") else (status,)
+        if not set(statuses) <= {"active", "archived"}:
+            raise InvalidInputError(f"status must be one of active, archived, all; got {status!r}")
+        counts: dict[str, dict[str, int]] = {}
+        for location, created_at in self.index.conn.execute(
+                f"SELECT location, created_at FROM memories WHERE status IN "
+                f"({','.join('?' * len(statuses))})", statuses):
+            months = counts.setdefault(location, {})
+            months[created_at[:7]] = months.get(created_at[:7], 0) + 1
+        return counts

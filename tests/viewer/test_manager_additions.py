@@ -50,3 +50,27 @@ def test_access_history_merges_bursts_and_ignores_accesses_before_creation(pm):
     # the same history decay counts
     assert pm.get(memory.id, record_access=False).access_count == len(history)
     assert pm.access_history("0123456789abcdef") == []
+
+
+def test_room_counts_by_status(pm):
+    pm.store("a", location="projects/palace")
+    pm.store("b", location="projects/palace")
+    faded = pm.store("c", location="notes")
+    pm.update(faded.id, status="archived")
+    gone = pm.store("d", location="notes")
+    pm.delete(gone.id)
+    assert pm.room_counts() == {"projects/palace": {"active": 2}, "notes": {"archived": 1}}
+
+
+def test_created_per_month_counts_by_room_and_month(pm):
+    pm.store("a", location="x", created_at="2026-01-31T23:30:00+08:00")
+    pm.store("b", location="x", created_at="2026-02-01T00:30:00+08:00")
+    pm.store("c", location="y", created_at="2026-02-10T10:00:00+08:00")
+    faded = pm.store("d", location="y", created_at="2026-03-01T10:00:00+08:00")
+    pm.update(faded.id, status="archived")
+    assert pm.created_per_month() == {"x": {"2026-01": 1, "2026-02": 1},
+                                      "y": {"2026-02": 1, "2026-03": 1}}
+    assert pm.created_per_month(status="active") == {"x": {"2026-01": 1, "2026-02": 1},
+                                                     "y": {"2026-02": 1}}
+    with pytest.raises(InvalidInputError):
+        pm.created_per_month(status="deleted")
