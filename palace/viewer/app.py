@@ -111,6 +111,7 @@ def create_viewer_app(pm_or_workspace: Any, token: str | None = None, *,
             raise InvalidInputError("status must be active or archived")
         memories, more = reader.page(page=page_number, room=room or None, status=status)
         return page(request, "home.html", memories=memories, more=more, page_number=page_number,
+                    tree=reader.tree(status),
                     room=room, status=status, now=reader.now())
 
     @app.get("/memories/{memory_id}", response_class=HTMLResponse)
@@ -207,14 +208,21 @@ def create_viewer_app(pm_or_workspace: Any, token: str | None = None, *,
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
+    drawn: dict[str, Any] = {"scores": None, "svg": ""}
+
     @app.get("/charts/decay.svg")
     def decay_chart():
-        scores = reader.decay_scores()
-        return _svg(charts.decay_histogram(scores, reader.decay_params.archive_threshold))
+        snapshot = reader.decay_scores()
+        if drawn["scores"] is not snapshot:  # binning 100k scores costs ~80 ms: once per new set
+            scores, computed_at = snapshot
+            drawn["svg"] = charts.decay_histogram(scores, reader.decay_params.archive_threshold,
+                                                  as_of=computed_at)
+            drawn["scores"] = snapshot
+        return _svg(drawn["svg"])
 
     @app.get("/charts/rooms.svg")
     def rooms_chart():
-        return _svg(charts.rooms_over_time(reader.created_by_room()))
+        return _svg(charts.rooms_over_time(reader.created_per_month()))
 
     # -- edits -------------------------------------------------------------------
 

@@ -217,7 +217,8 @@ def decay_curve(*, created_at: datetime, importance: float, accesses: Sequence[d
                       crossing_in_view=crossing_in_view, pinned=pinned, scaled=x.scaled)
 
 
-def decay_histogram(scores: Sequence[float], threshold: float, *, bins: int = 10) -> str:
+def decay_histogram(scores: Sequence[float], threshold: float, *, bins: int = 10,
+                    as_of: datetime | None = None) -> str:
     """How many memories hold each decay score (bins of 0.1), with the archive threshold."""
     counts = [0] * bins
     for value in scores:
@@ -231,6 +232,8 @@ def decay_histogram(scores: Sequence[float], threshold: float, *, bins: int = 10
     desc = (f"{len(scores)} memories by decay score; {below} under the archive threshold "
             f"{threshold:.2f}. " + ", ".join(f"{i / bins:.1f}-{(i + 1) / bins:.1f}: {c}"
                                            for i, c in enumerate(counts)))
+    if as_of is not None:
+        desc += f" Computed {as_of.strftime('%Y-%m-%d %H:%M')}."
     parts = [_svg_open("Decay distribution", desc, "decay-histogram"),
              f'<line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y0}" stroke="{MUTED}"/>']
     width = (x1 - x0) / bins
@@ -249,39 +252,34 @@ def decay_histogram(scores: Sequence[float], threshold: float, *, bins: int = 10
                  f'stroke="{THRESHOLD}" stroke-width="2" stroke-dasharray="4 3"/>')
     parts.append(_text(tx + 4, MARGIN_TOP + 8, f"archive threshold ({below:,} under)", anchor="start",
                        fill=THRESHOLD))
-    parts.append(_text((x0 + x1) / 2, HEIGHT - 6, "decay score", fill=MUTED))
+    axis_label = "decay score" + (f" (as of {as_of.strftime('%Y-%m-%d %H:%M')})" if as_of else "")
+    parts.append(_text((x0 + x1) / 2, HEIGHT - 6, axis_label, fill=MUTED))
     parts.append("</svg>")
     return "".join(parts)
 
 
-def month_key(moment: datetime) -> str:
-    return moment.strftime("%Y-%m")
-
-
-def rooms_over_time(created: Mapping[str, Sequence[datetime]], *, max_series: int = 6) -> str:
+def rooms_over_time(per_month: Mapping[str, Mapping[str, int]], *, max_series: int = 6) -> str:
     """Memories per room over time: one cumulative line per room (the biggest rooms;
-    the rest summed as "other"), by month of creation."""
-    totals = sorted(created, key=lambda room: -len(created[room]))
-    shown = totals[:max_series]
-    series: dict[str, list[datetime]] = {room: list(created[room]) for room in shown}
-    rest = [moment for room in totals[max_series:] for moment in created[room]]
-    if rest:
+    the rest summed as "other rooms"), from {room: {"YYYY-MM": count}}."""
+    totals = sorted(per_month, key=lambda room: (-sum(per_month[room].values()), room))
+    series: dict[str, dict[str, int]] = {room: dict(per_month[room]) for room in totals[:max_series]}
+    if totals[max_series:]:
+        rest: dict[str, int] = {}
+        for room in totals[max_series:]:
+            for month, count in per_month[room].items():
+                rest[month] = rest.get(month, 0) + count
         series["other rooms"] = rest
-    months = sorted({month_key(m) for times in series.values() for m in times})
+    months = sorted({month for counts in series.values() for month in counts})
     x0, x1 = MARGIN_LEFT, WIDTH - 150
     y0, y1 = HEIGHT - MARGIN_BOTTOM, MARGIN_TOP
     if not months:
         return (_svg_open("Memories per room over time", "No memories yet.", "rooms-over-time")
                 + _text(WIDTH / 2, HEIGHT / 2, "no memories yet", fill=MUTED) + "</svg>")
-    index = {month: i for i, month in enumerate(months)}
     cumulative: dict[str, list[int]] = {}
-    for room, times in series.items():
-        per_month = [0] * len(months)
-        for moment in times:
-            per_month[index[month_key(moment)]] += 1
+    for room, counts in series.items():
         running, total = [], 0
-        for count in per_month:
-            total += count
+        for month in months:
+            total += counts.get(month, 0)
             running.append(total)
         cumulative[room] = running
     top = max(values[-1] for values in cumulative.values()) or 1

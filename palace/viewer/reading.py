@@ -22,6 +22,13 @@ PAGE_SIZE = 50
 FEED_SIZE = 30
 ROOMS_TTL_S = 5.0
 WHOLE_PALACE_TTL_S = 60.0
+# One edit moves one score among thousands, so the decay distribution is not redrawn
+# on edits, only when it is this old (its chart says when it was computed).
+DECAY_DISTRIBUTION_TTL_S = 600.0
+# The decay distribution reads every memory (seconds at 100k): it is read a chunk at a
+# time, releasing the manager between chunks so that pages are answered meanwhile.
+SCORE_CHUNK = 1000
+SCORE_PAUSE_S = 0.005  # between chunks: lets page requests have the GIL and the lock
 
 
 @dataclass
@@ -69,6 +76,48 @@ class _Cached:
         self.at = float("-inf")
 
 
+class _Background:
+    """A whole-palace number computed off the request path. The first caller waits
+    for it; later ones get the last value at once, and a stale one is recomputed in
+    a thread (so an edit, or time passing, never makes a page wait seconds)."""
+
+    def __init__(self, ttl_s: float, compute: Callable[[], Any], default: Any):
+        self.ttl_s = ttl_s
+        self.compute = compute
+        self.value = default
+        self.at = float("-inf")
+        self.have = False
+        self.error: BaseException | None = None
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def get(self) -> Any:
+        with self._lock:
+            stale = time.monotonic() - self.at > self.ttl_s
+            if stale and (self._thread is None or not self._thread.is_alive()):
+                self._thread = threading.Thread(target=self._run, daemon=True,
+                                                name="palace-viewer-picture")
+                self._thread.start()
+            thread, have = self._thread, self.have
+        if not have and thread is not None:
+            thread.join()
+            if self.error is not None and not self.have:
+                raise self.error
+        return self.value
+
+    def _run(self) -> None:
+        try:
+            value = self.compute()
+        except BaseException as exc:  # kept for the waiting caller; the old value stays
+            self.error = exc
+            return
+        with self._lock:
+            self.value, self.at, self.have, self.error = value, time.monotonic(), True, None
+
+    def stale(self) -> None:
+        self.at = float("-inf")
+
+
 class _NoAccessPalace:
     """The manager, except that nothing read through it counts as a use.
 
@@ -106,8 +155,8 @@ class PalaceReader:
         self.pm = pm
         self.lock = threading.RLock()
         self._rooms = _Cached(ROOMS_TTL_S)
-        self._scores = _Cached(WHOLE_PALACE_TTL_S)
-        self._timeline = _Cached(WHOLE_PALACE_TTL_S)
+        self._scores = _Background(DECAY_DISTRIBUTION_TTL_S, self._all_decay_scores, ([], None))
+        self._timeline = _Background(WHOLE_PALACE_TTL_S, self._created_per_month, {})
 
     # -- plumbing ----------------------------------------------------------------
 
@@ -117,8 +166,13 @@ class PalaceReader:
 
     def changed(self) -> None:
         """An edit went through: whole-palace numbers must be recomputed."""
-        for cache in (self._rooms, self._scores, self._timeline):
-            cache.drop()
+        self._rooms.drop()
+        self._timeline.stale()
+
+    def redraw_pictures(self) -> None:
+        """Recompute both whole-palace pictures on their next request (in the background)."""
+        self._scores.stale()
+        self._timeline.stale()
 
     def now(self) -> datetime:
         return datetime.now(self.pm.tz).replace(microsecond=0)
@@ -130,14 +184,22 @@ class PalaceReader:
     # -- lists -------------------------------------------------------------------
 
     def rooms(self) -> dict[str, Any]:
-        """Room tree and status counts (pm.stats), cached for a few seconds."""
+        """Counts per room and status, trash and problem counts; cached a few seconds."""
         def compute():
             with self.lock:
-                stats = self.pm.stats()
-            return {"tree": room_tree(stats.get("by_location", {})),
-                    "by_status": stats.get("by_status", {}), "trash": stats.get("trash", 0),
-                    "problems": stats.get("problems", 0)}
+                counts = self.pm.room_counts()
+                trash = len(self.pm.list_trash())
+                problems = len(self.pm.problems())
+            by_status: dict[str, int] = {}
+            for statuses in counts.values():
+                for status, count in statuses.items():
+                    by_status[status] = by_status.get(status, 0) + count
+            return {"counts": counts, "by_status": by_status, "trash": trash, "problems": problems}
         return self._rooms.get(compute)
+
+    def tree(self, status: str = "active") -> RoomNode:
+        counts = self.rooms()["counts"]
+        return room_tree({room: by.get(status, 0) for room, by in counts.items() if by.get(status)})
 
     def page(self, *, page: int = 1, room: str | None = None, status: str = "active",
              type: str | None = None, size: int = PAGE_SIZE) -> tuple[list[Memory], bool]:
@@ -148,14 +210,10 @@ class PalaceReader:
         return rows[:size], len(rows) > size
 
     def newest(self, limit: int = FEED_SIZE) -> list[Memory]:
-        """The newest memories and observations for the live feed (cheap: two indexed
-        queries). Observations get their own query so a flood of ordinary memories
-        cannot push a fresh observation out of the window."""
+        """The newest memories (observations included) for the live feed: one indexed
+        query, cheap enough to run every second per open feed."""
         with self.lock:
-            found = {m.id: m for m in self.pm.list(limit=limit)}
-            found.update({m.id: m for m in self.pm.list(type="observation", limit=limit)})
-        return sorted(found.values(), key=lambda m: m.created_at.timestamp() if m.created_at else 0,
-                      reverse=True)[:limit]
+            return self.pm.list(limit=limit)
 
     def trash(self) -> list[Memory]:
         with self.lock:
@@ -200,22 +258,31 @@ class PalaceReader:
 
     # -- whole-palace pictures ---------------------------------------------------
 
-    def decay_scores(self) -> list[float]:
-        def compute():
-            with self.lock:
-                return list(self.pm.decay_scores().values())
-        return self._scores.get(compute)
+    def decay_scores(self) -> tuple[list[float], datetime | None]:
+        """Decay scores of all active memories, and when they were computed."""
+        return self._scores.get()
 
-    def created_by_room(self) -> dict[str, list[datetime]]:
-        def compute():
+    def created_per_month(self) -> dict[str, dict[str, int]]:
+        return self._timeline.get()
+
+    def _all_decay_scores(self) -> tuple[list[float], datetime]:
+        # The same scores as pm.decay_scores(), a page at a time. A memory stored
+        # meanwhile may shift one page: off by one in a histogram of thousands.
+        scores: list[float] = []
+        offset = 0
+        started = self.now()
+        while True:
             with self.lock:
-                memories = self.pm.list(status="all")
-            by_room: dict[str, list[datetime]] = {}
-            for memory in memories:
-                if memory.created_at is not None:
-                    by_room.setdefault(memory.location, []).append(memory.created_at)
-            return by_room
-        return self._timeline.get(compute)
+                chunk = self.pm.list_page(offset=offset, limit=SCORE_CHUNK, status="active")
+            scores.extend(m.decay_score for m in chunk)
+            if len(chunk) < SCORE_CHUNK:
+                return scores, started
+            offset += SCORE_CHUNK
+            time.sleep(SCORE_PAUSE_S)
+
+    def _created_per_month(self) -> dict[str, dict[str, int]]:
+        with self.lock:
+            return self.pm.created_per_month()
 
     def bootstrap_preview(self, query: str | None = None):
         from ..context import bootstrap

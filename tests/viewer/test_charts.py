@@ -58,7 +58,7 @@ def test_histogram_counts_and_threshold():
 
 
 def test_rooms_over_time_is_cumulative_and_escapes_room_names():
-    created = {"<b>room</b>": [T0, T0 + timedelta(days=40)], "notes": [T0 + timedelta(days=70)]}
+    created = {"<b>room</b>": {"2026-01": 1, "2026-02": 1}, "notes": {"2026-03": 1}}
     svg = charts.rooms_over_time(created)
     assert "<b>" not in svg and "&lt;b&gt;room" in svg
     desc = parse(svg).find("svg:desc", NS).text
@@ -74,3 +74,10 @@ def test_query_timeline_marks_the_range_and_results():
     assert len(root.findall(".//svg:rect[@class='range']", NS)) == 1
     assert len(root.findall(".//svg:circle", NS)) == 2
     assert "1 of 2 results" in root.find("svg:desc", NS).text
+
+
+def test_rooms_over_time_sums_small_rooms_as_other():
+    per_month = {f"room{i}": {"2026-01": i + 1} for i in range(9)}
+    desc = parse(charts.rooms_over_time(per_month, max_series=6)).find("svg:desc", NS).text
+    assert "room8 9" in desc and "room3 4" in desc
+    assert "other rooms 6" in desc  # rooms 0, 1, 2: 1 + 2 + 3
