@@ -88,8 +88,8 @@ def create_viewer_app(pm_or_workspace: Any, token: str | None = None, *,
 
     def back_to(request: Request, target: str, **params: str) -> RedirectResponse:
         base = request.scope.get("root_path", "").rstrip("/")
-        if not target.startswith("/") or target.startswith("//"):
-            target = "/"  # never redirect off this server
+        if not target.startswith("/") or target.startswith(("//", "/\\")):
+            target = "/"  # never redirect off this server ("/\\host" is "//host" to browsers)
         query = urlencode({k: v for k, v in params.items() if v})
         sep = "&" if "?" in target else "?"
         return RedirectResponse(base + target + (sep + query if query else ""), status_code=303)

@@ -99,3 +99,19 @@ def test_login_form_in_the_browser(token_viewer, page):
     page.wait_for_url("**/login")
     page.goto(url + "/")
     assert page.url.startswith(url + "/login")
+
+
+def test_redirects_stay_on_this_server_and_bad_input_is_explained(live_viewer):
+    memory = live_viewer.pm.store("a memory")
+    with httpx.Client(base_url=live_viewer.url, follow_redirects=False) as client:
+        csrf = csrf_of(client.get("/").text)
+        for target in ("//evil.example/", "/\\evil.example/", "https://evil.example/"):
+            answer = client.post("/login", data={"token": "", "next": target})
+            assert answer.headers["location"].startswith("/"), target
+            assert not answer.headers["location"].startswith(("//", "/\\")), target
+        answer = client.post(f"/memories/{memory.id}/edit", data={"csrf": csrf, "importance": "2"})
+        assert answer.status_code == 400 and "importance" in answer.text
+        assert client.get("/memories/0123456789abcdef").status_code == 404
+        assert client.get("/memories/not-an-id!").status_code == 400
+        assert client.get("/?page=0").status_code == 400
+    assert live_viewer.pm.get(memory.id, record_access=False).importance == 0.5
