@@ -58,7 +58,8 @@ class _Axis:
 def _svg_open(title: str, desc: str, css_class: str, width: int = WIDTH, height: int = HEIGHT) -> str:
     return (f'<svg xmlns="http://www.w3.org/2000/svg" class="chart {css_class}" role="img" '
             f'viewBox="0 0 {width} {height}" width="100%" preserveAspectRatio="xMidYMid meet" '
-            f'aria-label="{escape(title)}">'
+            f'aria-label="{escape(title)}" font-family="system-ui, -apple-system, \'Segoe UI\', '
+            f'\'Noto Sans\', \'PingFang SC\', \'Microsoft YaHei\', sans-serif">'
             f"<title>{escape(title)}</title><desc>{escape(desc)}</desc>")
 
 
@@ -270,7 +271,7 @@ def rooms_over_time(per_month: Mapping[str, Mapping[str, int]], *, max_series: i
                 rest[month] = rest.get(month, 0) + count
         series["other rooms"] = rest
     months = sorted({month for counts in series.values() for month in counts})
-    x0, x1 = MARGIN_LEFT, WIDTH - 150
+    x0, x1 = MARGIN_LEFT, WIDTH - 200
     y0, y1 = HEIGHT - MARGIN_BOTTOM, MARGIN_TOP
     if not months:
         return (_svg_open("Memories per room over time", "No memories yet.", "rooms-over-time")
@@ -301,8 +302,8 @@ def rooms_over_time(per_month: Mapping[str, Mapping[str, int]], *, max_series: i
             points.append((x1, points[0][1]))
         parts.append(_polyline(points, colour, "room-series"))
         ly = MARGIN_TOP + 16 * n + 8
-        parts.append(f'<rect x="{x1 + 12}" y="{ly - 8}" width="10" height="10" fill="{colour}"/>')
-        parts.append(_text(x1 + 28, ly + 1, f"{_clip(room, 16)} ({values[-1]:,})", anchor="start"))
+        parts.append(f'<rect x="{x1 + 10}" y="{ly - 8}" width="10" height="10" fill="{colour}"/>')
+        parts.append(_text(x1 + 24, ly + 1, f"{_clip_left(room, 20)} ({values[-1]:,})", anchor="start"))
     parts.append("</svg>")
     return "".join(parts)
 
@@ -346,5 +347,6 @@ def query_timeline(*, start: datetime | None, end: datetime | None, now: datetim
     return "".join(parts)
 
 
-def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+def _clip_left(text: str, width: int) -> str:
+    # rooms nest, so their last part tells them apart: "…palace/ops", not "projects/pal…"
+    return text if len(text) <= width else "…" + text[-(width - 1):]

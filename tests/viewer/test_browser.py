@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from .conftest import screenshot
+from .conftest import SCREENSHOTS, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -178,7 +178,10 @@ def test_home_lists_rooms_pages_and_pictures(live_viewer, page):
             " return img && img.complete && img.naturalWidth > 0; }", chart)
         assert loaded, f"{chart} did not render"
     page.goto(live_viewer.at("/"))
+    page.wait_for_function("[...document.images].every(i => i.complete && i.naturalWidth > 0)")
     screenshot(page, "home")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator("section.pictures").screenshot(path=str(SCREENSHOTS / "home-pictures.png"))
 
 
 def test_keyboard_alone_reaches_search_and_a_memory(live_viewer, page):
