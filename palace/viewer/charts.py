@@ -211,7 +211,7 @@ def decay_curve(*, created_at: datetime, importance: float, accesses: Sequence[d
         parts.append(f'<line class="crossing" x1="{cx}" y1="{threshold_y}" x2="{cx}" y2="{y0}" '
                      f'stroke="{THRESHOLD}" stroke-width="1.5"/>')
         parts.append(f'<circle cx="{cx}" cy="{threshold_y}" r="4" fill="{THRESHOLD}"/>')
-        parts.append(_text(cx, threshold_y - 18, f"archived {crosses_at.strftime('%Y-%m-%d')}",
+        parts.append(_text(cx, threshold_y - 18, f"archive due {crosses_at.strftime('%Y-%m-%d')}",
                            anchor="end" if cx > WIDTH * 0.7 else "middle", fill=THRESHOLD))
     parts.append("</svg>")
     return DecayCurve(svg="".join(parts), score_now=score_now, crosses_at=crosses_at,

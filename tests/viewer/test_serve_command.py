@@ -13,7 +13,7 @@ import httpx
 from click.testing import CliRunner
 
 from palace.manager import MemoryPalaceManager
-from palace.viewer.cli import COMMANDS, serve
+from palace.viewer.cli import COMMANDS
 
 
 @click.group()
