@@ -14,7 +14,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 from ..models import Memory, SearchResult
 
@@ -315,7 +315,3 @@ class PalaceReader:
 def parse_tags(raw: str) -> list[str]:
     """Tags typed in a form: separated by commas (or Chinese commas), blanks ignored."""
     return [tag.strip() for tag in raw.replace("，", ",").split(",") if tag.strip()]
-
-
-def ids_of(memories: Sequence[Memory]) -> list[str]:
-    return [m.id for m in memories]
