@@ -173,6 +173,11 @@ class Settings:
     max_content_bytes: int = setting(
         "MEMORY_MAX_CONTENT_BYTES", 1024 * 1024, _parse_positive_int,
         "Largest memory content accepted (bytes of UTF-8).")
+    # --- viewer -------------------------------------------------------------
+    viewer_token: str | None = setting(
+        "MEMORY_VIEWER_TOKEN", None, _parse_optional_str,
+        "Token for `palace serve` (login form, ?token= or Bearer); required to "
+        "bind a non-loopback address.")
     # Not an env setting: lets tests and the CLI say where a value came from.
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
@@ -215,7 +220,7 @@ class Settings:
         rows = []
         for spec in SETTINGS:
             value = getattr(self, spec.attr)
-            if spec.attr == "vector_service_token" and value:
+            if spec.attr in ("vector_service_token", "viewer_token") and value:
                 value = "***"
             rows.append({
                 "variable": spec.env,

@@ -392,3 +392,45 @@ class BodyLimitMiddleware:
         response = _error(413, "body_too_large",
                           f"request body over {self.max_bytes} bytes; send fewer or shorter texts")
         return await response(scope, receive, send)
+
+
+# --- the viewer beside the API (palace.viewer) ----------------------------------------
+
+
+def mount_viewer(app: FastAPI, settings: Settings, workspace: str | Path, *,
+                 prefix: str = "/viewer") -> None:
+    """Serve the palace viewer under ``prefix`` (``/viewer/``) on this sidecar.
+
+    Same token rule as the API: with MEMORY_VECTOR_SERVICE_TOKEN set, the viewer asks
+    for it (login form, ``?token=`` or a Bearer header) and keeps it in a cookie, since
+    a browser cannot send a Bearer header itself; so viewer requests are handed to the
+    viewer before the API's Bearer check. The viewer's manager shares the sidecar's
+    embedder. Call before the app starts serving.
+    """
+    from fastapi.responses import RedirectResponse
+
+    from palace.manager import MemoryPalaceManager
+    from palace.viewer import create_viewer_app
+
+    path = Path(workspace).expanduser()
+    manager = MemoryPalaceManager(str(path), settings=settings.replace(workspace_dir=str(path)),
+                                  embedder=app.state.embedder)
+    viewer = create_viewer_app(manager, token=settings.vector_service_token)
+    prefix = "/" + prefix.strip("/")
+
+    class ViewerDispatch:
+        def __init__(self, inner):
+            self.inner = inner
+
+        async def __call__(self, scope, receive, send):
+            route = scope.get("path", "") if scope["type"] == "http" else ""
+            if route == prefix:
+                response = RedirectResponse(prefix + "/", status_code=307)
+                return await response(scope, receive, send)
+            if route.startswith(prefix + "/"):
+                # path stays whole; routing below strips root_path (ASGI convention)
+                child = dict(scope, root_path=scope.get("root_path", "") + prefix)
+                return await viewer(child, receive, send)
+            return await self.inner(scope, receive, send)
+
+    app.add_middleware(ViewerDispatch)  # added last = runs first, before the Bearer check
