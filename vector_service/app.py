@@ -253,6 +253,7 @@ def create_app(
         return JSONResponse({"id": memory_id, "removed": provider().remove(memory_id)})
 
     _add_error_handlers(app)
+    _add_host_api(app, provider)
     # Added last = runs first: refuse strangers before buffering their bodies.
     app.add_middleware(BodyLimitMiddleware, max_bytes=limits.max_body_bytes)
     app.add_middleware(BearerTokenMiddleware, token=settings.vector_service_token)
@@ -261,6 +262,15 @@ def create_app(
 
 class _NoWorkspace(Exception):
     pass
+
+
+def _add_host_api(app: FastAPI, provider) -> None:
+    """Endpoints for agent hosts (bootstrap, context, memories, experiences) and
+    routing errors (404, 405) in the {error, message} shape: vector_service/host_api.py."""
+    from vector_service.host_api import add_host_endpoints, add_http_error_handlers
+
+    add_host_endpoints(app, provider, _parse)
+    add_http_error_handlers(app)
 
 
 async def _parse(request: Request, model: type[_Body]) -> _Body:
