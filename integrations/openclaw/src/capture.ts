@@ -55,6 +55,7 @@ export function serialiseEvent(hook: string, event: unknown, context: unknown): 
     return value;
   };
   const payload = typeof event === "object" && event !== null && !Array.isArray(event) ? event : { value: event };
+  seen.add(payload); // the copy below is what gets serialised; a reference back to the original is a cycle
   return JSON.stringify({ ...(payload as object), hook, context: plainFields(context) }, replacer);
 }
 
