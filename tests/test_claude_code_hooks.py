@@ -156,3 +156,30 @@ def test_a_hook_that_hangs_gives_up_after_its_timeout(workspace):
     assert process.returncode == 0
     assert 1 <= time.monotonic() - started < 10
     assert "gave up after 1 s" in stderr and stdout == ""
+
+
+PLUGIN_ROOT = __import__("pathlib").Path(__file__).resolve().parents[1] / "integrations" / "claude-code"
+
+
+def test_the_plugin_layout_wires_every_event_to_the_hook_command(workspace, tmp_path):
+    manifest = json.loads((PLUGIN_ROOT / ".claude-plugin" / "plugin.json").read_text())
+    assert manifest["name"] == "palace"
+    hooks = json.loads((PLUGIN_ROOT / "hooks" / "hooks.json").read_text())["hooks"]
+    from palace.integrations.claude_code import EVENTS
+
+    assert set(hooks) == set(EVENTS.values())
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
+    env.update({"CLAUDE_PLUGIN_ROOT": str(PLUGIN_ROOT), "PALACE_PYTHON": sys.executable,
+                "MEMORY_WORKSPACE_DIR": str(workspace), "MEMORY_VECTOR_ENABLED": "false"})
+    for argument, event in EVENTS.items():
+        [group] = hooks[event]
+        [hook] = group["hooks"]
+        assert hook["type"] == "command" and hook["timeout"] <= 15
+        assert hook["command"] == f'"${{CLAUDE_PLUGIN_ROOT}}/hooks/palace-hook" {argument}'
+    # Run one the way Claude Code does: through the shell, which expands CLAUDE_PLUGIN_ROOT.
+    start = hooks["SessionStart"][0]["hooks"][0]["command"]
+    done = subprocess.run(start + " --no-capture", shell=True, env=env, text=True, capture_output=True,
+                          input=json.dumps(payload("SessionStart", tmp_path, source="startup")), timeout=60)
+    assert "pg_dump at 03:00" in additional_context(done, "SessionStart")
+    mcp = json.loads((PLUGIN_ROOT / ".mcp.json").read_text())["mcpServers"]["palace"]
+    assert mcp["args"] == ["-m", "palace.mcp_server"]
