@@ -13,6 +13,11 @@ Endpoints (JSON in, JSON out; errors are ``{"error": code, "message": text}``):
   ``POST /search`` ``{query, topK?, filter?}`` → ``{results: [{id, score, content, metadata}]}``,
   ``POST /index`` ``{id, content, metadata?}`` → ``{id, created}``,
   ``POST /remove`` ``{id}`` or ``DELETE /memories/{id}`` → ``{id, removed}``.
+* For agent hosts (vector_service/host_api.py, schemas in ``GET /openapi.json``):
+  ``POST /bootstrap``, ``POST /context``, ``POST /memories/search``, ``POST /memories``,
+  ``GET /memories/{id}``, ``POST /memories/{id}/restore``, ``POST /experiences``,
+  ``POST /experiences/{id}/verify``, ``POST /experiences/search``. Unknown paths (404)
+  and wrong methods (405) answer in the same ``{error, message}`` shape.
 
 With ``MEMORY_VECTOR_SERVICE_TOKEN`` set, every request but ``/health`` needs
 ``Authorization: Bearer <token>``.
