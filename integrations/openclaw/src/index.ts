@@ -70,7 +70,9 @@ export function registerPalace(api: OpenClawPluginApi): PalacePlugin {
 
   for (const tool of createTools(client)) api.registerTool(tool);
 
-  api.on("before_prompt_build", (event, ctx) => recall.beforePromptBuild(event, ctx));
+  // The host's own limit, a little above ours: recall gives up first and says why.
+  api.on("before_prompt_build", (event, ctx) => recall.beforePromptBuild(event, ctx),
+    { timeoutMs: config.recall.timeoutMs + 500 });
 
   // Capture: queue and return; the queue sends in the background.
   api.on("after_tool_call", (event, ctx) => capture.push("after_tool_call", event, ctx));

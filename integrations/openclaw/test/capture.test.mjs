@@ -53,6 +53,19 @@ test("hook payloads reach POST /capture in the contract's shape", async () => {
   await recorder.stop();
 });
 
+test("the sidecar's token goes with every request, capture and tools alike", async () => {
+  const recorder = await startRecorder((request) => request.path === "/capture" ? OK(request)
+    : [200, { count: 0, time_range: null, notes: [], results: [] }]);
+  const host = plugin({ url: recorder.url, token: "s3cret", capture: { flushIntervalMs: 10 } });
+  await host.hookRunner().runAfterToolCall({ toolName: "read", params: { path: "a.py" } }, { toolName: "read" });
+  const found = await host.callTool("memory_search", { query: "anything" });
+  assert.equal(found.content[0].text, "No memories found.");
+  await waitFor(() => recorder.requests.length === 2);
+  assert.deepEqual(recorder.requests.map((r) => r.headers.authorization), ["Bearer s3cret", "Bearer s3cret"]);
+  assert.deepEqual(recorder.requests.map((r) => r.path).sort(), ["/capture", "/memories/search"]);
+  await recorder.stop();
+});
+
 test("events go in batches of batchSize, and the queue is bounded", async () => {
   const recorder = await startRecorder(OK);
   const client = new PalaceClient({ url: recorder.url, timeoutMs: 1000 });

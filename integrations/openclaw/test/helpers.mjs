@@ -125,7 +125,7 @@ export async function startRecorder(answer) {
     let body = "";
     req.on("data", (d) => (body += d));
     req.on("end", () => {
-      requests.push({ method: req.method, path: req.url, body: body ? JSON.parse(body) : undefined });
+      requests.push({ method: req.method, path: req.url, headers: req.headers, body: body ? JSON.parse(body) : undefined });
       const [status, payload] = answer(requests.at(-1), requests.length);
       res.writeHead(status, { "Content-Type": "application/json" });
       res.end(JSON.stringify(payload));
