@@ -137,7 +137,7 @@ def test_openapi_documents_request_and_response_schemas(sidecar):
     spec = client.get(sidecar.url + "/openapi.json").json()
     bootstrap = spec["paths"]["/bootstrap"]["post"]
     body_schema = bootstrap["requestBody"]["content"]["application/json"]["schema"]
-    assert {"query", "max_tokens", "now"} <= set(body_schema["properties"])
+    assert {"query", "maxTokens", "now"} <= set(body_schema["properties"])
     assert "ContextResponse" in str(bootstrap["responses"]["200"])
     assert "ErrorResponse" in str(bootstrap["responses"]["400"])
     for path in ("/context", "/memories", "/memories/search", "/memories/{memory_id}",
@@ -145,3 +145,9 @@ def test_openapi_documents_request_and_response_schemas(sidecar):
                  "/experiences/{experience_id}/verify"):
         assert path in spec["paths"], path
     assert "text" in spec["components"]["schemas"]["ContextResponse"]["properties"]
+    # The sidecar's first endpoints are documented too, and no operation promises a 422.
+    search = spec["paths"]["/search"]["post"]
+    assert "topK" in search["requestBody"]["content"]["application/json"]["schema"]["properties"]
+    assert "results" in str(search["responses"]["200"]) and "503" in search["responses"]
+    assert "vectors" in str(spec["paths"]["/embed"]["post"]["responses"]["200"])
+    assert all("422" not in op["responses"] for ops in spec["paths"].values() for op in ops.values())

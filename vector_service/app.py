@@ -272,10 +272,16 @@ class _NoWorkspace(Exception):
 def _add_host_api(app: FastAPI, provider) -> None:
     """Endpoints for agent hosts (bootstrap, context, memories, experiences) and
     routing errors (404, 405) in the {error, message} shape: vector_service/host_api.py."""
-    from vector_service.host_api import add_host_endpoints, add_http_error_handlers
+    from vector_service.host_api import (
+        add_host_endpoints,
+        add_http_error_handlers,
+        document_core_endpoints,
+    )
 
     add_host_endpoints(app, provider, _parse)
     add_http_error_handlers(app)
+    document_core_endpoints(app, {"/embed": EmbedRequest, "/search": SearchRequest,
+                                  "/index": IndexRequest, "/remove": RemoveRequest})
 
 
 async def _parse(request: Request, model: type[_Body]) -> _Body:

@@ -214,8 +214,10 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
 def _body_doc(model: type[BaseModel]) -> dict[str, Any]:
     """The request body's schema for OpenAPI. Bodies are parsed by hand (any
     Content-Type, strict), so FastAPI cannot infer it from the signature."""
-    return {"requestBody": {"required": True, "content": {
-        "application/json": {"schema": model.model_json_schema(by_alias=False)}}}}
+    return {"requestBody": {"required": True,
+                            "description": "JSON (any Content-Type). Keys in camelCase as shown, or in "
+                                           "snake_case; an unknown key is a 400.",
+                            "content": {"application/json": {"schema": model.model_json_schema()}}}}
 
 
 # --------------------------------------------------------------------------- views
@@ -369,7 +371,21 @@ def add_host_endpoints(app: FastAPI, open_provider: Callable[[], Any], parse) ->
 
 
 def add_http_error_handlers(app: FastAPI) -> None:
-    """Routing errors in the sidecar's ``{error, message}`` shape."""
+    """Routing errors in the sidecar's ``{error, message}`` shape; and no 422 in the
+    OpenAPI document, since validation errors are answered as 400 ``invalid_request``."""
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            spec = generate()
+            for operations in spec.get("paths", {}).values():
+                for operation in operations.values():
+                    operation.get("responses", {}).pop("422", None)
+            for name in ("HTTPValidationError", "ValidationError"):
+                spec.get("components", {}).get("schemas", {}).pop(name, None)
+        return app.openapi_schema
+
+    app.openapi = openapi
     codes = {404: "not_found", 405: "method_not_allowed"}
 
     @app.exception_handler(StarletteHTTPException)
@@ -387,3 +403,74 @@ def add_http_error_handlers(app: FastAPI) -> None:
         return JSONResponse({"error": code, "message": message}, status_code=exc.status_code,
                             headers=exc.headers)
 
+
+
+# --------------------------------------------------------------------------- the original endpoints' docs
+
+class HealthResponse(BaseModel):
+    status: str = Field(..., description="loading | ready | error")
+    model: str | None
+    dimension: int | None
+    max_chars: int | None = Field(..., description="Chunk size that fits the model's window.")
+    backend: str | None
+    load_seconds: float | None
+    workspace: str | None
+    error: str | None = Field(None, description="Why the model failed to load, and the fix.")
+
+
+class EmbedResponse(BaseModel):
+    model: str
+    dimension: int
+    vectors: list[list[float]] = Field(..., description="L2-normalised, one per text.")
+
+
+class ProviderSearchResponse(BaseModel):
+    results: list[dict[str, Any]] = Field(..., description="{id, score, content, metadata} each, "
+                                                            "best first (docs/openclaw.md)")
+
+
+class IndexResponse(BaseModel):
+    id: str
+    created: bool
+
+
+class RemoveResponse(BaseModel):
+    id: str
+    removed: bool
+
+
+def _response_doc(model: type[BaseModel], description: str = "OK") -> dict[str, Any]:
+    return {"description": description,
+            "content": {"application/json": {"schema": model.model_json_schema()}}}
+
+
+def document_core_endpoints(app: FastAPI, bodies: dict[str, type[BaseModel]]) -> None:
+    """OpenAPI request and response schemas for the sidecar's first endpoints
+    (/health, /embed, /search, /index, /remove, DELETE /memories/{id}), which parse
+    their bodies by hand and so cannot be described by FastAPI from their signatures.
+
+    ``bodies`` maps a path to its request model (app.py's)."""
+    from fastapi.routing import APIRoute
+
+    errors = {str(status): _response_doc(ErrorResponse, spec["description"])
+              for status, spec in ERROR_RESPONSES.items()}
+    answers: dict[tuple[str, str], type[BaseModel]] = {
+        ("GET", "/health"): HealthResponse, ("POST", "/embed"): EmbedResponse,
+        ("POST", "/search"): ProviderSearchResponse, ("POST", "/index"): IndexResponse,
+        ("POST", "/remove"): RemoveResponse, ("DELETE", "/memories/{memory_id}"): RemoveResponse,
+    }
+    for route in app.routes:
+        if not isinstance(route, APIRoute):
+            continue
+        for method in route.methods:
+            answer = answers.get((method, route.path))
+            if answer is None:
+                continue
+            extra: dict[str, Any] = {"responses": {"200": _response_doc(answer),
+                                                   **({} if route.path == "/health" else errors)}}
+            if route.path in bodies and method == "POST":
+                extra.update(_body_doc(bodies[route.path]))
+            if route.path in ("/embed", "/search", "/index"):
+                extra["responses"]["503"] = _response_doc(
+                    ErrorResponse, "loading (with Retry-After) or model_error")
+            route.openapi_extra = extra
