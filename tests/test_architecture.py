@@ -35,7 +35,7 @@ LAYERS: dict[str, int] = {
     "palace.experiences": 5, "palace.context": 5, "palace.summary": 5, "palace.provider": 5,
     "palace.responses": 5,  # the JSON shapes adapters share (search response, memory view)
     # 6 adapters: how people and programs reach palace
-    "palace.cli": 6, "palace.__main__": 6,
+    "palace.cli": 6, "palace.__main__": 6, "palace.integrations": 6,
     "palace.mcp_server": 6, "palace.viewer": 6, "vector_service": 6,
 }
 ADAPTERS = 6

@@ -13,6 +13,11 @@ Endpoints (JSON in, JSON out; errors are ``{"error": code, "message": text}``):
   ``POST /search`` ``{query, topK?, filter?}`` → ``{results: [{id, score, content, metadata}]}``,
   ``POST /index`` ``{id, content, metadata?}`` → ``{id, created}``,
   ``POST /remove`` ``{id}`` or ``DELETE /memories/{id}`` → ``{id, removed}``.
+* For agent hosts (vector_service/host_api.py, schemas in ``GET /openapi.json``):
+  ``POST /bootstrap``, ``POST /context``, ``POST /memories/search``, ``POST /memories``,
+  ``GET /memories/{id}``, ``POST /memories/{id}/restore``, ``POST /experiences``,
+  ``POST /experiences/{id}/verify``, ``POST /experiences/search``. Unknown paths (404)
+  and wrong methods (405) answer in the same ``{error, message}`` shape.
 
 With ``MEMORY_VECTOR_SERVICE_TOKEN`` set, every request but ``/health`` needs
 ``Authorization: Bearer <token>``.
@@ -253,6 +258,7 @@ def create_app(
         return JSONResponse({"id": memory_id, "removed": provider().remove(memory_id)})
 
     _add_error_handlers(app)
+    _add_host_api(app, provider)
     # Added last = runs first: refuse strangers before buffering their bodies.
     app.add_middleware(BodyLimitMiddleware, max_bytes=limits.max_body_bytes)
     app.add_middleware(BearerTokenMiddleware, token=settings.vector_service_token)
@@ -265,6 +271,21 @@ BodyT = TypeVar("BodyT", bound=_Body)
 
 class _NoWorkspace(Exception):
     pass
+
+
+def _add_host_api(app: FastAPI, provider) -> None:
+    """Endpoints for agent hosts (bootstrap, context, memories, experiences) and
+    routing errors (404, 405) in the {error, message} shape: vector_service/host_api.py."""
+    from vector_service.host_api import (
+        add_host_endpoints,
+        add_http_error_handlers,
+        document_core_endpoints,
+    )
+
+    add_host_endpoints(app, provider, _parse)
+    add_http_error_handlers(app)
+    document_core_endpoints(app, {"/embed": EmbedRequest, "/search": SearchRequest,
+                                  "/index": IndexRequest, "/remove": RemoveRequest})
 
 
 async def _parse(request: Request, model: type[BodyT]) -> BodyT:
