@@ -139,6 +139,18 @@ SETTINGS: tuple[SettingSpec, ...] = (
                 "Size cap of the pinned essence memory (bytes of UTF-8)."),
     SettingSpec("max_content_bytes", "MEMORY_MAX_CONTENT_BYTES", 1024 * 1024, _parse_positive_int,
                 "Largest memory content accepted (bytes of UTF-8)."),
+    # --- capture -------------------------------------------------------------
+    SettingSpec("capture_exclude_tools", "MEMORY_CAPTURE_EXCLUDE_TOOLS", None, _parse_optional_str,
+                "Comma-separated tool names (globs, case-insensitive) whose calls capture "
+                "never keeps, e.g. 'mcp__vault__*,WebFetch'."),
+    SettingSpec("capture_exclude_paths", "MEMORY_CAPTURE_EXCLUDE_PATHS",
+                ".env,.env.*,*.pem,*.key,id_rsa*,id_ed25519*,*/.ssh/*,*/secrets/*",
+                _parse_optional_str,
+                "Comma-separated path globs: tool calls on matching files are not captured."),
+    SettingSpec("capture_exclude_projects", "MEMORY_CAPTURE_EXCLUDE_PROJECTS", None,
+                _parse_optional_str,
+                "Comma-separated globs on a session's working directory or project name: "
+                "matching sessions are not captured at all."),
 )
 
 _SPEC_BY_ATTR = {spec.attr: spec for spec in SETTINGS}
@@ -173,6 +185,9 @@ class Settings:
     vector_batch_size: int = 32
     essence_max_bytes: int = 15 * 1024
     max_content_bytes: int = 1024 * 1024
+    capture_exclude_tools: str | None = None
+    capture_exclude_paths: str | None = ".env,.env.*,*.pem,*.key,id_rsa*,id_ed25519*,*/.ssh/*,*/secrets/*"
+    capture_exclude_projects: str | None = None
     # Not an env setting: lets tests and the CLI say where a value came from.
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
