@@ -13,6 +13,8 @@ Endpoints (JSON in, JSON out; errors are ``{"error": code, "message": text}``):
   ``POST /search`` ``{query, topK?, filter?}`` → ``{results: [{id, score, content, metadata}]}``,
   ``POST /index`` ``{id, content, metadata?}`` → ``{id, created}``,
   ``POST /remove`` ``{id}`` or ``DELETE /memories/{id}`` → ``{id, removed}``.
+* ``POST /capture`` ``{source?, events: [payload…]}`` → ``{accepted, stored, skipped, errors}``
+  (agent events and hook payloads; see docs/capture.md).
 
 With ``MEMORY_VECTOR_SERVICE_TOKEN`` set, every request but ``/health`` needs
 ``Authorization: Bearer <token>``.
@@ -252,6 +254,11 @@ def create_app(
     def delete_memory(memory_id: str) -> JSONResponse:
         return JSONResponse({"id": memory_id, "removed": provider().remove(memory_id)})
 
+    def capture_manager():
+        memories = provider()  # opens the palace on first use
+        return state["manager"], memories
+
+    add_capture_route(app, capture_manager)
     _add_error_handlers(app)
     # Added last = runs first: refuse strangers before buffering their bodies.
     app.add_middleware(BodyLimitMiddleware, max_bytes=limits.max_body_bytes)
@@ -261,6 +268,46 @@ def create_app(
 
 class _NoWorkspace(Exception):
     pass
+
+
+# --- capture (palace/capture) ----------------------------------------------------
+
+MAX_CAPTURE_EVENTS = 1000
+
+
+class CaptureRequest(_Body):
+    source: Literal["claude-code", "openclaw", "palace", "jsonl"] | None = None
+    events: list[Any]
+
+
+def add_capture_route(app: FastAPI, open_manager) -> None:
+    """``POST /capture`` ``{source?, events: [payload…]}`` → ``{accepted, stored, skipped,
+    errors}``: raw hook payloads or palace events, batched (see docs/capture.md).
+    A bad item is reported in ``errors`` ({index, error, message}); the rest go in."""
+    capture_lock = threading.Lock()
+
+    @app.post("/capture")
+    async def capture(http: Request) -> JSONResponse:
+        from palace.capture.service import capture_payloads
+
+        request = await _parse(http, CaptureRequest)
+        if len(request.events) > MAX_CAPTURE_EVENTS:
+            raise InvalidInputError(
+                f"events holds {len(request.events)} items; at most {MAX_CAPTURE_EVENTS} per call, "
+                "so send them in batches")
+        manager, memories = await run_in_threadpool(open_manager)
+
+        def run() -> dict[str, Any]:
+            # the manager's connection is shared with /search and /index: take the
+            # provider's lock so a capture never interleaves with them
+            with getattr(memories, "_lock", None) or capture_lock:
+                return capture_payloads(manager, request.source, request.events)
+
+        result = await run_in_threadpool(run)
+        return JSONResponse({"accepted": result["accepted"], "stored": result["stored"],
+                             "skipped": result["skipped"], "errors": result["errors"],
+                             "observations": result["observations"],
+                             "sessions": result["sessions"]})
 
 
 async def _parse(request: Request, model: type[_Body]) -> _Body:

@@ -43,8 +43,12 @@ def compact_search(pm: Any, query: str, *, top_k: int = 10, budget: int = COMPAC
     Compact hits do not count as accessed: the agent has not read them yet."""
     results = pm.search(query, top_k=top_k, record_access=False, **filters)
     hits = [compact_view(r.memory, score=r.score, budget=budget) for r in results]
-    return {"results": hits, "notes": list(getattr(results, "notes", ()) or ()),
-            "time_range": getattr(results, "time_range", None)}
+    first = results[0].explanation if results else None
+    notes = getattr(results, "notes", None) or (first.notes if first else ())
+    time_range = getattr(results, "time_range", None) or (first.time_range if first else None)
+    if time_range is not None and not isinstance(time_range, dict):
+        time_range = getattr(time_range, "to_dict", lambda: {"text": str(time_range)})()
+    return {"count": len(hits), "results": hits, "notes": list(notes), "time_range": time_range}
 
 
 def _session_members(pm: Any, anchor: Any) -> list[Any]:
