@@ -133,9 +133,7 @@ def ingest_command(paths: tuple[str, ...], claude_code: bool, progress: bool | N
         show = sys.stderr.isatty() if progress is None else progress
         with open_manager(workspace) as pm:
             capturer = Capturer(pm)
-            with click.progressbar(length=total, label=f"ingest {len(files)} files", file=sys.stderr,
-                                   show_pos=False, show_percent=True, show_eta=True,
-                                   hidden=not show) as bar:
+            with _progress(total, f"ingest {len(files)} files", show) as bar:
                 for path in files:
                     try:
                         capturer.ingest_file(path, progress=bar.update)
@@ -159,6 +157,31 @@ def ingest_command(paths: tuple[str, ...], claude_code: bool, progress: bool | N
     _emit(report, as_json, "\n".join(lines))
     if report["errors"] and not report["files"]:
         sys.exit(EXIT_INPUT)
+
+
+@contextmanager
+def _progress(total: int, label: str, show: bool) -> Iterator[Any]:
+    """click's bar on a terminal; elsewhere (a log, a pipe) a line per 10 %."""
+    if show and sys.stderr.isatty():
+        with click.progressbar(length=total, label=label, file=sys.stderr, show_pos=False,
+                               show_percent=True, show_eta=True) as bar:
+            yield bar
+        return
+    yield _LineProgress(total, label, show)
+
+
+class _LineProgress:
+    def __init__(self, total: int, label: str, show: bool):
+        self.total, self.label, self.show, self.done, self.next_mark = max(total, 1), label, show, 0, 0
+        self.update(0)
+
+    def update(self, n: int) -> None:
+        self.done += n
+        percent = min(100, self.done * 100 // self.total)
+        if self.show and percent >= self.next_mark:
+            click.echo(f"{self.label}: {percent}% ({self.done / 1e6:.1f} of {self.total / 1e6:.1f} MB)",
+                       err=True)
+            self.next_mark = (percent // 10 + 1) * 10
 
 
 # --------------------------------------------------------------------------- timeline

@@ -250,7 +250,7 @@ class Redactor:
                 spans.extend((*m.span(rule.group), rule.name) for m in rule.pattern.finditer(text))
         return self._apply(text, spans)
 
-    def redact(self, text: str, *, filename: str = "capture.yaml") -> str:
+    def redact(self, text: str, *, filename: str = "capture.txt") -> str:
         if not text:
             return text
         return self._apply(text, self._spans(text, filename))
@@ -274,7 +274,7 @@ class Redactor:
             out = out[:start] + self.marker(rule, text[start:end]) + out[end:]
         return out
 
-    def clean(self, text: str | None, *, filename: str = "capture.yaml") -> str:
+    def clean(self, text: str | None, *, filename: str = "capture.txt") -> str:
         """Private spans out, secrets replaced. Use on every text before it is kept."""
         if not text:
             return text or ""
