@@ -43,7 +43,13 @@ class Rule:
     group: int = 0          # the part of the match that is the secret
 
 
-def _rule(name: str, pattern: str, group: int = 0, flags: int = 0) -> Rule:
+def _rule(name: str, pattern: str, group: int = 0, flags: int = 0, *, overlapping: bool = False) -> Rule:
+    if overlapping:
+        # a lookahead finds a match at every position, so "label: password: s3cret" is
+        # not hidden behind the first, wrong, match "label: password:"
+        if pattern.startswith("(?i)"):
+            pattern, flags = pattern[4:], flags | re.IGNORECASE
+        pattern = f"(?={pattern})"
     return Rule(name, re.compile(pattern, flags), group)
 
 
@@ -112,9 +118,11 @@ RULES: tuple[Rule, ...] = (
     _rule("basic-auth-header", r"(?i)\bbasic\s+([A-Za-z0-9+/]{16,}={0,2})(?![A-Za-z0-9+/=])", 1),
     # NAME=value, "name": "value", name: value — the value only, and not a placeholder
     _rule("secret-assignment",
-          r"(?i)" + _SECRET_NAME + r"[\"']?\s{0,3}(?:=|:|：|=>)\s{0,3}[\"'`]?([^\s\"'`,;)}\]]{6,200})", 1),
+          r"(?i)" + _SECRET_NAME + r"[\"']?\s{0,3}(?:=|:|：|=>)\s{0,3}[\"'`]?([^\s\"'`,;)}\]]{6,200})", 1,
+          overlapping=True),
     _rule("cli-password-flag",
-          r"(?:--password|--passwd|--token|--api-key|--secret)[= ]\s?[\"']?([^\s\"']{6,200})", 1),
+          r"(?:--password|--passwd|--token|--api-key|--secret)[= ]\s?[\"']?([^\s\"']{6,200})", 1,
+          overlapping=True),
 )
 
 # detect-secrets plugins whose matches we trust (entropy-only and IP plugins left out).
@@ -295,6 +303,8 @@ def _looks_secret(value: str) -> bool:
     """A value assigned to a secret-sounding name that is really a secret: not a
     placeholder, not a plain word, not a number."""
     value = value.strip().strip("\"'`")
+    if value.endswith((":", "=", "：")):  # a label ("password:"), the secret comes after it
+        return False
     if len(value) < 6 or _PLACEHOLDER.search(value) or MARKER_RE.search(value):
         return False
     if value.isdigit() or re.fullmatch(r"[a-z]+", value) and len(value) < 10:
