@@ -38,6 +38,9 @@ _STATE_RANK = {"todo": 0, "blocked": 1, "doing": 2, "done": 3}
 # tool input keys worth keeping (paths, commands, to-do lists); file bodies are not
 _INPUT_KEYS = set(PATH_KEYS) | {"command", "cmd", "script", "todos", "plan", "items",
                                 "description", "pattern", "query", "url", "input", "patch"}
+# A live session's summary is rebuilt after its first turn, every this many turns, and
+# at its end (or compaction): rebuilding it after every turn costs O(turns) each time.
+SUMMARY_EVERY_TURNS = 10
 _MULTILINE_RULES = ("private-key", "putty-private-key")
 
 
@@ -338,7 +341,10 @@ class Capturer:
         os.replace(tmp, path)
 
     def capture(self, events: Iterable[Event]) -> CaptureReport:
+        """Live events, in order. Consecutive events of one session share one visit to
+        its spool (one lock, one read, one write): a batch costs what its turns cost."""
         before = (self.redactor.stats.secrets, self.redactor.stats.private_spans)
+        run: list[Event] = []
         for raw in events:
             if raw.ts is None:  # hooks carry no time: the moment it happened is now
                 raw = raw.with_text(ts=datetime.now(timezone.utc).replace(microsecond=0))
@@ -347,36 +353,46 @@ class Capturer:
                 self.report.skipped += 1
                 continue
             self.report.accepted += 1
-            with self._spool(event.session) as path:
-                pending, state = self._read_spool(path)
-                if event.kind in ("user_prompt", "turn_end", "session_end", "reset", "compaction",
-                                  "session_start"):
-                    pending_turns = list(_turns_of(pending))
-                    for turn in pending_turns:
-                        state["turns"] = state.get("turns", 0) + 1
-                        obs = refine_turn(turn)
-                        if obs.trivial:
-                            self.report.trivial += 1
-                            self.report.skipped += 1
-                        else:
-                            self.store_observation(obs, state["turns"])
-                    pending = [event] if event.kind == "user_prompt" else []
-                    if event.title:
-                        state["title"] = event.title
-                    if event.kind in ("turn_end", "session_end", "reset", "compaction") and \
-                            (pending_turns or event.kind != "turn_end"):
-                        self._summarize_live(event, state)
-                else:
-                    pending.append(event)
-                if event.kind in ("session_end", "reset"):
-                    path.unlink(missing_ok=True)
-                    # the turn counter lives on: a resumed session continues its numbering
-                    self._write_spool(path, [], state)
-                else:
-                    self._write_spool(path, pending, state)
+            if run and run[-1].session != event.session:
+                self._capture_run(run)
+                run = []
+            run.append(event)
+        if run:
+            self._capture_run(run)
         self.report.redacted += self.redactor.stats.secrets - before[0]
         self.report.private_spans += self.redactor.stats.private_spans - before[1]
         return self.report
+
+    def _capture_run(self, events: list[Event]) -> None:
+        with self._spool(events[0].session) as path:
+            pending, state = self._read_spool(path)
+            for event in events:
+                pending = self._live_event(event, pending, state)
+            self._write_spool(path, pending, state)
+
+    def _live_event(self, event: Event, pending: list[Event], state: dict[str, Any]) -> list[Event]:
+        if event.kind not in ("user_prompt", "turn_end", "session_end", "reset", "compaction",
+                              "session_start"):
+            pending.append(event)
+            return pending
+        pending_turns = list(_turns_of(pending))
+        for turn in pending_turns:
+            state["turns"] = state.get("turns", 0) + 1
+            obs = refine_turn(turn)
+            if obs.trivial:
+                self.report.trivial += 1
+                self.report.skipped += 1
+            else:
+                self.store_observation(obs, state["turns"])
+        if event.title:
+            state["title"] = event.title
+        if event.kind in ("session_end", "reset", "compaction") or (
+                event.kind == "turn_end" and pending_turns
+                and state["turns"] % SUMMARY_EVERY_TURNS in (1, 0)):
+            self._summarize_live(event, state)
+        # a prompt opens the next turn; the turn counter lives on after a session end,
+        # so a resumed session continues its numbering
+        return [event] if event.kind == "user_prompt" else []
 
     def _summarize_live(self, event: Event, state: dict[str, Any]) -> None:
         project = project_of(event.cwd) if event.cwd else None

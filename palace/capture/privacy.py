@@ -41,6 +41,9 @@ class Rule:
     name: str
     pattern: re.Pattern[str]
     group: int = 0          # the part of the match that is the secret
+    # lower-case substrings one of which any match contains: a text without them skips
+    # the regex (a substring test is ~50x cheaper than a regex scan)
+    hints: tuple[str, ...] | None = None
 
 
 def _rule(name: str, pattern: str, group: int = 0, flags: int = 0, *, overlapping: bool = False) -> Rule:
@@ -50,8 +53,35 @@ def _rule(name: str, pattern: str, group: int = 0, flags: int = 0, *, overlappin
         if pattern.startswith("(?i)"):
             pattern, flags = pattern[4:], flags | re.IGNORECASE
         pattern = f"(?={pattern})"
-    return Rule(name, re.compile(pattern, flags), group)
+    return Rule(name, re.compile(pattern, flags), group, _HINTS.get(name))
 
+
+_HINTS: dict[str, tuple[str, ...]] = {
+    "private-key": ("private key",), "putty-private-key": ("putty-user-key",),
+    "age-secret-key": ("age-secret-key",), "anthropic-api-key": ("sk-ant-",), "openai-api-key": ("sk-",),
+    "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "gitlab-token": ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-", "glft-", "glimt-",
+                     "glagent-"),
+    "aws-access-key": ("akia", "asia", "abia", "acca", "a3t"), "aws-secret-key": ("aws",),
+    "slack-token": ("xox",), "slack-webhook": ("hooks.slack.com",), "discord-webhook": ("discord",),
+    "stripe-key": ("_live_", "_test_"), "stripe-webhook-secret": ("whsec_",),
+    "google-api-key": ("aiza",), "google-oauth-secret": ("gocspx-",), "jwt": ("eyj",),
+    "npm-token": ("npm_",), "pypi-token": ("pypi-age",), "sendgrid-key": ("sg.",),
+    "twilio-key": ("sk",), "mailgun-key": ("key-",), "mailchimp-key": ("-us",),
+    "telegram-bot-token": (":aa",), "huggingface-token": ("hf_",), "digitalocean-token": ("_v1_",),
+    "shopify-token": ("shp",), "databricks-token": ("dapi",), "linear-api-key": ("lin_api_",),
+    "postman-key": ("pmak-",), "vault-token": ("hvs.", "hvb."), "groq-api-key": ("gsk_",),
+    "xai-api-key": ("xai-",), "replicate-token": ("r8_",), "grafana-token": ("glsa_", "glc_"),
+    "sentry-token": ("sntr",), "notion-token": ("secret_", "ntn_"), "supabase-token": ("sbp_",),
+    "doppler-token": ("dp.",), "square-token": ("sq0",), "alibaba-access-key": ("ltai",),
+    "tencent-secret-id": ("akid",), "azure-ad-client-secret": ("q~",),
+    "azure-storage-key": ("accountkey=",), "facebook-token": ("eaa",), "dropbox-token": ("sl.",),
+    "password-in-url": ("://",), "authorization-header": ("bearer", "token"),
+    "basic-auth-header": ("basic",),
+    "secret-assignment": ("pass", "pwd", "secret", "token", "api", "key", "credential",
+                          "密码", "口令", "密钥"),
+    "cli-password-flag": ("--pass", "--token", "--api-key", "--secret"),
+}
 
 # Placeholders and references are not secrets: "${DB_PASSWORD}", "<your-token>", "xxxx".
 _PLACEHOLDER = re.compile(
@@ -137,8 +167,9 @@ DETECT_SECRETS_PLUGINS = (
 _VERIFY_FILTER = "detect_secrets.filters.common.is_ignored_due_to_verification_policies"
 # A line without any of these cannot match a plugin: skip the plugins for it (speed).
 _PLUGIN_HINT = re.compile(
-    r"(?i)[=:]|AKIA|ASIA|xox|gh[pousr]_|glpat|eyJ|sk_|rk_|sk-|npm_|pypi-|SG\.|BEGIN|"
-    r"discord|telegram|cloudant|artifactory|AKC|AP\d|softlayer|ibm|sq0|mailchimp|-us\d")
+    r"(?i)pass|secret|token|key|pwd|auth|cred|api|://|AKIA|ASIA|xox|gh[pousr]_|glpat|eyJ|sk_|"
+    r"rk_|sk-|npm_|pypi-|SG\.|BEGIN|discord|telegram|cloudant|artifactory|AKC|AP\d|softlayer|"
+    r"ibm|sq0|mailchimp|-us\d|\d{8,10}:")
 
 
 def _load_plugins() -> list[Any]:
@@ -217,7 +248,10 @@ class Redactor:
 
     def _spans(self, text: str, filename: str) -> list[tuple[int, int, str]]:
         spans: list[tuple[int, int, str]] = []
+        lower = text.lower()
         for rule in RULES:
+            if rule.hints is not None and not any(h in lower for h in rule.hints):
+                continue
             for match in rule.pattern.finditer(text):
                 start, end = match.span(rule.group)
                 value = match.group(rule.group)
