@@ -87,6 +87,21 @@ def test_kimi_wire_file_and_its_unknown_records_are_counted(pm):
     assert [t.summary for t in open_tasks(pm)] == ["在 README 里说明 --dry-run 的用法。"]
 
 
+def test_kimi_sessions_find_their_working_directory_in_kimi_json(pm, tmp_path):
+    import hashlib
+
+    work_dir = "/home/dev/tool"
+    folder = tmp_path / ".kimi" / "sessions" / hashlib.md5(work_dir.encode()).hexdigest() / KIMI_WIRE.parent.name
+    folder.mkdir(parents=True)
+    shutil.copy(KIMI_WIRE, folder / "wire.jsonl")
+    (tmp_path / ".kimi" / "kimi.json").write_text(json.dumps(
+        {"work_dirs": [{"path": "/elsewhere", "last_session_id": None},
+                       {"path": work_dir, "last_session_id": KIMI_WIRE.parent.name}]}))
+    ingest(pm, folder / "wire.jsonl")
+    [obs] = by_type(pm, "observation")
+    assert obs.extra["cwd"] == work_dir and obs.location.startswith("capture/tool/")
+
+
 def test_role_content_lines(pm):
     ingest(pm, MESSAGES)
     [obs] = by_type(pm, "observation")

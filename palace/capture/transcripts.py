@@ -302,7 +302,7 @@ def _kimi(path: Path, records: Iterator[Any], stats: ReadStats) -> Iterator[Even
     agent = "kimi"
     # ~/.kimi/sessions/<work-dir hash>/<session id>/wire.jsonl
     session = path.parent.name if path.name == "wire.jsonl" else path.stem
-    cwd = None
+    cwd = kimi_work_dir(path)
     last_ts = None
     turn = 0
     for record in records:
@@ -354,6 +354,23 @@ def _kimi(path: Path, records: Iterator[Any], stats: ReadStats) -> Iterator[Even
             stats.skip(str(kind))
     yield Event(kind="session_end", session=session, agent=agent, ts=last_ts, cwd=cwd,
                 meta={"source": "transcript"})
+
+
+def kimi_work_dir(path: Path) -> str | None:
+    """The working directory of a Kimi session: its sessions folder is named by the md5
+    of the directory, and ``kimi.json`` beside ``sessions/`` lists the directories."""
+    import hashlib
+
+    try:
+        folder_hash = path.parents[1].name
+        meta = json.loads((path.parents[3] / "kimi.json").read_text(encoding="utf-8"))
+    except (IndexError, OSError, ValueError):
+        return None
+    for entry in meta.get("work_dirs") or [] if isinstance(meta, Mapping) else []:
+        work_dir = entry.get("path") if isinstance(entry, Mapping) else None
+        if isinstance(work_dir, str) and hashlib.md5(work_dir.encode("utf-8")).hexdigest() == folder_hash:
+            return work_dir
+    return None
 
 
 # --------------------------------------------------------------------------- plain lines
