@@ -161,9 +161,12 @@ def run_capture_batch(workspace: Path, payloads: list[dict]) -> float:
 def run_ingest(workspace: Path, path: Path) -> dict:
     import psutil
 
+    # the report goes to a file: a pipe nobody reads while we poll would fill and block it
+    report_file = open(workspace.parent / f"ingest-report-{time.monotonic_ns()}.json", "w+b")
+    err_file = open(workspace.parent / f"ingest-stderr-{time.monotonic_ns()}.txt", "w+b")
     start = time.perf_counter()
     process = subprocess.Popen(CAPTURE + ["ingest", str(path), "--json", "--no-progress"],
-                               env=_env(workspace), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                               env=_env(workspace), stdout=report_file, stderr=err_file)
     watched = psutil.Process(process.pid)
     peak = 0
     while process.poll() is None:
@@ -172,11 +175,14 @@ def run_ingest(workspace: Path, path: Path) -> dict:
         except psutil.Error:
             break
         time.sleep(0.05)
-    out, err = process.communicate()
+    process.wait()
     seconds = time.perf_counter() - start
     if process.returncode != 0:
-        raise SystemExit(f"ingest failed: {err.decode()[-2000:]}")
-    report = json.loads(out)
+        err_file.seek(0)
+        raise SystemExit(f"ingest failed: {err_file.read().decode()[-2000:]}")
+    report_file.seek(0)
+    report = json.loads(report_file.read())
+    report_file.close()
     size = path.stat().st_size
     return {"seconds": round(seconds, 2), "mb": round(size / 1e6, 1),
             "mb_per_s": round(size / 1e6 / seconds, 2), "peak_rss_mb": round(peak / 1e6, 1),
