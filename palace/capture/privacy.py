@@ -355,6 +355,8 @@ def _looks_secret(value: str) -> bool:
 def split_patterns(raw: str | Sequence[str] | None) -> tuple[str, ...]:
     if raw is None:
         return ()
+    if isinstance(raw, str) and raw.strip().lower() in ("none", "-"):
+        return ()  # "none": switch off a default list (an empty variable means the default)
     items = raw.split(",") if isinstance(raw, str) else list(raw)
     return tuple(p.strip() for p in items if p and p.strip())
 
