@@ -189,3 +189,16 @@ def test_lookalikes_survive_capture_verbatim(workspace, name, text):
     assert result.exit_code == 0
     files = [p.read_text(encoding="utf-8") for p in workspace.rglob("*.md")]
     assert any(" ".join(text.split()) in f for f in files), name
+
+
+def test_exclusion_settings_and_none_switches_the_default_off():
+    from palace.capture.privacy import Exclusions
+    from palace.settings import Settings
+
+    default = Exclusions.from_settings(Settings.from_env({}))
+    assert default.path("/home/dev/app/.env") and default.path("/home/dev/.ssh/id_rsa")
+    assert not default.path("/home/dev/app/main.py")
+    off = Exclusions.from_settings(Settings.from_env({"MEMORY_CAPTURE_EXCLUDE_PATHS": "none",
+                                                      "MEMORY_CAPTURE_EXCLUDE_TOOLS": "mcp__vault__*"}))
+    assert not off.path("/home/dev/app/.env")
+    assert off.tool("MCP__vault__read") and not off.tool("Read")
