@@ -178,6 +178,19 @@ class Settings:
         "MEMORY_VIEWER_TOKEN", None, _parse_optional_str,
         "Token for `palace serve` (login form, ?token= or Bearer); required to "
         "bind a non-loopback address.")
+    # --- capture -------------------------------------------------------------
+    capture_exclude_tools: str | None = setting(
+        "MEMORY_CAPTURE_EXCLUDE_TOOLS", None, _parse_optional_str,
+        "Comma-separated tool names (globs, case-insensitive) whose calls capture "
+        "never keeps, e.g. 'mcp__vault__*,WebFetch'.")
+    capture_exclude_paths: str | None = setting(
+        "MEMORY_CAPTURE_EXCLUDE_PATHS", ".env,.env.*,*.pem,*.key,id_rsa*,id_ed25519*,*/.ssh/*,*/secrets/*",
+        _parse_optional_str,
+        "Comma-separated path globs: tool calls on matching files are not captured.")
+    capture_exclude_projects: str | None = setting(
+        "MEMORY_CAPTURE_EXCLUDE_PROJECTS", None, _parse_optional_str,
+        "Comma-separated globs on a session's working directory or project name: "
+        "matching sessions are not captured at all.")
     # Not an env setting: lets tests and the CLI say where a value came from.
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 

@@ -18,6 +18,8 @@ Endpoints (JSON in, JSON out; errors are ``{"error": code, "message": text}``):
   ``GET /memories/{id}``, ``POST /memories/{id}/restore``, ``POST /experiences``,
   ``POST /experiences/{id}/verify``, ``POST /experiences/search``. Unknown paths (404)
   and wrong methods (405) answer in the same ``{error, message}`` shape.
+* ``POST /capture`` ``{source?, events: [payload…]}`` → ``{accepted, stored, skipped, errors}``
+  (agent events and hook payloads; see docs/capture.md).
 
 With ``MEMORY_VECTOR_SERVICE_TOKEN`` set, every request but ``/health`` needs
 ``Authorization: Bearer <token>``.
@@ -257,6 +259,11 @@ def create_app(
     def delete_memory(memory_id: str) -> JSONResponse:
         return JSONResponse({"id": memory_id, "removed": provider().remove(memory_id)})
 
+    def capture_manager():
+        memories = provider()  # opens the palace on first use
+        return state["manager"], memories
+
+    add_capture_route(app, capture_manager)
     _add_error_handlers(app)
     _add_host_api(app, provider)
     # Added last = runs first: refuse strangers before buffering their bodies.
@@ -286,6 +293,46 @@ def _add_host_api(app: FastAPI, provider) -> None:
     add_http_error_handlers(app)
     document_core_endpoints(app, {"/embed": EmbedRequest, "/search": SearchRequest,
                                   "/index": IndexRequest, "/remove": RemoveRequest})
+
+
+# --- capture (palace/capture) ----------------------------------------------------
+
+MAX_CAPTURE_EVENTS = 1000
+
+
+class CaptureRequest(_Body):
+    source: Literal["claude-code", "openclaw", "palace", "jsonl"] | None = None
+    events: list[Any]
+
+
+def add_capture_route(app: FastAPI, open_manager) -> None:
+    """``POST /capture`` ``{source?, events: [payload…]}`` → ``{accepted, stored, skipped,
+    errors}``: raw hook payloads or palace events, batched (see docs/capture.md).
+    A bad item is reported in ``errors`` ({index, error, message}); the rest go in."""
+    capture_lock = threading.Lock()
+
+    @app.post("/capture")
+    async def capture(http: Request) -> JSONResponse:
+        from palace.capture.service import capture_payloads
+
+        request = await _parse(http, CaptureRequest)
+        if len(request.events) > MAX_CAPTURE_EVENTS:
+            raise InvalidInputError(
+                f"events holds {len(request.events)} items; at most {MAX_CAPTURE_EVENTS} per call, "
+                "so send them in batches")
+        manager, memories = await run_in_threadpool(open_manager)
+
+        def run() -> dict[str, Any]:
+            # the manager's connection is shared with /search and /index: take the
+            # provider's lock so a capture never interleaves with them
+            with getattr(memories, "_lock", None) or capture_lock:
+                return capture_payloads(manager, request.source, request.events)
+
+        result = await run_in_threadpool(run)
+        return JSONResponse({"accepted": result["accepted"], "stored": result["stored"],
+                             "skipped": result["skipped"], "errors": result["errors"],
+                             "observations": result["observations"],
+                             "sessions": result["sessions"]})
 
 
 async def _parse(request: Request, model: type[BodyT]) -> BodyT:
