@@ -34,9 +34,11 @@ LAYERS: dict[str, int] = {
     # 5 features built on the manager's public API
     "palace.experiences": 5, "palace.context": 5, "palace.summary": 5, "palace.provider": 5,
     "palace.responses": 5,  # the JSON shapes adapters share (search response, memory view)
+    "palace.capture": 5,  # automatic capture: events, transcripts, privacy, refine, tasks, themes
     # 6 adapters: how people and programs reach palace
     "palace.cli": 6, "palace.__main__": 6, "palace.integrations": 6,
     "palace.mcp_server": 6, "palace.viewer": 6, "vector_service": 6,
+    "palace.capture.cli": 6, "palace.capture.__main__": 6,  # the capture commands
 }
 ADAPTERS = 6
 # What adapters must reach through the manager instead of importing directly.

@@ -38,12 +38,12 @@ def capture(sidecar, body):
 
 def test_hook_payloads_from_both_hosts_in_batches(sidecar):
     answer = capture(sidecar, {"source": "claude-code",
-                               "events": [json.loads(l) for l in lines(CLAUDE_HOOKS)]})
+                               "events": [json.loads(ln) for ln in lines(CLAUDE_HOOKS)]})
     assert answer.status_code == 200, answer.text
     body = answer.json()
     assert body["accepted"] == 10 and body["errors"] == [] and body["stored"] >= 3
     assert len(body["observations"]) == 1 and len(body["sessions"]) == 1
-    detected = capture(sidecar, {"events": [json.loads(l) for l in lines(OPENCLAW_HOOKS)]}).json()
+    detected = capture(sidecar, {"events": [json.loads(ln) for ln in lines(OPENCLAW_HOOKS)]}).json()
     assert detected["accepted"] == 6 and detected["errors"] == [] and detected["observations"]
     found = client.post(sidecar.url + "/search", json={"query": "RSS 生成脚本", "topK": 3}).json()
     assert any(r["id"] == body["observations"][0] for r in found["results"])

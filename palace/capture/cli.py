@@ -32,7 +32,7 @@ def open_manager(workspace: str | None) -> Iterator[Any]:
     from ..manager import MemoryPalaceManager
     from ..settings import Settings
 
-    settings = Settings.from_env(**({"workspace_dir": workspace} if workspace else {}))
+    settings = Settings.from_env(None, **({"workspace_dir": workspace} if workspace else {}))
     embedder = make_embedder(settings, allow_inprocess=False)
     pm = MemoryPalaceManager(settings.workspace_dir, settings=settings, embedder=embedder)
     try:

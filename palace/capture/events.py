@@ -167,7 +167,7 @@ def from_palace(payload: Any) -> Event:
                  tool_output=None if output is None else as_text(output),
                  tool_error=bool(tool.get("error")), reason=_str(data.get("reason")),
                  title=_str(data.get("title")),
-                 meta=data.get("meta") if isinstance(data.get("meta"), Mapping) else {})
+                 meta=meta if isinstance(meta := data.get("meta"), Mapping) else {})
 
 
 # --------------------------------------------------------------------------- Claude Code
@@ -191,7 +191,7 @@ def from_claude_code_hook(payload: Any) -> list[Event]:
     kind = _CC_EVENTS.get(str(name))
     if kind is None:
         return []
-    base = dict(session=session, agent="claude-code", cwd=_str(data.get("cwd")),
+    base: dict[str, Any] = dict(session=session, agent="claude-code", cwd=_str(data.get("cwd")),
                 ts=parse_ts(data.get("timestamp")),
                 meta={"transcript_path": data["transcript_path"]} if data.get("transcript_path") else {})
     if kind == "user_prompt":
@@ -245,7 +245,7 @@ def from_openclaw_hook(payload: Any) -> list[Event]:
     if not session:
         raise InvalidInputError("OpenClaw hook payload has no session (ctx.sessionId or ctx.sessionKey)")
     agent = "openclaw"
-    base = dict(session=session, agent=agent,
+    base: dict[str, Any] = dict(session=session, agent=agent,
                 cwd=_str(ctx.get("workspaceDir") or event.get("workspaceDir") or data.get("cwd")),
                 ts=parse_ts(event.get("timestamp") or data.get("ts")))
     if hook == "message_received":

@@ -95,7 +95,7 @@ def _input_subset(value: Any) -> Any:
         for key, item in value.items():
             if key in _INPUT_KEYS:
                 if key in ("input", "patch") and isinstance(item, str):
-                    item = "\n".join(l for l in item.splitlines() if l.startswith("*** "))
+                    item = "\n".join(ln for ln in item.splitlines() if ln.startswith("*** "))
                 out[key] = item
         return out
     if isinstance(value, str):
@@ -316,7 +316,8 @@ class Capturer:
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
     def _read_spool(self, path: Path) -> tuple[list[Event], dict[str, Any]]:
-        events, state = [], {"turns": 0}
+        events: list[Event] = []
+        state: dict[str, Any] = {"turns": 0}
         try:
             lines = path.read_text(encoding="utf-8").splitlines()
         except FileNotFoundError:

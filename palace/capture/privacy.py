@@ -292,7 +292,7 @@ class Redactor:
 
     def redact_rules(self, text: str, names: Sequence[str]) -> str:
         """Only the named rules (multi-line ones, before a long text is cut to lines)."""
-        spans = []
+        spans: list[tuple[int, int, Any]] = []
         for rule in RULES:
             if rule.name in names:
                 spans.extend((*m.span(rule.group), rule.name) for m in rule.pattern.finditer(text))
@@ -382,7 +382,7 @@ class Exclusions:
                    projects=split_patterns(getattr(settings, "capture_exclude_projects", None)))
 
     def tool(self, name: str | None) -> bool:
-        return bool(name) and any(fnmatch(name.lower(), p.lower()) for p in self.tools)
+        return name is not None and any(fnmatch(name.lower(), p.lower()) for p in self.tools)
 
     def path(self, path: str | None) -> bool:
         if not path:

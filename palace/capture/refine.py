@@ -438,7 +438,7 @@ def refine_turn(turn: Turn) -> Observation:
         if failed:
             found = error_lines(tool.output) if tool.output else []
             if not found:
-                first = next((l for l in (tool.output or "").splitlines() if l.strip()), "failed")
+                first = next((ln for ln in (tool.output or "").splitlines() if ln.strip()), "failed")
                 found = [one_line(f"{tool.name} failed: {first}", 200)]
             for line in found:
                 if line not in errors and len(errors) < 5:
@@ -553,7 +553,7 @@ def summarize(observations: list[tuple[str, Observation]], *, session: str, agen
     request = next((o.request for _i, o in observations if o.request), "")
     project = first.project if first else "unknown"
     start = min((o.start for _i, o in observations if o.start), default=None)
-    end = max((o.end or o.start for _i, o in observations if o.end or o.start), default=None)
+    end = max((t for _i, o in observations if (t := o.end or o.start) is not None), default=None)
     return SessionSummary(session=session, agent=agent, project=project,
                           cwd=first.cwd if first else None,
                           title=one_line(title or (first.title if first else session), 100),

@@ -25,7 +25,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from ..errors import InvalidInputError
 from .events import Event, as_text, from_message_line, from_palace, parse_ts
@@ -122,9 +122,7 @@ def read_transcript(path: str | os.PathLike, *, stats: ReadStats | None = None,
     except OSError as exc:
         raise InvalidInputError(f"cannot read {path}: {exc.strerror or exc}") from None
     records = _records(path, stats, progress)
-    first = None
-    for first in records:
-        break
+    first = next(records, None)
     if first is None:
         return
     fmt = format or detect_format(first)
@@ -185,7 +183,7 @@ def _claude_code(path: Path, records: Iterator[Any], stats: ReadStats) -> Iterat
             continue
         message = record.get("message") or {}
         content = message.get("content") if isinstance(message, Mapping) else None
-        base = dict(session=session, agent=agent, ts=ts, cwd=cwd)
+        base: dict[str, Any] = dict(session=session, agent=agent, ts=ts, cwd=cwd)
         uuid = record.get("uuid")
         if kind == "user":
             if record.get("isMeta") or record.get("isCompactSummary"):
@@ -249,7 +247,7 @@ def _pi(path: Path, records: Iterator[Any], stats: ReadStats) -> Iterator[Event]
             session = record.get("id") or session
             cwd = record.get("cwd") or cwd
             continue
-        base = dict(session=session, agent=agent, ts=ts, cwd=cwd)
+        base: dict[str, Any] = dict(session=session, agent=agent, ts=ts, cwd=cwd)
         if kind == "session_info":
             title = record.get("name") or title
             continue
@@ -319,7 +317,7 @@ def _kimi(path: Path, records: Iterator[Any], stats: ReadStats) -> Iterator[Even
         payload = message.get("payload") or {}
         ts = parse_ts(record.get("timestamp")) or last_ts
         last_ts = ts or last_ts
-        base = dict(session=session, agent=agent, ts=ts, cwd=cwd)
+        base: dict[str, Any] = dict(session=session, agent=agent, ts=ts, cwd=cwd)
         if kind in ("TurnBegin", "SteerInput"):
             turn += 1
             text = as_text(payload.get("user_input"))
@@ -439,7 +437,7 @@ def claude_code_dir() -> Path:
     return (Path(base).expanduser() if base else Path.home() / ".claude") / "projects"
 
 
-def find_transcripts(paths: list[str | os.PathLike]) -> list[Path]:
+def find_transcripts(paths: Sequence[str | os.PathLike]) -> list[Path]:
     """Files, and the ``.jsonl`` files under folders (sorted, so runs are repeatable).
     Claude Code's sub-agent files (``<session>/subagents/``) are left out."""
     found: list[Path] = []

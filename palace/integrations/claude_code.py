@@ -115,14 +115,17 @@ def recall(pm, event: str, payload: dict[str, Any], args) -> str | None:
     return render(result, kind) if result.text.strip() else None
 
 
-def capture(pm, payload: dict[str, Any]) -> Any:
-    """Hand the hook payload to palace's capture (issue 13)."""
-    try:
-        from .. import capture as palace_capture
-    except ImportError:
-        raise HookError("this palace has no capture module (palace.capture): the session is not "
-                        "being recorded; update palace to a version with `palace capture`") from None
-    return palace_capture.capture_hook_payload(pm, payload, source=SOURCE)
+def capture(pm, payload: dict[str, Any]) -> dict[str, Any]:
+    """Hand the hook payload to palace's capture. Each hook is its own process: the
+    capture keeps the session's open turn in a spool file under the workspace and
+    stores an observation when the turn ends (Stop) and the summary at SessionEnd."""
+    from ..capture.service import capture_payloads
+
+    result = capture_payloads(pm, SOURCE, [payload])
+    if result["errors"]:
+        # the message names the problem, never the payload's text (it may hold a secret)
+        raise HookError(f"capture failed: {result['errors'][0]['message']}")
+    return result
 
 
 def start_watchdog(seconds: float, event: str) -> threading.Timer:
