@@ -1,4 +1,4 @@
-"""Helpers for the capture tests: a click group with the capture commands, fixture paths."""
+"""Helpers for the capture tests: the ``palace`` group (which carries the capture commands), fixture paths."""
 
 from __future__ import annotations
 
@@ -6,10 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-import click
 from click.testing import CliRunner
 
-from palace.capture.cli import COMMANDS
+from palace.cli import cli as palace_group
 
 DATA = Path(__file__).parent / "data" / "capture"
 CLAUDE_SESSION = DATA / "claude_code_session.jsonl"
@@ -18,15 +17,6 @@ OPENCLAW_SESSION = DATA / "openclaw_session.jsonl"
 OPENCLAW_HOOKS = DATA / "openclaw_hooks.jsonl"
 KIMI_WIRE = DATA / "kimi" / "0f3c2a9e-6b1d-4c5e-9a8f-2d7e1b4c6a30" / "wire.jsonl"
 MESSAGES = DATA / "messages.jsonl"
-
-
-@click.group()
-def palace_group() -> None:
-    """The capture commands, as the main ``palace`` group will carry them."""
-
-
-for _command in COMMANDS:
-    palace_group.add_command(_command)
 
 
 def invoke(*args: str, input: str | bytes | None = None, env: dict[str, str] | None = None):

@@ -38,7 +38,7 @@ LAYERS: dict[str, int] = {
     # 6 adapters: how people and programs reach palace
     "palace.cli": 6, "palace.__main__": 6, "palace.integrations": 6,
     "palace.mcp_server": 6, "palace.viewer": 6, "vector_service": 6,
-    "palace.capture.cli": 6, "palace.capture.__main__": 6,  # the capture commands
+    "palace.capture.__main__": 6,  # `python -m palace.capture`: the capture commands alone
 }
 ADAPTERS = 6
 # What adapters must reach through the manager instead of importing directly.

@@ -18,7 +18,7 @@ from cli_helpers import invoke
 
 COMMANDS = ("init", "add", "get", "list", "search", "update", "delete", "restore", "trash",
             "reindex", "sync", "stats", "config", "decay", "experience", "context", "bootstrap",
-            "essence", "summary", "mcp", "sidecar", "serve", "install")
+            "essence", "summary", "capture", "ingest", "timeline", "theme", "tasks", "mcp", "sidecar", "serve", "install")
 
 
 def _modules_after(argv, env_changes=None):

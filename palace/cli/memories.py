@@ -56,18 +56,27 @@ def add(content: str | None, tags, importance, location, memory_type, source, su
 
 
 @click.command("get")
-@click.argument("memory_id", metavar="ID")
+@click.argument("memory_ids", metavar="ID...", nargs=-1, required=True)
 @shared_options
-def get(memory_id: str) -> Reply:
-    """Show one memory."""
+def get(memory_ids: tuple[str, ...]) -> Reply:
+    """Show one memory, or several (--json: {memories, missing}; an id not found is a
+    note on stderr, and exit 1 only when none was found)."""
+    from ..capture.recall import get_many
+
     with open_manager() as pm:
-        memory = pm.get(memory_id)
-        if memory is None:
-            in_trash = any(m.id == memory_id for m in pm.list_trash())
+        found = get_many(pm, memory_ids)
+        if not found["memories"]:
+            first = memory_ids[0]
+            in_trash = any(m.id == first for m in pm.list_trash())
             raise MemoryNotFoundError(
-                memory_id, f"it is in the trash: `palace restore {memory_id}`" if in_trash
+                first, f"it is in the trash: `palace restore {first}`" if in_trash
                 else "`palace list` and `palace search` show ids")
-    return Reply(memory.to_dict(), lambda: render.memory_page(memory))
+    memories = found["memories"]
+    if len(memory_ids) == 1:
+        return Reply(memories[0].to_dict(), lambda: render.memory_page(memories[0]))
+    data = {"memories": [m.to_dict() for m in memories], "missing": found["missing"]}
+    notes = [f"palace: no memory {memory_id}" for memory_id in found["missing"]]
+    return Reply(data, lambda: "\n\n---\n\n".join(render.memory_page(m) for m in memories), notes)
 
 
 @click.command("list")
@@ -98,20 +107,44 @@ def list_(location, tags, memory_type, status, limit) -> Reply:
 @click.option("--end", help="Only memories created before this ISO time.")
 @click.option("--explain", is_flag=True,
               help="With --json: every number behind each score (retrievers, terms, weights).")
+@click.option("--compact", is_flag=True,
+              help="Compact hits (id, title, date, type, room; ~50 tokens each): open the ones "
+                   "worth reading with `palace get ID…`.")
 @shared_options
 def search(query, top_k, tags, location, memory_type, include_archived, now, start, end,
-           explain) -> Reply:
+           explain, compact) -> Reply:
     """Search memories (time words like '上周' or 'last Friday' are understood).
 
     --json prints the object MCP's search_memory returns: {count, time_range, notes,
-    results}.
+    results}; with --compact each result is {id, title, date, type, location, score}.
     """
+    if compact:
+        if explain:
+            raise InvalidInputError("--compact and --explain do not go together: --explain "
+                                    "shows every number behind a full hit")
+        from ..capture.recall import compact_search
+
+        with open_manager() as pm:
+            hits = compact_search(pm, query, top_k=top_k, tags=_tags(tags), location=location,
+                                  type=memory_type, include_archived=include_archived, now=now,
+                                  start=start, end=end)
+        return Reply(hits, lambda: _compact_text(hits))
     with open_manager() as pm:
         results = pm.search(query, top_k=top_k, now=now, tags=_tags(tags), location=location,
                             type=memory_type, include_archived=include_archived, start=start,
                             end=end)
     data = search_response(results, explain=explain)
     return Reply(data, lambda: _search_text(data, results))
+
+
+def _compact_text(hits: dict[str, Any]) -> str:
+    lines = [f"note: {note}" for note in hits["notes"]]
+    if not hits["results"]:
+        return "\n".join([*lines, "(nothing found)"])
+    lines.append(render.table(["#", "score", "id", "date", "type", "title"],
+                              [[i + 1, f"{h['score']:.3f}", h["id"], h["date"] or "", h["type"], h["title"]]
+                               for i, h in enumerate(hits["results"])]))
+    return "\n".join(lines)
 
 
 def _search_text(data: dict[str, Any], results) -> str:
