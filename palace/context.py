@@ -18,9 +18,11 @@ Conventions (also in docs/mcp.md):
 - **Session summary**: a memory of type ``session``, or any memory tagged
   ``session-summary`` — what happened in one working session, written by the
   agent at its end. Newest first.
-- **Task**: a memory of type ``task``. It is open unless it is tagged ``done``
-  (or ``cancelled``), or its frontmatter has ``taskStatus: done`` (or
-  ``cancelled``/``closed``). Archived and trashed tasks are not open.
+- **Task**: a memory of type ``task``. It is open until it is done: its
+  ``taskState`` (written by capture and ``palace tasks set``) is todo, doing or
+  blocked; without one, it is not tagged ``done`` (or ``cancelled``) and its
+  frontmatter has no ``taskStatus: done`` (or ``cancelled``/``closed``). Archived
+  and trashed tasks are not open. The rule lives in palace/capture/tasks.py.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Sequence
 
+from .capture import tasks as task_rules
+from .capture.tasks import TASK_CLOSED_STATUSES, TASK_DONE_TAGS, TASK_STATUS_KEY, TASK_TYPE, is_open_task
 from .errors import EssenceTooLargeError, InvalidInputError
 from .models import Memory
 from .tokens import estimate_tokens, truncate_to_tokens
@@ -38,10 +42,6 @@ ESSENCE_LOCATION = "essence"
 ESSENCE_TYPE = "essence"
 SESSION_TYPE = "session"
 SESSION_TAG = "session-summary"
-TASK_TYPE = "task"
-TASK_DONE_TAGS = frozenset({"done", "cancelled", "canceled", "已完成", "已取消"})
-TASK_STATUS_KEY = "taskStatus"
-TASK_CLOSED_STATUSES = frozenset({"done", "cancelled", "canceled", "closed"})
 
 DEFAULT_CONTEXT_TOKENS = 2000
 DEFAULT_BOOTSTRAP_TOKENS = 4000
@@ -109,9 +109,11 @@ def _validate_budget(max_tokens: object) -> int:
 
 
 def piece_header(memory: Memory, form: str, *, full_tokens: int = 0, shown_tokens: int = 0) -> str:
-    """``[id] room · date · type`` plus, when not whole, what is shown and how to get the rest."""
+    """``[id] room · date · type`` (a task's with its state: ``task (doing)``) plus, when
+    not whole, what is shown and how to get the rest."""
     date = memory.created_at.strftime("%Y-%m-%d") if memory.created_at else "undated"
-    header = f"[{memory.id}] {memory.location} · {date} · {memory.type}"
+    kind = f"{memory.type} ({task_rules.task_state(memory)})" if memory.type == TASK_TYPE else memory.type
+    header = f"[{memory.id}] {memory.location} · {date} · {kind}"
     if form == FORM_SUMMARY:
         header += f" · summary (full text: get_memory {memory.id})"
     elif form == FORM_EXCERPT:
@@ -322,15 +324,6 @@ def is_session_summary(memory: Memory) -> bool:
     return memory.type == SESSION_TYPE or SESSION_TAG in memory.tags
 
 
-def is_open_task(memory: Memory) -> bool:
-    if memory.type != TASK_TYPE or memory.status != "active":
-        return False
-    if TASK_DONE_TAGS.intersection(tag.lower() for tag in memory.tags):
-        return False
-    status = str(memory.extra.get(TASK_STATUS_KEY, "")).strip().lower()
-    return status not in TASK_CLOSED_STATUSES
-
-
 def recent_session_summaries(pm, limit: int, *, now: Any = None) -> list[Memory]:
     """Newest first; ``type: session`` and ``session-summary``-tagged memories alike."""
     found = {m.id: m for m in pm.list(type=SESSION_TYPE, limit=limit, now=now)}
@@ -340,10 +333,8 @@ def recent_session_summaries(pm, limit: int, *, now: Any = None) -> list[Memory]
 
 
 def open_tasks(pm, limit: int, *, now: Any = None) -> list[Memory]:
-    """Most important first, then newest."""
-    tasks = [m for m in pm.list(type=TASK_TYPE, now=now) if is_open_task(m)]
-    tasks.sort(key=lambda m: (-(1.0 if m.pinned else m.importance), -m.created_at.timestamp()))
-    return tasks[:limit]
+    """Doing, then blocked, then to do; within each the most important, then newest."""
+    return task_rules.open_tasks(pm, limit=limit, now=now) if limit > 0 else []
 
 
 # --------------------------------------------------------------------------- bootstrap
@@ -405,5 +396,6 @@ def bootstrap(pm, query: str | None = None, max_tokens: int = DEFAULT_BOOTSTRAP_
 __all__ = [
     "ContextPiece", "ContextResult", "get_context", "bootstrap", "get_essence", "set_essence",
     "fit_memory", "is_open_task", "is_session_summary", "open_tasks", "recent_session_summaries",
-    "ESSENCE_ID", "SESSION_TAG", "SESSION_TYPE", "TASK_TYPE",
+    "ESSENCE_ID", "SESSION_TAG", "SESSION_TYPE", "TASK_TYPE", "TASK_DONE_TAGS", "TASK_STATUS_KEY",
+    "TASK_CLOSED_STATUSES",
 ]
