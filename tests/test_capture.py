@@ -349,3 +349,30 @@ def test_ingest_command_folder_progress_and_claude_code_discovery(workspace, tmp
     again = invoke_json("ingest", "--claude-code", "-w", str(workspace))
     assert again["created"] == 0 and again["unchanged"] >= 2
     assert invoke("ingest", "-w", str(workspace)).exit_code == 2
+
+
+@pytest.mark.parametrize("one_batch", [True, False])
+def test_openclaw_message_hooks_with_only_a_session_key_join_their_session(pm, one_batch):
+    """OpenClaw's message hooks know the conversation (sessionKey), not the transcript
+    (sessionId); the prompt still opens the turn the tool call and the run end close."""
+    from palace.capture.service import capture_payloads
+
+    key, sid = "agent:main:cap", "cap-1"
+    plugin_events = [
+        {"from": "user", "content": "Please fix the flaky upload test in uploader.py",
+         "hook": "message_received", "context": {"channelId": "cli", "sessionKey": key}},
+        {"toolName": "exec", "params": {"command": "pytest tests/test_uploader.py"},
+         "result": "FAILED tests/test_uploader.py::test_retry - TimeoutError: upload took 31s",
+         "hook": "after_tool_call", "context": {"toolName": "exec", "sessionKey": key, "sessionId": sid}},
+        {"messages": [{"role": "assistant", "content": "Fixed: the retry now waits with backoff."}],
+         "success": True, "hook": "agent_end",
+         "context": {"sessionKey": key, "sessionId": sid, "agentId": "main", "workspaceDir": "/srv/app"}},
+    ]
+    batches = [plugin_events] if one_batch else [[e] for e in plugin_events]
+    for batch in batches:
+        result = capture_payloads(pm, "openclaw", batch)
+        assert result["errors"] == [], result["errors"]
+    [obs] = by_type(pm, "observation")
+    assert obs.extra["sessionId"] == sid
+    assert obs.summary == "Please fix the flaky upload test in uploader.py"
+    assert obs.extra["commands"] == ["pytest tests/test_uploader.py"]

@@ -93,3 +93,24 @@ def test_timestamps_and_json_lines():
     assert [n for n, _ in items] == [1, 2, 4] and is_bad_line(items[1][1])
     assert [v for _n, v in iter_json_lines('{\n  "a": 1\n}\n')] == [{"a": 1}]   # one pretty document
     assert [v for _n, v in iter_json_lines('[{"a": 1}, {"b": 2}]')] == [{"a": 1}, {"b": 2}]
+
+
+def test_openclaw_plugin_shape_payload_fields_beside_hook_and_context():
+    """What integrations/openclaw/src/capture.ts sends: the hook payload's own fields
+    with "hook" and "context" added."""
+    context = {"sessionKey": "agent:main:cap", "sessionId": "cap-1", "agentId": "main",
+               "workspaceDir": "/srv/app", "toolName": "exec"}
+    [call] = adapt("openclaw", {"toolName": "exec", "params": {"command": "pytest -q"},
+                                "result": "FAILED test_retry", "durationMs": 31000,
+                                "hook": "after_tool_call", "context": context})
+    assert (call.kind, call.session, call.cwd, call.tool_name) == ("tool_call", "cap-1", "/srv/app", "exec")
+    assert call.tool_input == {"command": "pytest -q"} and call.tool_output == "FAILED test_retry"
+    assert call.meta["sessionKey"] == "agent:main:cap"
+    [prompt] = adapt(None, {"from": "user", "content": "fix the upload test", "hook": "message_received",
+                            "context": {"channelId": "cli", "sessionKey": "agent:main:cap"}})
+    assert prompt.kind == "user_prompt" and prompt.text == "fix the upload test"
+    assert prompt.session == "agent:main:cap"  # only the key: the capture finds its sessionId
+    # the older {hook, event, ctx} shape still reads the same
+    [same] = adapt("openclaw", {"hook": "after_tool_call", "event": {"toolName": "exec", "params": {}},
+                                "ctx": context})
+    assert same.session == "cap-1" and same.tool_name == "exec"

@@ -230,24 +230,42 @@ def _response_failed(response: Any) -> bool:
 
 # --------------------------------------------------------------------------- OpenClaw
 
+_OPENCLAW_ENVELOPE = ("hook", "hookName", "context", "ctx")
+
+
 def from_openclaw_hook(payload: Any) -> list[Event]:
-    """``{"hook": "after_tool_call", "event": {…}, "ctx": {…}}``: one OpenClaw plugin
-    hook call as the palace plugin forwards it (``hookName``/``type`` and
-    ``context`` are accepted for the same keys)."""
+    """One OpenClaw plugin hook call, in either shape:
+
+    * what the palace plugin sends (integrations/openclaw/src/capture.ts): the hook's
+      payload with ``"hook": name`` and ``"context": {sessionKey, sessionId, agentId,
+      workspaceDir, toolName, …}`` added at its top level;
+    * ``{"hook": name, "event": {…}, "ctx": {…}}`` (``hookName``/``type`` and
+      ``context`` accepted for the same keys).
+
+    The session is the context's ``sessionId``; a message hook's context often has only
+    the ``sessionKey`` (the conversation): the event then carries it in
+    ``meta.sessionKey`` and the capture files it under the sessionId that key last had.
+    """
     data = _require_mapping(payload, "an OpenClaw hook payload")
     hook = _str(data.get("hook") or data.get("hookName") or data.get("type"))
-    event = data.get("event") or {}
+    if "event" in data:
+        event = data.get("event") or {}
+    else:  # the plugin's shape: the payload's own fields, next to hook and context
+        event = {k: v for k, v in data.items() if k not in _OPENCLAW_ENVELOPE}
     ctx = data.get("ctx") or data.get("context") or {}
     if not isinstance(event, Mapping) or not isinstance(ctx, Mapping):
-        raise InvalidInputError("OpenClaw hook payload: 'event' and 'ctx' must be objects")
-    session = _str(ctx.get("sessionId") or event.get("sessionId") or ctx.get("sessionKey")
+        raise InvalidInputError("OpenClaw hook payload: 'event' and 'context' must be objects")
+    key = _str(ctx.get("sessionKey") or event.get("sessionKey"))
+    session = _str(ctx.get("sessionId") or event.get("sessionId") or key
                    or ctx.get("conversationId") or ctx.get("channelId"))
     if not session:
-        raise InvalidInputError("OpenClaw hook payload has no session (ctx.sessionId or ctx.sessionKey)")
+        raise InvalidInputError("OpenClaw hook payload has no session (context.sessionId or "
+                                "context.sessionKey)")
     agent = "openclaw"
     base: dict[str, Any] = dict(session=session, agent=agent,
                 cwd=_str(ctx.get("workspaceDir") or event.get("workspaceDir") or data.get("cwd")),
-                ts=parse_ts(event.get("timestamp") or data.get("ts")))
+                ts=parse_ts(event.get("timestamp") or data.get("ts")),
+                meta={"sessionKey": key} if key else {})
     if hook == "message_received":
         return [Event(kind="user_prompt", text=as_text(event.get("content")), **base)]
     if hook == "before_agent_start" and event.get("prompt"):
@@ -339,7 +357,8 @@ def detect_source(payload: Any) -> str:
     if isinstance(payload, Mapping):
         if "hook_event_name" in payload:
             return "claude-code"
-        if ("hook" in payload or "hookName" in payload) and ("event" in payload or "ctx" in payload):
+        if ("hook" in payload or "hookName" in payload) and (
+                "event" in payload or "ctx" in payload or "context" in payload):
             return "openclaw"
         if "kind" in payload and "session" in payload:
             return "palace"
@@ -347,7 +366,7 @@ def detect_source(payload: Any) -> str:
             return "jsonl"
     raise InvalidInputError(
         "cannot tell what this event is: expected a palace event {v, kind, session, …}, a "
-        "Claude Code hook payload (hook_event_name), an OpenClaw hook {hook, event, ctx} or a "
+        "Claude Code hook payload (hook_event_name), an OpenClaw hook {hook, context, …} or a "
         "{role, content} line; pass source explicitly")
 
 

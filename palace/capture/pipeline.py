@@ -17,7 +17,7 @@ import fcntl
 import json
 import os
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
@@ -42,6 +42,9 @@ _INPUT_KEYS = set(PATH_KEYS) | {"command", "cmd", "script", "todos", "plan", "it
 # at its end (or compaction): rebuilding it after every turn costs O(turns) each time.
 SUMMARY_EVERY_TURNS = 10
 _MULTILINE_RULES = ("private-key", "putty-private-key")
+
+
+SESSION_KEYS = "\0openclaw-session-keys"  # a name no host session has: its own spool slot
 
 
 def room_of(project: str, session: str) -> str:
@@ -346,7 +349,7 @@ class Capturer:
         its spool (one lock, one read, one write): a batch costs what its turns cost."""
         before = (self.redactor.stats.secrets, self.redactor.stats.private_spans)
         run: list[Event] = []
-        for raw in events:
+        for raw in self._resolve_session_keys(list(events)):
             if raw.ts is None:  # hooks carry no time: the moment it happened is now
                 raw = raw.with_text(ts=datetime.now(timezone.utc).replace(microsecond=0))
             event = self.sanitize(raw)
@@ -363,6 +366,41 @@ class Capturer:
         self.report.redacted += self.redactor.stats.secrets - before[0]
         self.report.private_spans += self.redactor.stats.private_spans - before[1]
         return self.report
+
+    # OpenClaw names a conversation by its sessionKey and the transcript by its
+    # sessionId; message hooks carry only the key. The last sessionId seen with a key
+    # is kept (capture/spool/session-keys.json), so those events join their session.
+
+    def _resolve_session_keys(self, events: list[Event]) -> list[Event]:
+        learned = {e.meta["sessionKey"]: e.session for e in events
+                   if e.meta.get("sessionKey") and e.meta["sessionKey"] != e.session}
+        if not learned and not any(e.meta.get("sessionKey") == e.session for e in events):
+            return events
+        with self._spool(SESSION_KEYS) as path:
+            try:
+                known = json.loads(path.read_text(encoding="utf-8"))
+            except (FileNotFoundError, ValueError):
+                known = {}
+            changed = {k: s for k, s in learned.items() if known.get(k) != s}
+            if changed:
+                known.update(changed)
+                tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+                tmp.write_text(json.dumps(known), encoding="utf-8")
+                os.replace(tmp, path)
+        for key, session in changed.items():
+            self._move_pending(key, session)
+        return [replace(e, session=known[e.session])
+                if e.meta.get("sessionKey") == e.session and e.session in known else e for e in events]
+
+    def _move_pending(self, key: str, session: str) -> None:
+        """Events filed under the bare key before its sessionId was known open the turn."""
+        with self._spool(key) as path:
+            moved, _state = self._read_spool(path)
+            path.unlink(missing_ok=True)
+        if moved:
+            with self._spool(session) as path:
+                pending, state = self._read_spool(path)
+                self._write_spool(path, [replace(e, session=session) for e in moved] + pending, state)
 
     def _capture_run(self, events: list[Event]) -> None:
         with self._spool(events[0].session) as path:
