@@ -23,6 +23,8 @@ builds it and records the accesses afterwards.
 
 from __future__ import annotations
 
+import json
+
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
@@ -311,9 +313,18 @@ def rank(relevance: Scores, rows: Mapping[int, Row], decay: Mapping[str, DecayIn
         score = final_score(rel, row["importance"], decay[row["id"]].score,
                             w_relevance=weights["relevance"], w_importance=weights["importance"],
                             w_decay=weights["decay"])
-        scored.append((score, row["created_ts"] if browse else 0.0, rid))
-    scored.sort(key=lambda item: (-item[0], -item[1]))
-    return [(score, rid) for score, _recency, rid in scored[:top_k]]
+        scored.append((superseded_by(row) is not None, score, row["created_ts"] if browse else 0.0, rid))
+    # a fact a later memory retired ranks after every current one (still shown, labelled)
+    scored.sort(key=lambda item: (item[0], -item[1], -item[2]))
+    return [(score, rid) for _old, score, _recency, rid in scored[:top_k]]
+
+
+def superseded_by(row: Row) -> str | None:
+    """The id of the memory that superseded this row's fact (its ``supersededBy`` key)."""
+    if "supersededBy" not in row["extra"]:
+        return None  # cheap test before parsing the JSON
+    value = json.loads(row["extra"]).get("supersededBy")
+    return str(value) if value else None
 
 
 # ---------------------------------------------------------------------- 9: explanations
@@ -384,7 +395,8 @@ def explain(ranked: Sequence[tuple[float, int]], rows: Mapping[int, Row], releva
             matched_terms=tuple(matched_terms(terms.own, doc_stems)),
             matched_expansions=tuple(matched_expansions(terms, doc_stems)),
             time_range=(dict(period, placement=placement[rid]) if period and rid in placement else period),
-            filters=filters_shown, notes=tuple(candidates.notes))
+            filters=filters_shown, superseded_by=superseded_by(row),
+            notes=tuple(candidates.notes) + ((f"superseded by {superseded_by(row)}",) if superseded_by(row) else ()))
         results.append(SearchResult(memory=memory, score=round(score, 6), explanation=explanation))
     return results
 
