@@ -321,9 +321,10 @@ def rank(relevance: Scores, rows: Mapping[int, Row], decay: Mapping[str, DecayIn
 
 def superseded_by(row: Row) -> str | None:
     """The id of the memory that superseded this row's fact (its ``supersededBy`` key)."""
-    if "supersededBy" not in row["extra"]:
+    raw = row["extra"] if "extra" in row.keys() else "{}"
+    if "supersededBy" not in raw:
         return None  # cheap test before parsing the JSON
-    value = json.loads(row["extra"]).get("supersededBy")
+    value = json.loads(raw).get("supersededBy")
     return str(value) if value else None
 
 
