@@ -160,14 +160,22 @@ class GraphService:
 
     # ------------------------------------------------------------------ merging
 
-    def merge(self, source: str, target: str, memory_ids: Iterable[str]) -> list[str]:
+    def mentioning(self, name: str) -> list[str]:
+        """Ids of the memories naming ``name`` (or one of its aliases)."""
+        return sorted({row["memory_id"] for row in self.index.entity_mentions(self.keys_for([name]))})
+
+    def entities(self, *, limit: int | None = None) -> list[dict[str, Any]]:
+        return [{"key": row["key"], "name": row["name"], "type": row["type"], "mentions": row["mentions"]}
+                for row in self.index.entity_summary(limit=limit)]
+
+    def merge(self, source: str, target: str, memory_ids: Iterable[str] | None = None) -> list[str]:
         """Rename entity ``source`` to ``target`` in every memory naming it, and record
         ``source`` as an alias of ``target`` there: the files say the two are one."""
         src, dst = entity_key(source), entity_key(target)
         if not src or not dst or src == dst:
             raise InvalidInputError("entity merge needs two different entity names")
         changed = []
-        for memory_id in memory_ids:
+        for memory_id in (self.mentioning(source) if memory_ids is None else memory_ids):
             memory = self.read(memory_id)
             if memory is None:
                 continue
