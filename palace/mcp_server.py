@@ -368,7 +368,54 @@ def build_server(pm, *, sync_interval_s: float = SYNC_INTERVAL_S):
                                                    "stats": r.stats.to_dict()}
             for r in results]})
 
+    _graph_tools(pm, tool, read_only, writes)
     return server
+
+
+def _graph_tools(pm, tool: Callable, read_only: Any, writes: Any) -> None:
+    """The entity graph's tools (docs/graph.md): recall, history, the review queue."""
+
+    @tool("Follow the entity graph: memories linked to the people, places, projects or tools a "
+          "query names (or to the given entity names), nearest first, each with its path such as "
+          "'张伟 —负责→ 星图 ←参与— 用户'. Use for 'who works on X with Y', 'what is related to Z'.",
+          read_only)
+    def recall_memory(
+        query: Annotated[str | None, Field(description="Text naming known entities.")] = None,
+        entities: Annotated[list[str] | None, Field(description="Entity names to start from.")] = None,
+        depth: Annotated[int, Field(ge=1, le=3, description="Hops to follow (1..3).")] = 2,
+        limit: Annotated[int, Field(ge=1, le=MAX_RESULTS, description="How many memories.")] = 20,
+        include_superseded: Annotated[bool, Field(description="Also follow facts a later fact "
+                                                              "retired.")] = False,
+    ):
+        if not query and not entities:
+            raise InvalidInputError("give a query or a list of entities")
+        results = pm.recall(entities or query, depth=depth, limit=limit, include_superseded=include_superseded)
+        return _result(search_response(results))
+
+    @tool("Every fact (relation) recorded about an entity, oldest first, with when each held "
+          "(validFrom/validTo) and the memory stating it: how a fact changed over time.", read_only)
+    def entity_history(
+        name: Annotated[str, Field(description="The entity, e.g. '用户', 'Zhang Wei', '星图'.")],
+    ):
+        facts = pm.graph.history(name)
+        return _result({"count": len(facts), "facts": [
+            dict(r.to_frontmatter(), memory=r.memory_id, current=r.valid_to is None) for r in facts]})
+
+    @tool("The review queue: pairs of facts where palace was unsure whether the new one replaces "
+          "the old one. action=list shows them; accept (the old fact is superseded) or reject "
+          "(both stand) one by its id.", writes)
+    def review_facts(
+        action: Annotated[Literal["list", "accept", "reject"], Field(description="list, accept or reject.")] = "list",
+        id: Annotated[str | None, Field(description="The review item's id (accept, reject).")] = None,
+    ):
+        if action == "list":
+            items = pm.graph.queue.items()
+            return _result({"count": len(items), "items": [i.to_dict() for i in items]})
+        if not id:
+            raise InvalidInputError(f"{action} needs the review item's id")
+        with pm.write_lock():
+            item = pm.graph.resolve(id, accept=action == "accept", now=pm.now())
+        return _result({"resolved": action, "item": item.to_dict()})
 
 
 def _version() -> str:
