@@ -46,6 +46,8 @@ MAX_QUERY_CHARS = 4000
 # A search embeds at most this many un-embedded memories first (a slow model does ~15
 # chunks/s on 2 cores); `palace reindex --vectors` / pm.embed_pending() do the rest.
 VECTOR_BACKFILL_PER_SEARCH = 256
+GRAPH_DEPTH = 1    # hops the graph retriever follows from the entities a query names
+GRAPH_SHARE = 0.3  # the most graph closeness adds to a candidate's relevance
 LATE_GRACE = timedelta(days=30)
 LATE_FACTOR = 0.7
 OUTSIDE_FACTOR = 0.5  # soft time filter: a memory outside the period keeps half its relevance
@@ -213,9 +215,29 @@ def vector_scores(services: SearchServices, text: str, filters: Filters,
                                    statuses=filters.statuses), None
 
 
-def retrievers(services: SearchServices, scope: TimeScope, terms: QueryTerms, pool: int) -> list[Retriever]:
-    return [keyword_retriever(services.index, terms, pool),
-            vector_retriever(services, scope.remainder, pool)]
+def graph_retriever(services: SearchServices, text: str, now: datetime, pool: int) -> Retriever:
+    """Memories one hop from the entities the query names (none named: no candidates)."""
+    from .graph.service import entities_in, reach
+
+    def scores(filters: Filters) -> tuple[Scores, str | None]:
+        keys = entities_in(services.index, text) if text.strip() else []
+        if not keys:
+            return {}, None
+        reached = reach(services.index, keys, GRAPH_DEPTH, now=now)[:pool]
+        found = {r.rid: 1.0 / (1 + r.hops) for r in reached}
+        keep = services.index.passing(list(found), filters)  # the graph knows nothing of filters
+        return {rid: score for rid, score in found.items() if rid in keep}, None
+
+    return Retriever("graph", "closeness", scores)
+
+
+def retrievers(services: SearchServices, scope: TimeScope, terms: QueryTerms, pool: int,
+               now: datetime | None = None) -> list[Retriever]:
+    sources = [keyword_retriever(services.index, terms, pool),
+               vector_retriever(services, scope.remainder, pool)]
+    if now is not None:
+        sources.append(graph_retriever(services, scope.remainder, now, pool))
+    return sources
 
 
 # ---------------------------------------------------------------------- 6: candidates
@@ -233,7 +255,12 @@ def gather(sources: Sequence[Retriever], filters: Filters, notes: list[str]) -> 
 
 
 def fuse_candidates(found: Mapping[str, Scores], vector_share: float) -> Scores:
-    return fuse(found.get("bm25", {}), found.get("vector", {}), vector_share=vector_share)
+    fused = fuse(found.get("bm25", {}), found.get("vector", {}), vector_share=vector_share)
+    # graph closeness adds to text relevance: a memory linked to a named entity rises, and
+    # one the words missed is still found (at most GRAPH_SHARE of full relevance)
+    for rid, closeness in found.get("graph", {}).items():
+        fused[rid] = min(1.0, fused.get(rid, 0.0) + GRAPH_SHARE * closeness)
+    return fused
 
 
 @dataclass
@@ -425,7 +452,7 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
     expander = services.concept_expander() if settings.concepts_enabled and scope.remainder.strip() else None
     terms = expand_concepts(scope.remainder, expander)
     pool = max(50, top_k * 5)
-    sources = retrievers(services, scope, terms, pool)
+    sources = retrievers(services, scope, terms, pool, now)
     soft = is_soft(scope, settings.time_filter)
     candidates = collect(sources, scope, terms, base, timed, soft=soft,
                          vector_share=settings.weight_vector, pool=pool,

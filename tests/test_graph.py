@@ -106,3 +106,12 @@ def test_extraction_is_marked_and_can_be_switched_off(make_pm, workspace):
     found = pm.store("我住在北京")
     assert found.extra["relations"][0]["extracted"] is True
     assert FileStorage(workspace, pm.tz).read(found.path).extra["relations"][0]["object"] == "北京"
+
+
+def test_search_finds_memories_linked_to_a_named_entity(pm):
+    linked = pm.store("周会：进度顺利", extra={"entities": ["星图"]})
+    pm.store("别的项目的周会")
+    results = pm.search("星图", record_access=False)
+    assert results[0].memory.id == linked.id
+    assert "graph" in results[0].explanation.retrievers
+    assert pm.search("星图", tags=["other"], record_access=False) == []   # filters still apply

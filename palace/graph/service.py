@@ -28,8 +28,61 @@ SUPERSEDED_BY = "supersededBy"
 @dataclass(frozen=True)
 class Reached:
     memory_id: str
+    rid: int
     hops: int
     path: str
+
+
+def entities_in(index: Index, text: str) -> list[str]:
+    """Known entity keys named in ``text``: its words and runs of up to three words."""
+    words = [w for w in index_text(text).split() if w.strip()]
+    grams = {entity_key(text)}
+    for size in (1, 2, 3):
+        for i in range(len(words) - size + 1):
+            grams.add(entity_key("".join(words[i:i + size])))
+            grams.add(entity_key(" ".join(words[i:i + size])))
+    grams.discard("")
+    return sorted(index.known_entity_keys(sorted(grams)))
+
+
+def reach(index: Index, keys: Sequence[str], depth: int, *, now: datetime,
+          include_superseded: bool = False) -> list[Reached]:
+    """Memories within ``depth`` hops of the entities ``keys`` (aliases followed), nearest
+    first: those stating a relation on a path, and those naming an entity on one."""
+    starts = sorted(index.equivalent_keys(keys))
+    if not starts:
+        return []
+    rid_of: dict[str, int] = {}
+
+    def edges_of(frontier: set[str]) -> list[Edge]:
+        rows = index.relations_touching(sorted(index.equivalent_keys(frontier)))
+        edges = []
+        for row in rows:
+            if row["status"] != "active" or not (include_superseded or row["valid_to"] is None
+                                                 or row["valid_to"] > now.timestamp()):
+                continue
+            rid_of[row["memory_id"]] = row["rid"]
+            edges.append(Edge(row["subject"], row["predicate_text"], row["object"], row["memory_id"]))
+        return edges
+
+    reached, stated = walk(starts, edges_of, depth)
+    mentions = index.entity_mentions(sorted(reached))
+    display: dict[str, str] = {}
+    for row in mentions:
+        display.setdefault(row["key"], row["name"])
+        rid_of.setdefault(row["memory_id"], row["rid"])
+    found = {memory_id: Reached(memory_id, rid_of[memory_id], len(steps), render(origin, steps, display))
+             for memory_id, (origin, steps) in stated.items()}
+    # memories naming an entity on a path (the start: 0 hops); one stating an edge
+    # keeps that edge's path, which says why it was reached
+    for row in mentions:
+        origin, steps = reached[row["key"]]
+        known = found.get(row["memory_id"])
+        if row["memory_id"] not in stated and (known is None or len(steps) < known.hops):
+            path = render(origin, steps, display)
+            found[row["memory_id"]] = Reached(row["memory_id"], row["rid"], len(steps),
+                                              path if steps else f"{path} (mentioned)")
+    return sorted(found.values(), key=lambda r: (r.hops, r.memory_id))
 
 
 def _ts(value: float | None, tz: tzinfo) -> datetime | None:
@@ -64,49 +117,14 @@ class GraphService:
         return self.relations([name])
 
     def entities_in(self, text: str) -> list[str]:
-        """Known entity keys named in ``text``: its words and runs of up to three words."""
-        words = [w for w in index_text(text).split() if w.strip()]
-        grams = {entity_key(text)}
-        for size in (1, 2, 3):
-            for i in range(len(words) - size + 1):
-                grams.add(entity_key("".join(words[i:i + size])))
-                grams.add(entity_key(" ".join(words[i:i + size])))
-        grams.discard("")
-        return sorted(self.index.known_entity_keys(sorted(grams)))
+        return entities_in(self.index, text)
 
     def recall(self, start: str | Sequence[str], depth: int, *, now: datetime,
                include_superseded: bool = False) -> list[Reached]:
-        if not isinstance(depth, int) or not 1 <= depth <= 3:
+        if not isinstance(depth, int) or isinstance(depth, bool) or not 1 <= depth <= 3:
             raise InvalidInputError(f"depth must be 1, 2 or 3, got {depth!r}")
-        names = [start] if isinstance(start, str) else list(start)
-        keys = self.entities_in(names[0]) if isinstance(start, str) else [entity_key(n) for n in names]
-        starts = sorted(self.index.equivalent_keys(keys))
-        if not starts:
-            return []
-        display: dict[str, str] = {}
-
-        def edges_of(frontier: set[str]) -> list[Edge]:
-            rows = self.index.relations_touching(sorted(self.index.equivalent_keys(frontier)))
-            return [Edge(row["subject"], row["predicate_text"], row["object"], row["memory_id"])
-                    for row in rows if row["status"] == "active"
-                    and (include_superseded or row["valid_to"] is None or row["valid_to"] > now.timestamp())]
-
-        reached, stated = walk(starts, edges_of, depth)
-        mentions = self.index.entity_mentions(sorted(reached))
-        for row in mentions:
-            display.setdefault(row["key"], row["name"])
-        found = {memory_id: Reached(memory_id, len(steps), render(origin, steps, display))
-                 for memory_id, (origin, steps) in stated.items()}
-        # memories naming an entity on a path (the start: 0 hops); one stating an edge
-        # keeps that edge's path, which says why it was reached
-        for row in mentions:
-            origin, steps = reached[row["key"]]
-            known = found.get(row["memory_id"])
-            if row["memory_id"] not in stated and (known is None or len(steps) < known.hops):
-                path = render(origin, steps, display)
-                found[row["memory_id"]] = Reached(row["memory_id"], len(steps),
-                                                  path if steps else f"{path} (mentioned)")
-        return sorted(found.values(), key=lambda r: (r.hops, r.memory_id))
+        keys = entities_in(self.index, start) if isinstance(start, str) else [entity_key(n) for n in start]
+        return reach(self.index, keys, depth, now=now, include_superseded=include_superseded)
 
     # ------------------------------------------------------------------ supersession
 

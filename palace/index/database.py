@@ -488,6 +488,11 @@ class Index:
         picked = candidates[np.argsort(-scores[candidates], kind="stable")[:limit]].tolist()
         return {int(rids[i]): float(scores[i]) for i in picked}
 
+    def passing(self, rids: Sequence[int], filters: Filters) -> set[int]:
+        """Which of ``rids`` pass ``filters`` (for candidates found outside the index's
+        own scoring, e.g. through the entity graph)."""
+        return self._passing(list(rids), filters)
+
     def _passing(self, rids: list[int], filters: Filters) -> set[int]:
         where, params = filters.sql()
         passing: set[int] = set()
