@@ -333,7 +333,7 @@ def is_open_task(memory: Memory) -> bool:
         return False
     if TASK_DONE_TAGS.intersection(tag.lower() for tag in memory.tags):
         return False
-    status = str(memory.extra.get(TASK_STATUS_KEY, "")).strip().lower()
+    status = str(memory.extra.get("taskState") or memory.extra.get(TASK_STATUS_KEY, "")).strip().lower()
     return status not in TASK_CLOSED_STATUSES
 
 

@@ -25,10 +25,10 @@ from typing import Sequence
 
 import click
 
-from . import context, experiences, graph, maintenance, memories, servers
+from . import context, experiences, graph, maintenance, memories, servers, tasks
 from .app import EXIT_ERROR, EXIT_OK, PalaceGroup, shared_options
 
-COMMAND_MODULES = (memories, maintenance, experiences, context, graph, servers)
+COMMAND_MODULES = (memories, maintenance, experiences, context, graph, tasks, servers)
 
 
 @click.group("palace", cls=PalaceGroup, context_settings={"help_option_names": ["-h", "--help"]})
