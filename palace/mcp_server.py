@@ -369,6 +369,7 @@ def build_server(pm, *, sync_interval_s: float = SYNC_INTERVAL_S):
             for r in results]})
 
     _graph_tools(pm, tool, read_only, writes)
+    _task_tools(pm, tool, writes)
     return server
 
 
@@ -416,6 +417,35 @@ def _graph_tools(pm, tool: Callable, read_only: Any, writes: Any) -> None:
         with pm.write_lock():
             item = pm.graph.resolve(id, accept=action == "accept", now=pm.now())
         return _result({"resolved": action, "item": item.to_dict()})
+
+
+def _task_tools(pm, tool: Callable, writes: Any) -> None:
+    from . import tasks
+
+    @tool("Tasks the user or agent must do: action=add (text) creates one in state todo; "
+          "start, block, done (id) move it, recording when; list shows the open ones "
+          "(or those in 'states'). Open tasks appear in bootstrap.", writes)
+    def manage_task(
+        action: Annotated[Literal["add", "start", "block", "done", "list"], Field(
+            description="add, start, block, done or list.")] = "list",
+        text: Annotated[str | None, Field(description="The task (add).")] = None,
+        id: Annotated[str | None, Field(description="The task's id (start, block, done).")] = None,
+        note: Annotated[str | None, Field(description="Why (kept in the task's history).")] = None,
+        states: Annotated[list[Literal["todo", "doing", "blocked", "done"]] | None, Field(
+            description="list: only these states (default: the open ones).")] = None,
+    ):
+        if action == "list":
+            found = tasks.list_tasks(pm, states=states)
+            return _result({"count": len(found), "tasks": [
+                memory_view(m, preview=True) | {"state": tasks.state_of(m)} for m in found]})
+        if action == "add":
+            if not text:
+                raise InvalidInputError("add needs the task's text")
+            return _result(memory_view(tasks.add_task(pm, text)))
+        if not id:
+            raise InvalidInputError(f"{action} needs the task's id")
+        state = {"start": "doing", "block": "blocked", "done": "done"}[action]
+        return _result(memory_view(tasks.move_task(pm, id, state, note=note)))
 
 
 def _version() -> str:

@@ -23,7 +23,7 @@ from conftest import TIMEZONE  # noqa: E402
 TOOLS = {"save_memory", "search_memory", "get_memory", "update_memory", "delete_memory",
          "restore_memory", "list_memories", "get_context", "get_summary", "bootstrap",
          "record_experience", "verify_experience", "search_experiences", "recall_memory",
-         "entity_history", "review_facts"}
+         "entity_history", "review_facts", "manage_task"}
 SESSION_TIMEOUT_S = 60
 
 
@@ -253,5 +253,10 @@ def test_graph_over_mcp(workspace):
         assert "needs the review item's id" in await client.error("review_facts", action="accept")
         reached = await client.ok("recall_memory", entities=["杭州"], depth=1)
         assert reached["results"][0]["id"] == new["id"] and reached["results"][0]["path"]
+        task = await client.ok("manage_task", action="add", text="写文档")
+        await client.ok("manage_task", action="start", id=task["id"])
+        listed = await client.ok("manage_task")
+        assert [(t["id"], t["state"]) for t in listed["tasks"]] == [(task["id"], "doing")]
+        assert "not a task" in await client.error("manage_task", action="done", id=old["id"])
 
     run_session(workspace, scenario)
