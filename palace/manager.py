@@ -333,6 +333,13 @@ class MemoryPalaceManager:
         """Files that could not be parsed: (path relative to the palace, reason)."""
         return self.index.problems()
 
+    def tag_tree(self) -> List[dict[str, Any]]:
+        """Hierarchical tags (``project/palace/search``) as a tree: each node's own count
+        and the count with its descendants (a filter on a tag matches its descendants)."""
+        from .graph.tags import tag_tree
+
+        return tag_tree(self.index.tag_counts())
+
     def stats(self) -> dict[str, Any]:
         data = self.index.stats()
         data.update(workspace=str(self.settings.workspace), palace=str(self.root),

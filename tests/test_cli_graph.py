@@ -46,3 +46,12 @@ def test_entity_merge_and_recall(make_pm, workspace):
     assert "张伟" in names and "小张" not in names
     out = cli("recall", "小张", "--depth", "2").stdout
     assert "张伟 —负责→ 星图 ←参与— 用户" in out
+
+
+def test_tags_tree(make_pm, workspace):
+    pm = make_pm()
+    pm.store("a", tags=["project/palace/search"])
+    pm.store("b", tags=["project/palace"])
+    pm.close()
+    out = cli_on(workspace)("tags").stdout.splitlines()
+    assert out == ["project  2", "  palace  2 (1 here)", "    search  1"]

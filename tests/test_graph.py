@@ -115,3 +115,15 @@ def test_search_finds_memories_linked_to_a_named_entity(pm):
     assert results[0].memory.id == linked.id
     assert "graph" in results[0].explanation.retrievers
     assert pm.search("星图", tags=["other"], record_access=False) == []   # filters still apply
+
+
+def test_a_tag_matches_its_descendants_and_the_tree_counts_them(pm):
+    deep = pm.store("检索排序", tags=["project/palace/search"])
+    mid = pm.store("palace 总览", tags=["project/palace"])
+    pm.store("别的", tags=["project/palacex"])   # a sibling whose name only starts the same
+    assert {m.id for m in pm.list(tags=["project/palace"])} == {deep.id, mid.id}
+    assert {r.memory.id for r in pm.search("检索 总览", tags=["project/palace"], record_access=False)} <= {deep.id, mid.id}
+    [project] = pm.tag_tree()
+    palace = next(n for n in project["children"] if n["name"] == "palace")
+    assert (project["total"], palace["total"], palace["count"]) == (3, 2, 1)
+    assert palace["children"][0]["tag"] == "project/palace/search"

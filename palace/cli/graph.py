@@ -120,4 +120,15 @@ def recall(query, depth, limit, include_superseded, now) -> Reply:
     return Reply([r.to_dict() for r in results], lambda: "\n".join(lines) or "(nothing reached)")
 
 
-COMMANDS = (entity, history, review, recall)
+@click.command("tags", short_help="The tag tree with counts.")
+@shared_options
+def tags() -> Reply:
+    """Tags as a tree (project/palace/search under project/palace), with memory counts."""
+    from ..graph.tags import render_tree
+
+    with open_manager() as pm:
+        tree = pm.tag_tree()
+    return Reply(tree, lambda: "\n".join(render_tree(tree)) or "(no tags)")
+
+
+COMMANDS = (entity, history, review, recall, tags)

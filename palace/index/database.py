@@ -128,11 +128,14 @@ class Filters:
             clauses.append(f"{alias}.created_ts < ?")
             params.append(self.end_ts)
         for tag in self.tags:
+            # a tag or any tag below it (project/palace matches project/palace/search):
+            # a range on the tag index, like the room's
+            match = "(tag = ? OR (tag >= ? AND tag < ?))"
             if from_tags:  # all memories with the tag, read from the tag index
-                clauses.append(f"{alias}.rid IN (SELECT rid FROM memory_tags WHERE tag = ?)")
+                clauses.append(f"{alias}.rid IN (SELECT rid FROM memory_tags WHERE {match})")
             else:  # a few given memories, each probed
-                clauses.append(f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.rid = {alias}.rid AND t.tag = ?)")
-            params.append(tag)
+                clauses.append(f"EXISTS (SELECT 1 FROM memory_tags WHERE rid = {alias}.rid AND {match})")
+            params += [tag, tag + "/", tag + "0"]
         return " AND ".join(clauses), params
 
 
@@ -430,6 +433,13 @@ class Index:
         where, params = filters.sql(from_tags=True)
         return np.fromiter((r for (r,) in self.conn.execute(f"SELECT rid FROM memories m WHERE {where}", params)),
                            dtype=np.int64)
+
+    def tag_counts(self, statuses: Sequence[str] = ("active",)) -> dict[str, int]:
+        """Memories per tag (as written), among memories in ``statuses``."""
+        marks = ",".join("?" * len(statuses))
+        return dict(self.conn.execute(
+            f"SELECT t.tag, COUNT(*) FROM memory_tags t JOIN memories m ON m.rid = t.rid "
+            f"WHERE m.status IN ({marks}) GROUP BY t.tag ORDER BY t.tag", tuple(statuses)).fetchall())
 
     def stats(self) -> dict[str, Any]:
         by_status = dict(self.conn.execute("SELECT status, COUNT(*) FROM memories GROUP BY status").fetchall())
