@@ -71,7 +71,8 @@ def extract_relations(content: str) -> list[Relation]:
     for predicate, pattern in PATTERNS:
         for match in pattern.finditer(content):
             subject = match.group("s")
-            subject = "用户" if subject in ("我", "I") else subject
+            # "今年我…": the clause's subject is the speaker, whatever words came first
+            subject = "用户" if subject == "I" or "我" in subject else subject
             obj = match.group("o").strip().rstrip(".,;:!?")
             if not obj or obj in ("我", "I"):
                 continue

@@ -8,6 +8,7 @@ the manager.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone, tzinfo
 from typing import Any, Callable, Iterable, Sequence
@@ -15,7 +16,6 @@ from typing import Any, Callable, Iterable, Sequence
 from ..errors import InvalidInputError
 from ..index import Index
 from ..models import Memory
-from ..tokenize import index_text
 from .facts import Entity, Relation, parse_entity, read_facts
 from .normalise import entity_key
 from .paths import Edge, render, walk
@@ -33,9 +33,37 @@ class Reached:
     path: str
 
 
+_LATIN = re.compile(r"[^\W_][\w.+#\-]*")
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+
+
+def _words(text: str) -> list[str]:
+    """Words as written (stop words kept: "I" and 我 name the user), CJK runs cut by jieba."""
+    words: list[str] = []
+    for match in _LATIN.finditer(text):
+        token = match.group(0)
+        if not _CJK.fullmatch(token) and not _CJK.search(token):
+            words.append(token.rstrip(".-"))
+            continue
+        for part in re.split(r"([\u3400-\u9fff\uf900-\ufaff]+)", token):
+            if _CJK.fullmatch(part or "x"):
+                words.extend(_cut(part))
+            elif part:
+                words.append(part)
+    return [w for w in words if w]
+
+
+def _cut(run: str) -> list[str]:
+    try:
+        import rjieba
+    except ImportError:  # no segmenter: single characters (names are matched as n-grams)
+        return list(run)
+    return list(rjieba.cut(run))
+
+
 def entities_in(index: Index, text: str) -> list[str]:
     """Known entity keys named in ``text``: its words and runs of up to three words."""
-    words = [w for w in index_text(text).split() if w.strip()]
+    words = _words(text)
     grams = {entity_key(text)}
     for size in (1, 2, 3):
         for i in range(len(words) - size + 1):
