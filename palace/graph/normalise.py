@@ -14,7 +14,7 @@ import unicodedata
 
 USER_KEY = "user"
 # The speaker of a memory: "I live in Beijing" is a fact about the user.
-_USER_NAMES = frozenset({"user", "i", "me", "myself", "我", "用户", "本人", "自己"})
+_USER_NAMES = frozenset({"user", "i", "me", "my", "mine", "myself", "我", "我的", "用户", "本人", "自己"})
 
 _TRADITIONAL = (
     "張张 偉伟 劉刘 陳陈 楊杨 黃黄 趙赵 吳吴 周周 鄭郑 王王 馮冯 蔣蒋 韓韩 "
