@@ -383,6 +383,14 @@ def bootstrap(pm, query: str | None = None, max_tokens: int = DEFAULT_BOOTSTRAP_
             shown.add(essence.id)
         packer.drop_empty_heading()
 
+    from .persona import get_persona
+
+    persona = get_persona(pm)
+    if persona is not None and persona.id not in shown and packer.add_heading("# Persona"):
+        if packer.add(persona, section="persona"):
+            shown.add(persona.id)
+        packer.drop_empty_heading()
+
     def section(heading: str, memories: list[Memory], name: str, share: float) -> None:
         memories = [m for m in memories if m.id not in shown]
         if not memories or not packer.add_heading(heading):

@@ -34,7 +34,7 @@ LAYERS: dict[str, int] = {
     "palace.manager": 4, "palace": 4,
     # 5 features built on the manager's public API
     "palace.experiences": 5, "palace.context": 5, "palace.summary": 5, "palace.provider": 5,
-    "palace.tasks": 5,
+    "palace.tasks": 5, "palace.persona": 5,
     "palace.responses": 5,  # the JSON shapes adapters share (search response, memory view)
     # 6 adapters: how people and programs reach palace
     "palace.cli": 6, "palace.__main__": 6,

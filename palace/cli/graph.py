@@ -131,4 +131,17 @@ def tags() -> Reply:
     return Reply(tree, lambda: "\n".join(render_tree(tree)) or "(no tags)")
 
 
-COMMANDS = (entity, history, review, recall, tags)
+@click.command("persona", short_help="Refresh and show the persona (the user's current facts).")
+@shared_options
+def persona() -> Reply:
+    """Rewrite the persona memory's generated lines from the user's current facts
+    (your own lines in it are kept) and print it."""
+    from ..persona import refresh_persona
+
+    with open_manager() as pm:
+        memory = refresh_persona(pm)
+    return Reply(memory.to_dict() if memory else None,
+                 lambda: memory.content if memory else "(no facts about the user yet)")
+
+
+COMMANDS = (entity, history, review, recall, tags, persona)
