@@ -174,11 +174,44 @@ def run_longmemeval(path: str, graph: bool, limit: int | None) -> dict[str, floa
     return {f"{k} recall_any@5 ({len(v)})": sum(v) / len(v) for k, v in hits.items() if v}
 
 
+def run_scale(count: int, queries: int = 200) -> dict[str, float]:
+    """Graph recall (depth 2) vs keyword search p50 on ``count`` memories, each with two
+    relations among ``count // 4`` people and ``count // 20`` projects."""
+    import random
+    import statistics
+
+    rng = random.Random(7)
+    people = [f"person{i}" for i in range(max(4, count // 4))]
+    projects = [f"project{i}" for i in range(max(2, count // 20))]
+    with tempfile.TemporaryDirectory(prefix="palace-graph-scale-") as tmp:
+        pm = MemoryPalaceManager(tmp, settings=settings(Path(tmp), graph=False), embedder=None)
+        for i in range(count):
+            a, b, p = rng.choice(people), rng.choice(people), rng.choice(projects)
+            pm.store(f"{a} and {b} discussed {p} milestone {i}", extra={"relations": [
+                {"subject": a, "predicate": "works_on", "object": p},
+                {"subject": b, "predicate": "knows", "object": a}]})
+        timings: dict[str, list[float]] = {"keyword": [], "recall": []}
+        for _ in range(queries):
+            name = rng.choice(people)
+            started = time.perf_counter()
+            pm.search(f"{name} milestone", record_access=False)
+            timings["keyword"].append(time.perf_counter() - started)
+            started = time.perf_counter()
+            pm.graph.recall([name], 2, now=pm.now())
+            timings["recall"].append(time.perf_counter() - started)
+        pm.close()
+    return {f"{name} p50 ms ({count} memories)": statistics.median(v) * 1000 for name, v in timings.items()}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--longmemeval", help="path to longmemeval_s_dev.json.gz (part 2)")
     parser.add_argument("--limit", type=int, help="at most this many LongMemEval questions")
+    parser.add_argument("--scale", type=int, help="also time graph recall vs keyword search on this many memories")
     args = parser.parse_args()
+    if args.scale:
+        for name, value in run_scale(args.scale).items():
+            print(f"{name:<44}{value:>10.2f}")
     table: dict[str, dict[str, float]] = {}
     for label, graph in (("before", False), ("after", True)):
         started = time.perf_counter()
