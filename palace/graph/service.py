@@ -106,7 +106,11 @@ def reach(index: Index, keys: Sequence[str], depth: int, *, now: datetime,
     for row in mentions:
         origin, steps = reached[row["key"]]
         known = found.get(row["memory_id"])
-        if row["memory_id"] not in stated and (known is None or len(steps) < known.hops):
+        if known is not None and row["memory_id"] in stated:
+            if len(steps) < known.hops:  # it names a nearer entity too: nearer, same path
+                found[row["memory_id"]] = replace(known, hops=len(steps))
+            continue
+        if known is None or len(steps) < known.hops:
             path = render(origin, steps, display)
             found[row["memory_id"]] = Reached(row["memory_id"], row["rid"], len(steps),
                                               path if steps else f"{path} (mentioned)")
