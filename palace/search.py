@@ -223,7 +223,7 @@ def graph_retriever(services: SearchServices, text: str, now: datetime, pool: in
         keys = entities_in(services.index, text) if text.strip() else []
         if not keys:
             return {}, None
-        reached = reach(services.index, keys, GRAPH_DEPTH, now=now)[:pool]
+        reached = reach(services.index, keys, GRAPH_DEPTH, now=now, limit=pool)
         found = {r.rid: 1.0 / (1 + r.hops) for r in reached}
         keep = services.index.passing(list(found), filters)  # the graph knows nothing of filters
         return {rid: score for rid, score in found.items() if rid in keep}, None

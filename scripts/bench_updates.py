@@ -197,7 +197,7 @@ def run_scale(count: int, queries: int = 200) -> dict[str, float]:
             pm.search(f"{name} milestone", record_access=False)
             timings["keyword"].append(time.perf_counter() - started)
             started = time.perf_counter()
-            pm.graph.recall([name], 2, now=pm.now())
+            pm.graph.recall([name], 2, now=pm.now(), limit=20)  # pm.recall's default
             timings["recall"].append(time.perf_counter() - started)
         pm.close()
     return {f"{name} p50 ms ({count} memories)": statistics.median(v) * 1000 for name, v in timings.items()}

@@ -74,9 +74,10 @@ def entities_in(index: Index, text: str) -> list[str]:
 
 
 def reach(index: Index, keys: Sequence[str], depth: int, *, now: datetime,
-          include_superseded: bool = False) -> list[Reached]:
+          include_superseded: bool = False, limit: int | None = None) -> list[Reached]:
     """Memories within ``depth`` hops of the entities ``keys`` (aliases followed), nearest
-    first: those stating a relation on a path, and those naming an entity on one."""
+    first (at most ``limit``): those stating a relation on a path, and those naming an
+    entity on one."""
     starts = sorted(index.equivalent_keys(keys))
     if not starts:
         return []
@@ -94,27 +95,35 @@ def reach(index: Index, keys: Sequence[str], depth: int, *, now: datetime,
         return edges
 
     reached, stated = walk(starts, edges_of, depth)
-    mentions = index.entity_mentions(sorted(reached))
+    # memory id -> (hops, the entity key whose path explains it, or None: its own edge)
+    best: dict[str, tuple[int, str | None]] = {m: (len(steps), None) for m, (_o, steps) in stated.items()}
     display: dict[str, str] = {}
-    for row in mentions:
-        display.setdefault(row["key"], row["name"])
-        rid_of.setdefault(row["memory_id"], row["rid"])
-    found = {memory_id: Reached(memory_id, rid_of[memory_id], len(steps), render(origin, steps, display))
-             for memory_id, (origin, steps) in stated.items()}
-    # memories naming an entity on a path (the start: 0 hops); one stating an edge
-    # keeps that edge's path, which says why it was reached
-    for row in mentions:
-        origin, steps = reached[row["key"]]
-        known = found.get(row["memory_id"])
-        if known is not None and row["memory_id"] in stated:
-            if len(steps) < known.hops:  # it names a nearer entity too: nearer, same path
-                found[row["memory_id"]] = replace(known, hops=len(steps))
-            continue
-        if known is None or len(steps) < known.hops:
+    levels: dict[int, list[str]] = {}
+    for key, (_origin, steps) in reached.items():
+        levels.setdefault(len(steps), []).append(key)
+    # mentions level by level, nearest first: stop once ``limit`` memories are that near
+    for hops in sorted(levels):
+        for row in index.entity_mentions(sorted(levels[hops])):
+            display.setdefault(row["key"], row["name"])
+            rid_of.setdefault(row["memory_id"], row["rid"])
+            known = best.get(row["memory_id"])
+            if known is None:
+                best[row["memory_id"]] = (hops, row["key"])
+            elif hops < known[0]:  # it names a nearer entity: nearer (an edge keeps its path)
+                best[row["memory_id"]] = (hops, known[1] if known[1] is None else row["key"])
+        if limit is not None and sum(1 for h, _k in best.values() if h <= hops) >= limit:
+            break
+    order = sorted(best.items(), key=lambda item: (item[1][0], item[0]))[:limit]
+    out = []
+    for memory_id, (hops, via) in order:
+        if via is None:
+            origin, steps = stated[memory_id]
             path = render(origin, steps, display)
-            found[row["memory_id"]] = Reached(row["memory_id"], row["rid"], len(steps),
-                                              path if steps else f"{path} (mentioned)")
-    return sorted(found.values(), key=lambda r: (r.hops, r.memory_id))
+        else:
+            origin, steps = reached[via]
+            path = render(origin, steps, display) + ("" if steps else " (mentioned)")
+        out.append(Reached(memory_id, rid_of[memory_id], hops, path))
+    return out
 
 
 def _ts(value: float | None, tz: tzinfo) -> datetime | None:
@@ -152,11 +161,11 @@ class GraphService:
         return entities_in(self.index, text)
 
     def recall(self, start: str | Sequence[str], depth: int, *, now: datetime,
-               include_superseded: bool = False) -> list[Reached]:
+               include_superseded: bool = False, limit: int | None = None) -> list[Reached]:
         if not isinstance(depth, int) or isinstance(depth, bool) or not 1 <= depth <= 3:
             raise InvalidInputError(f"depth must be 1, 2 or 3, got {depth!r}")
         keys = entities_in(self.index, start) if isinstance(start, str) else [entity_key(n) for n in start]
-        return reach(self.index, keys, depth, now=now, include_superseded=include_superseded)
+        return reach(self.index, keys, depth, now=now, include_superseded=include_superseded, limit=limit)
 
     # ------------------------------------------------------------------ supersession
 
