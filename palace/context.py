@@ -239,7 +239,8 @@ class _Packer:
 
 def _pack_relevant(pm, packer: _Packer, query: str, *, when: datetime, top_k: int,
                    exclude: set[str], tags: Sequence[str] | None, location: str | None,
-                   type: str | None, include_archived: bool) -> tuple[tuple[str, ...], dict | None]:
+                   type: str | None, include_archived: bool,
+                   include_superseded: bool = False) -> tuple[tuple[str, ...], dict | None]:
     # record_access=False: only what makes it into the context counts as used.
     results = pm.search(query, top_k=top_k, now=when, tags=tags, location=location, type=type,
                         include_archived=include_archived, record_access=False)
@@ -251,6 +252,8 @@ def _pack_relevant(pm, packer: _Packer, query: str, *, when: datetime, top_k: in
     for result in results:
         if result.memory.id in exclude:
             continue
+        if result.explanation.superseded_by and not include_superseded:
+            continue  # a later memory retired this fact: the agent should not act on it
         if packer.remaining < MIN_EXCERPT_TOKENS:
             packer.omitted.append(result.memory.id)
             continue
@@ -265,18 +268,21 @@ def _pack_relevant(pm, packer: _Packer, query: str, *, when: datetime, top_k: in
 
 def get_context(pm, query: str, max_tokens: int = DEFAULT_CONTEXT_TOKENS, *, now: Any = None,
                 top_k: int = 20, tags: Sequence[str] | None = None, location: str | None = None,
-                type: str | None = None, include_archived: bool = False) -> ContextResult:
+                type: str | None = None, include_archived: bool = False,
+                include_superseded: bool = False) -> ContextResult:
     """The most relevant memories for ``query`` that fit in ``max_tokens``.
 
     Time words in the query work as in search ("上周的部署问题"). The memories
-    returned count as accessed (kind ``context``) at ``now``.
+    returned count as accessed (kind ``context``) at ``now``. Superseded facts
+    (``supersededBy`` in their frontmatter) are left out unless ``include_superseded``.
     """
     max_tokens = _validate_budget(max_tokens)
     when = pm.now(now)
     packer = _Packer(max_tokens)
     notes, time_range = _pack_relevant(pm, packer, query, when=when, top_k=top_k, exclude=set(),
                                        tags=tags, location=location, type=type,
-                                       include_archived=include_archived)
+                                       include_archived=include_archived,
+                                       include_superseded=include_superseded)
     result = packer.finish(query=query, notes=notes, time_range=time_range)
     pm.record_access(result.ids, at=when, kind="context")
     return result
@@ -345,7 +351,8 @@ TASKS_SHARE_WITH_QUERY = 0.20
 
 
 def bootstrap(pm, query: str | None = None, max_tokens: int = DEFAULT_BOOTSTRAP_TOKENS, *,
-              now: Any = None, sessions: int = 3, tasks: int = 10, top_k: int = 20) -> ContextResult:
+              now: Any = None, sessions: int = 3, tasks: int = 10, top_k: int = 20,
+              include_superseded: bool = False) -> ContextResult:
     """Start-of-session context: essence, recent sessions, open tasks, relevant memories.
 
     Sections fill in that order. The essence may use the whole budget; with a
@@ -367,6 +374,14 @@ def bootstrap(pm, query: str | None = None, max_tokens: int = DEFAULT_BOOTSTRAP_
             shown.add(essence.id)
         packer.drop_empty_heading()
 
+    from .persona import get_persona
+
+    persona = get_persona(pm)
+    if persona is not None and persona.id not in shown and packer.add_heading("# Persona"):
+        if packer.add(persona, section="persona"):
+            shown.add(persona.id)
+        packer.drop_empty_heading()
+
     def section(heading: str, memories: list[Memory], name: str, share: float) -> None:
         memories = [m for m in memories if m.id not in shown]
         if not memories or not packer.add_heading(heading):
@@ -386,7 +401,8 @@ def bootstrap(pm, query: str | None = None, max_tokens: int = DEFAULT_BOOTSTRAP_
     time_range = None
     if query and packer.add_heading(f"# Relevant to: {query}"):
         notes, time_range = _pack_relevant(pm, packer, query, when=when, top_k=top_k, exclude=shown,
-                                           tags=None, location=None, type=None, include_archived=False)
+                                           tags=None, location=None, type=None, include_archived=False,
+                                           include_superseded=include_superseded)
         packer.drop_empty_heading()
     result = packer.finish(query=query, notes=notes, time_range=time_range)
     pm.record_access(result.ids, at=when, kind="bootstrap")

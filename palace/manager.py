@@ -24,6 +24,10 @@ from typing import Any, ContextManager, List, Sequence  # List: the class has a 
 from .decay import DecayInfo, DecayParams, DecayReport, collapse_bursts, decay_info, is_pinned, plan_archive
 from .errors import EmbedderUnavailableError, InvalidInputError, MemoryFileError, MemoryNotFoundError
 from .index import INDEX_DIR, INDEX_FILE, Filters, Index, Syncer, SyncReport, VectorStore, row_to_memory
+from .graph import graph_rows, read_facts
+from .graph.extract import with_extracted
+from .graph.review import REVIEW_FILE, ReviewQueue
+from .graph.service import GraphService
 from .journal import append_access, journal_path
 from .models import Memory, SearchResult
 from .settings import Settings
@@ -49,7 +53,7 @@ class MemoryPalaceManager:
         self.storage = FileStorage(settings.workspace, self.tz)
         self.storage.ensure()
         self.root = self.storage.root
-        self.index = Index(self.root / INDEX_DIR / INDEX_FILE)
+        self.index = Index(self.root / INDEX_DIR / INDEX_FILE, derive_graph=self._graph_rows)
         self.journal_path = journal_path(self.root)
         self.decay_params = DecayParams.from_settings(settings)
         self._lock = WriteLock(self.root / INDEX_DIR / "write.lock")
@@ -64,6 +68,7 @@ class MemoryPalaceManager:
         self._time_reasoner = None
         self._expander = None
         self._experiences = None
+        self._graph: GraphService | None = None
         if sync:
             self.sync(full=None)
         self.syncer.catch_up_journal(self.journal_path)
@@ -133,6 +138,17 @@ class MemoryPalaceManager:
             self._experiences = ExperienceManager(self)
         return self._experiences
 
+    @property
+    def graph(self) -> GraphService:
+        """The entity graph (``palace.graph``): history, review queue, entity merges."""
+        if self._graph is None:
+            self._graph = GraphService(self.index, self.tz, read=lambda i: self.get(i, record_access=False),
+                                       update=self.update, queue=ReviewQueue(self.root / REVIEW_FILE))
+        return self._graph
+
+    def _graph_rows(self, memory: Memory) -> Any:
+        return graph_rows(memory.extra, memory.content, created_at=memory.created_at, tz=self.tz)
+
     # ------------------------------------------------------------------ files and index
 
     def sync(self, *, full: bool | None = True) -> SyncReport:
@@ -197,6 +213,9 @@ class MemoryPalaceManager:
             source=validate_word(source, "source"),
             created_at=coerce_datetime(created_at, tz=self.tz, what="created_at") if created_at else now,
             updated_at=now, pinned=bool(pinned), extra=dict(extra or {}))
+        read_facts(memory.extra, memory.content, created_at=memory.created_at, tz=self.tz)  # bad facts: error
+        if self.settings.graph_extract:
+            memory = replace(memory, extra=with_extracted(memory.extra, memory.content, memory.tags))
         with self.write_lock():
             if id is not None:
                 memory_id = validate_id(id)
@@ -208,7 +227,9 @@ class MemoryPalaceManager:
                 memory_id = secrets.token_hex(8)
                 while self.index.row_by_id(memory_id) is not None:
                     memory_id = secrets.token_hex(8)
-            return self._write(replace(memory, id=memory_id))
+            written = self._write(replace(memory, id=memory_id))
+            self.graph.after_store(written, now)  # a new fact may retire older ones
+            return written
 
     def get(self, id: str, *, now: Any = None, record_access: bool = True) -> Memory | None:
         validate_id(id)
@@ -312,6 +333,13 @@ class MemoryPalaceManager:
         """Files that could not be parsed: (path relative to the palace, reason)."""
         return self.index.problems()
 
+    def tag_tree(self) -> List[dict[str, Any]]:
+        """Hierarchical tags (``project/palace/search``) as a tree: each node's own count
+        and the count with its descendants (a filter on a tag matches its descendants)."""
+        from .graph.tags import tag_tree
+
+        return tag_tree(self.index.tag_counts())
+
     def stats(self) -> dict[str, Any]:
         data = self.index.stats()
         data.update(workspace=str(self.settings.workspace), palace=str(self.root),
@@ -343,6 +371,20 @@ class MemoryPalaceManager:
                          type=type, include_archived=include_archived, start=start, end=end)
         if record_access and results:
             self.record_access([r.memory.id for r in results], at=when, kind="search")
+        return results
+
+    def recall(self, entities_or_query: str | Sequence[str], depth: int = 2, *, now: Any = None,
+               limit: int = 20, include_superseded: bool = False) -> List[SearchResult]:
+        """Memories reached through the entity graph from the named entities (a list) or
+        the known entities a query names (a string), nearest first, each with its path."""
+        from .graph.recall import recall_results
+
+        when = self.now(now)
+        reached = self.graph.recall(entities_or_query, depth, now=when,
+                                    include_superseded=include_superseded, limit=limit)
+        rows = {x.memory_id: row for x in reached if (row := self.index.row_by_id(x.memory_id)) is not None}
+        results = recall_results(reached, rows, self._decay_info(list(rows.values()), when), self.root)
+        self.record_access([r.memory.id for r in results], at=when, kind="recall")
         return results
 
     def embed_pending(self, *, limit: int | None = None) -> int:

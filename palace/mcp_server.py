@@ -369,6 +369,8 @@ def build_server(pm, *, sync_interval_s: float = SYNC_INTERVAL_S):
             for r in results]})
 
     register_capture_tools(tool, pm, read_only)
+    _graph_tools(pm, tool, read_only, writes)
+    _task_tools(pm, tool, writes)
     return server
 
 
@@ -418,6 +420,81 @@ def register_capture_tools(tool: Callable, pm, read_only) -> None:
         tasks = open_tasks(pm, project=project, limit=limit)
         return _result({"tasks": [memory_view(m, preview=True) | {"state": task_state(m)}
                                   for m in tasks]})
+
+
+def _graph_tools(pm, tool: Callable, read_only: Any, writes: Any) -> None:
+    """The entity graph's tools (docs/graph.md): recall, history, the review queue."""
+
+    @tool("Follow the entity graph: memories linked to the people, places, projects or tools a "
+          "query names (or to the given entity names), nearest first, each with its path such as "
+          "'张伟 —负责→ 星图 ←参与— 用户'. Use for 'who works on X with Y', 'what is related to Z'.",
+          read_only)
+    def recall_memory(
+        query: Annotated[str | None, Field(description="Text naming known entities.")] = None,
+        entities: Annotated[list[str] | None, Field(description="Entity names to start from.")] = None,
+        depth: Annotated[int, Field(ge=1, le=3, description="Hops to follow (1..3).")] = 2,
+        limit: Annotated[int, Field(ge=1, le=MAX_RESULTS, description="How many memories.")] = 20,
+        include_superseded: Annotated[bool, Field(description="Also follow facts a later fact "
+                                                              "retired.")] = False,
+    ):
+        if not query and not entities:
+            raise InvalidInputError("give a query or a list of entities")
+        results = pm.recall(entities or query, depth=depth, limit=limit, include_superseded=include_superseded)
+        return _result(search_response(results))
+
+    @tool("Every fact (relation) recorded about an entity, oldest first, with when each held "
+          "(validFrom/validTo) and the memory stating it: how a fact changed over time.", read_only)
+    def entity_history(
+        name: Annotated[str, Field(description="The entity, e.g. '用户', 'Zhang Wei', '星图'.")],
+    ):
+        facts = pm.graph.history(name)
+        return _result({"count": len(facts), "facts": [
+            dict(r.to_frontmatter(), memory=r.memory_id, current=r.valid_to is None) for r in facts]})
+
+    @tool("The review queue: pairs of facts where palace was unsure whether the new one replaces "
+          "the old one. action=list shows them; accept (the old fact is superseded) or reject "
+          "(both stand) one by its id.", writes)
+    def review_facts(
+        action: Annotated[Literal["list", "accept", "reject"], Field(description="list, accept or reject.")] = "list",
+        id: Annotated[str | None, Field(description="The review item's id (accept, reject).")] = None,
+    ):
+        if action == "list":
+            items = pm.graph.queue.items()
+            return _result({"count": len(items), "items": [i.to_dict() for i in items]})
+        if not id:
+            raise InvalidInputError(f"{action} needs the review item's id")
+        with pm.write_lock():
+            item = pm.graph.resolve(id, accept=action == "accept", now=pm.now())
+        return _result({"resolved": action, "item": item.to_dict()})
+
+
+def _task_tools(pm, tool: Callable, writes: Any) -> None:
+    from . import tasks
+
+    @tool("Tasks the user or agent must do: action=add (text) creates one in state todo; "
+          "start, block, done (id) move it, recording when; list shows the open ones "
+          "(or those in 'states'). Open tasks appear in bootstrap.", writes)
+    def manage_task(
+        action: Annotated[Literal["add", "start", "block", "done", "list"], Field(
+            description="add, start, block, done or list.")] = "list",
+        text: Annotated[str | None, Field(description="The task (add).")] = None,
+        id: Annotated[str | None, Field(description="The task's id (start, block, done).")] = None,
+        note: Annotated[str | None, Field(description="Why (kept in the task's history).")] = None,
+        states: Annotated[list[Literal["todo", "doing", "blocked", "done"]] | None, Field(
+            description="list: only these states (default: the open ones).")] = None,
+    ):
+        if action == "list":
+            found = tasks.list_tasks(pm, states=states)
+            return _result({"count": len(found), "tasks": [
+                memory_view(m, preview=True) | {"state": tasks.state_of(m)} for m in found]})
+        if action == "add":
+            if not text:
+                raise InvalidInputError("add needs the task's text")
+            return _result(memory_view(tasks.add_task(pm, text)))
+        if not id:
+            raise InvalidInputError(f"{action} needs the task's id")
+        state = {"start": "doing", "block": "blocked", "done": "done"}[action]
+        return _result(memory_view(tasks.move_task(pm, id, state, note=note)))
 
 
 def _version() -> str:

@@ -68,6 +68,7 @@ class Explanation:
     time_range: dict[str, Any] | None = None
     filters: dict[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()           # e.g. "vectors unavailable: keyword only"
+    superseded_by: str | None = None      # a later memory retired this one's fact
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -86,6 +87,8 @@ class Explanation:
             placement = self.time_range.get("placement")
             label = f"time {self.time_range.get('text') or 'range'}"
             parts.append(f"{label} ({placement})" if placement and placement != "inside" else label)
+        if self.superseded_by:
+            parts.append(f"superseded by {self.superseded_by}")
         parts.append(f"rel {self.relevance:.2f} imp {self.importance:.2f} decay {self.decay:.2f}")
         return " · ".join(parts)
 

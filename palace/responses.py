@@ -66,6 +66,10 @@ def search_response(results: Sequence[Any], *, explain: bool = False) -> dict[st
     for result in results:
         item = memory_view(result.memory, preview=True) | {
             "score": round(result.score, 4), "why": result.explanation.summary_line()}
+        if result.explanation.superseded_by:  # a later memory retired this fact: say so
+            item["superseded_by"] = result.explanation.superseded_by
+        if "graph" in result.explanation.retrievers:
+            item["path"] = result.explanation.retrievers["graph"].get("path")
         if explain:
             item["explanation"] = result.explanation.to_dict()
         items.append(item)

@@ -23,6 +23,8 @@ builds it and records the accesses afterwards.
 
 from __future__ import annotations
 
+import json
+
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
@@ -44,6 +46,8 @@ MAX_QUERY_CHARS = 4000
 # A search embeds at most this many un-embedded memories first (a slow model does ~15
 # chunks/s on 2 cores); `palace reindex --vectors` / pm.embed_pending() do the rest.
 VECTOR_BACKFILL_PER_SEARCH = 256
+GRAPH_DEPTH = 1    # hops the graph retriever follows from the entities a query names
+GRAPH_SHARE = 0.3  # the most graph closeness adds to a candidate's relevance
 LATE_GRACE = timedelta(days=30)
 LATE_FACTOR = 0.7
 OUTSIDE_FACTOR = 0.5  # soft time filter: a memory outside the period keeps half its relevance
@@ -211,9 +215,29 @@ def vector_scores(services: SearchServices, text: str, filters: Filters,
                                    statuses=filters.statuses), None
 
 
-def retrievers(services: SearchServices, scope: TimeScope, terms: QueryTerms, pool: int) -> list[Retriever]:
-    return [keyword_retriever(services.index, terms, pool),
-            vector_retriever(services, scope.remainder, pool)]
+def graph_retriever(services: SearchServices, text: str, now: datetime, pool: int) -> Retriever:
+    """Memories one hop from the entities the query names (none named: no candidates)."""
+    from .graph.service import entities_in, reach
+
+    def scores(filters: Filters) -> tuple[Scores, str | None]:
+        keys = entities_in(services.index, text) if text.strip() else []
+        if not keys:
+            return {}, None
+        reached = reach(services.index, keys, GRAPH_DEPTH, now=now, limit=pool)
+        found = {r.rid: 1.0 / (1 + r.hops) for r in reached}
+        keep = services.index.passing(list(found), filters)  # the graph knows nothing of filters
+        return {rid: score for rid, score in found.items() if rid in keep}, None
+
+    return Retriever("graph", "closeness", scores)
+
+
+def retrievers(services: SearchServices, scope: TimeScope, terms: QueryTerms, pool: int,
+               now: datetime | None = None) -> list[Retriever]:
+    sources = [keyword_retriever(services.index, terms, pool),
+               vector_retriever(services, scope.remainder, pool)]
+    if now is not None:
+        sources.append(graph_retriever(services, scope.remainder, now, pool))
+    return sources
 
 
 # ---------------------------------------------------------------------- 6: candidates
@@ -231,7 +255,12 @@ def gather(sources: Sequence[Retriever], filters: Filters, notes: list[str]) -> 
 
 
 def fuse_candidates(found: Mapping[str, Scores], vector_share: float) -> Scores:
-    return fuse(found.get("bm25", {}), found.get("vector", {}), vector_share=vector_share)
+    fused = fuse(found.get("bm25", {}), found.get("vector", {}), vector_share=vector_share)
+    # graph closeness adds to text relevance: a memory linked to a named entity rises, and
+    # one the words missed is still found (at most GRAPH_SHARE of full relevance)
+    for rid, closeness in found.get("graph", {}).items():
+        fused[rid] = min(1.0, fused.get(rid, 0.0) + GRAPH_SHARE * closeness)
+    return fused
 
 
 @dataclass
@@ -311,9 +340,19 @@ def rank(relevance: Scores, rows: Mapping[int, Row], decay: Mapping[str, DecayIn
         score = final_score(rel, row["importance"], decay[row["id"]].score,
                             w_relevance=weights["relevance"], w_importance=weights["importance"],
                             w_decay=weights["decay"])
-        scored.append((score, row["created_ts"] if browse else 0.0, rid))
-    scored.sort(key=lambda item: (-item[0], -item[1]))
-    return [(score, rid) for score, _recency, rid in scored[:top_k]]
+        scored.append((superseded_by(row) is not None, score, row["created_ts"] if browse else 0.0, rid))
+    # a fact a later memory retired ranks after every current one (still shown, labelled)
+    scored.sort(key=lambda item: (item[0], -item[1], -item[2]))
+    return [(score, rid) for _old, score, _recency, rid in scored[:top_k]]
+
+
+def superseded_by(row: Row) -> str | None:
+    """The id of the memory that superseded this row's fact (its ``supersededBy`` key)."""
+    raw = row["extra"] if "extra" in row.keys() else "{}"
+    if "supersededBy" not in raw:
+        return None  # cheap test before parsing the JSON
+    value = json.loads(raw).get("supersededBy")
+    return str(value) if value else None
 
 
 # ---------------------------------------------------------------------- 9: explanations
@@ -384,7 +423,8 @@ def explain(ranked: Sequence[tuple[float, int]], rows: Mapping[int, Row], releva
             matched_terms=tuple(matched_terms(terms.own, doc_stems)),
             matched_expansions=tuple(matched_expansions(terms, doc_stems)),
             time_range=(dict(period, placement=placement[rid]) if period and rid in placement else period),
-            filters=filters_shown, notes=tuple(candidates.notes))
+            filters=filters_shown, superseded_by=superseded_by(row),
+            notes=tuple(candidates.notes) + ((f"superseded by {superseded_by(row)}",) if superseded_by(row) else ()))
         results.append(SearchResult(memory=memory, score=round(score, 6), explanation=explanation))
     return results
 
@@ -412,7 +452,7 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
     expander = services.concept_expander() if settings.concepts_enabled and scope.remainder.strip() else None
     terms = expand_concepts(scope.remainder, expander)
     pool = max(50, top_k * 5)
-    sources = retrievers(services, scope, terms, pool)
+    sources = retrievers(services, scope, terms, pool, now)
     soft = is_soft(scope, settings.time_filter)
     candidates = collect(sources, scope, terms, base, timed, soft=soft,
                          vector_share=settings.weight_vector, pool=pool,

@@ -105,6 +105,10 @@ class Settings:
     concepts_enabled: bool = setting(
         "MEMORY_CONCEPTS_ENABLED", True, _parse_bool,
         "Expand queries with related terms from the concept map.")
+    graph_extract: bool = setting(
+        "MEMORY_GRAPH_EXTRACT", True, _parse_bool,
+        "On store, add entities and relations found in the text (jieba POS tags, "
+        "capitalised names, the documented patterns) to the frontmatter, marked extracted.")
     concepts_file: str | None = setting(
         "MEMORY_CONCEPTS_FILE", None, _parse_optional_str,
         "Extra concept map (YAML) merged over the built-in one.")

@@ -27,12 +27,14 @@ LAYERS: dict[str, int] = {
     # 2 the engines search uses: pure pieces, time words, concepts, decay, chunks, embedders
     "palace.retrieval": 2, "palace.time_reasoning": 2, "palace.concepts": 2, "palace.decay": 2,
     "palace.chunking": 2, "palace.embedders": 2,
+    "palace.graph": 2,  # the entity graph: normalise, facts, extract, supersede, paths, review
     # 3 search: the pipeline over explicit collaborators
     "palace.search": 3,
     # 4 the manager: the one orchestrator, and the package's public face over it
     "palace.manager": 4, "palace": 4,
     # 5 features built on the manager's public API
     "palace.experiences": 5, "palace.context": 5, "palace.summary": 5, "palace.provider": 5,
+    "palace.tasks": 5, "palace.persona": 5,
     "palace.responses": 5,  # the JSON shapes adapters share (search response, memory view)
     "palace.capture": 5,  # automatic capture: events, transcripts, privacy, refine, tasks, themes
     # 6 adapters: how people and programs reach palace

@@ -18,7 +18,8 @@ from cli_helpers import invoke
 
 COMMANDS = ("init", "add", "get", "list", "search", "update", "delete", "restore", "trash",
             "reindex", "sync", "stats", "config", "decay", "experience", "context", "bootstrap",
-            "essence", "summary", "capture", "ingest", "timeline", "theme", "tasks", "mcp", "sidecar", "serve", "install")
+            "essence", "summary", "entity", "history", "review", "recall", "tags", "persona", "task",
+            "capture", "ingest", "timeline", "theme", "tasks", "mcp", "sidecar", "serve", "install")
 
 
 def _modules_after(argv, env_changes=None):

@@ -22,7 +22,8 @@ from conftest import TIMEZONE  # noqa: E402
 
 TOOLS = {"save_memory", "search_memory", "get_memory", "update_memory", "delete_memory",
          "restore_memory", "list_memories", "get_context", "get_summary", "bootstrap",
-         "record_experience", "verify_experience", "search_experiences"}
+         "record_experience", "verify_experience", "search_experiences", "recall_memory",
+         "entity_history", "review_facts", "manage_task"}
 TOOLS |= {"search_compact", "timeline", "get_memories", "list_open_tasks"}  # palace/capture
 SESSION_TIMEOUT_S = 60
 
@@ -231,5 +232,32 @@ def test_experiences_over_mcp(workspace):
         fact = await client.ok("save_memory", content="not a lesson")
         assert "not an experience" in await client.error("verify_experience", id=fact["id"], effective=True)
         assert "'effective' is required" in await client.error("verify_experience", id=lesson["id"])
+
+    run_session(workspace, scenario)
+
+
+def test_graph_over_mcp(workspace):
+    async def scenario(client: Client):
+        old = await client.ok("save_memory", content="我住在北京", created_at="2024-01-01T09:00:00+08:00")
+        new = await client.ok("save_memory", content="我搬到杭州了", created_at="2025-03-01T09:00:00+08:00")
+        found = await client.ok("search_memory", query="住在 北京 杭州")
+        assert [r["id"] for r in found["results"]] == [new["id"], old["id"]]
+        assert found["results"][1]["superseded_by"] == new["id"] and "superseded_by" not in found["results"][0]
+        history = await client.ok("entity_history", name="我")
+        assert [(f["object"], f["current"]) for f in history["facts"]] == [("北京", False), ("杭州", True)]
+        await client.ok("save_memory", content="I use black")
+        await client.ok("save_memory", content="I use ruff")
+        queue = await client.ok("review_facts")
+        assert queue["count"] == 1
+        done = await client.ok("review_facts", action="reject", id=queue["items"][0]["id"])
+        assert done["resolved"] == "reject" and (await client.ok("review_facts"))["count"] == 0
+        assert "needs the review item's id" in await client.error("review_facts", action="accept")
+        reached = await client.ok("recall_memory", entities=["杭州"], depth=1)
+        assert reached["results"][0]["id"] == new["id"] and reached["results"][0]["path"]
+        task = await client.ok("manage_task", action="add", text="写文档")
+        await client.ok("manage_task", action="start", id=task["id"])
+        listed = await client.ok("manage_task")
+        assert [(t["id"], t["state"]) for t in listed["tasks"]] == [(task["id"], "doing")]
+        assert "not a task" in await client.error("manage_task", action="done", id=old["id"])
 
     run_session(workspace, scenario)

@@ -25,6 +25,9 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence, cast
 from ..errors import IndexVersionError
 from ..models import Memory, embed_key
 from ..tokenize import index_text, stem
+from . import graph_tables
+from .graph_tables import SCHEMA as GRAPH_SCHEMA
+from .graph_tables import GraphDeriver
 from .postings import SCHEMA as POSTINGS_SCHEMA
 from .postings import add_doc, bm25, doc_terms, merge_due, remove_doc
 from .postings import clear as clear_postings
@@ -33,7 +36,7 @@ from .postings import rebuild as rebuild_postings
 if TYPE_CHECKING:  # numpy is imported where vectors are used, not on CLI start-up
     import numpy as np
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9  # 9: the entity graph (graph_tables)
 INDEX_DIR = ".palace"
 INDEX_FILE = "index.sqlite3"
 REMOVED_KEPT = 10_000  # deletions remembered for caches (pruned every REMOVED_PRUNE_EVERY)
@@ -92,7 +95,7 @@ CREATE TABLE IF NOT EXISTS vectors (
     model TEXT NOT NULL, content_hash TEXT NOT NULL, chunk INTEGER NOT NULL,
     vec BLOB NOT NULL, PRIMARY KEY (model, content_hash, chunk)
 ) WITHOUT ROWID;
-""" + POSTINGS_SCHEMA
+""" + POSTINGS_SCHEMA + GRAPH_SCHEMA
 
 
 @dataclass(frozen=True)
@@ -125,17 +128,23 @@ class Filters:
             clauses.append(f"{alias}.created_ts < ?")
             params.append(self.end_ts)
         for tag in self.tags:
+            # a tag or any tag below it (project/palace matches project/palace/search):
+            # a range on the tag index, like the room's
+            match = "(tag = ? OR (tag >= ? AND tag < ?))"
             if from_tags:  # all memories with the tag, read from the tag index
-                clauses.append(f"{alias}.rid IN (SELECT rid FROM memory_tags WHERE tag = ?)")
+                clauses.append(f"{alias}.rid IN (SELECT rid FROM memory_tags WHERE {match})")
             else:  # a few given memories, each probed
-                clauses.append(f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.rid = {alias}.rid AND t.tag = ?)")
-            params.append(tag)
+                clauses.append(f"EXISTS (SELECT 1 FROM memory_tags WHERE rid = {alias}.rid AND {match})")
+            params += [tag, tag + "/", tag + "0"]
         return " AND ".join(clauses), params
 
 
 class Index:
-    def __init__(self, db_path: Path):
+    def __init__(self, db_path: Path, *, derive_graph: GraphDeriver | None = None):
         self.path = Path(db_path)
+        # memory -> its entity, alias and relation rows (palace.graph, passed in by the
+        # manager: the rules live a layer above the index)
+        self.derive_graph = derive_graph
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None,
                                     check_same_thread=False)
@@ -280,6 +289,8 @@ class Index:
                 merge_due(conn, touched)
             conn.executemany("INSERT OR IGNORE INTO memory_tags VALUES (?, ?)",
                              [(tag, rid) for tag in memory.tags])
+            if self.derive_graph is not None:
+                graph_tables.write_rows(conn, rid, self.derive_graph(memory))
             conn.execute("DELETE FROM problems WHERE path = ?", (relpath,))
             conn.execute("UPDATE memories SET seq = ? WHERE rid = ?", (self._bump("memories_version"), rid))
 
@@ -340,6 +351,7 @@ class Index:
                 merge_due(self.conn, touched)
         self.conn.execute("DELETE FROM memories WHERE rid = ?", (rid,))
         self.conn.execute("DELETE FROM memory_tags WHERE rid = ?", (rid,))
+        graph_tables.drop_rows(self.conn, rid)
         seq = self._bump("memories_version")
         self.conn.execute("INSERT INTO removed VALUES (?, ?)", (seq, rid))
         if seq % REMOVED_PRUNE_EVERY == 0:  # keep the log short: the newest REMOVED_KEPT deletions
@@ -439,6 +451,13 @@ class Index:
         return np.fromiter((r for (r,) in self.conn.execute(f"SELECT rid FROM memories m WHERE {where}", params)),
                            dtype=np.int64)
 
+    def tag_counts(self, statuses: Sequence[str] = ("active",)) -> dict[str, int]:
+        """Memories per tag (as written), among memories in ``statuses``."""
+        marks = ",".join("?" * len(statuses))
+        return dict(self.conn.execute(
+            f"SELECT t.tag, COUNT(*) FROM memory_tags t JOIN memories m ON m.rid = t.rid "
+            f"WHERE m.status IN ({marks}) GROUP BY t.tag ORDER BY t.tag", tuple(statuses)).fetchall())
+
     def stats(self) -> dict[str, Any]:
         by_status = dict(self.conn.execute("SELECT status, COUNT(*) FROM memories GROUP BY status").fetchall())
         by_location = dict(self.conn.execute(
@@ -495,6 +514,11 @@ class Index:
         candidates = np.flatnonzero(np.isin(rids, self.filtered_rids(filters)))
         picked = candidates[np.argsort(-scores[candidates], kind="stable")[:limit]].tolist()
         return {int(rids[i]): float(scores[i]) for i in picked}
+
+    def passing(self, rids: Sequence[int], filters: Filters) -> set[int]:
+        """Which of ``rids`` pass ``filters`` (for candidates found outside the index's
+        own scoring, e.g. through the entity graph)."""
+        return self._passing(list(rids), filters)
 
     def _passing(self, rids: list[int], filters: Filters) -> set[int]:
         where, params = filters.sql()
@@ -712,6 +736,23 @@ class Index:
                 self._bump_vector_version()
             return cursor.rowcount
 
+    # ------------------------------------------------------------------ the entity graph
+
+    def equivalent_keys(self, keys: Iterable[str]) -> set[str]:
+        return graph_tables.equivalent_keys(self.conn, keys)
+
+    def relations_touching(self, keys: Sequence[str], *, as_subject_only: bool = False) -> list[sqlite3.Row]:
+        return graph_tables.relations_touching(self.conn, list(keys), as_subject_only=as_subject_only)
+
+    def entity_mentions(self, keys: Sequence[str]) -> list[sqlite3.Row]:
+        return graph_tables.mentions(self.conn, list(keys))
+
+    def entity_summary(self, *, limit: int | None = None) -> list[sqlite3.Row]:
+        return graph_tables.entity_summary(self.conn, limit=limit)
+
+    def known_entity_keys(self, keys: Sequence[str]) -> set[str]:
+        return graph_tables.known_keys(self.conn, list(keys))
+
     # ------------------------------------------------------------------ rebuild
 
     def clear_memories(self) -> None:
@@ -721,6 +762,7 @@ class Index:
             for table in ("memories", "memory_tags", "problems", "room_dirs", "accesses"):
                 self.conn.execute(f"DELETE FROM {table}")
             clear_postings(self.conn)
+            graph_tables.clear(self.conn)
             self.conn.execute("DELETE FROM meta WHERE key IN ('journal_offset', 'last_full_scan', "
                               "'kw_docs', 'kw_length')")
             # these removals are not logged one by one: older caches must reload

@@ -1,0 +1,70 @@
+"""The review queue: pairs of facts palace was not sure about, kept for a person.
+
+A JSON file in the palace (``review.json``), not in the index: it holds the user's
+pending decisions, not derived state, so a reindex must not lose it.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidInputError
+from ..storage import atomic_write
+
+REVIEW_FILE = "review.json"
+
+
+@dataclass(frozen=True)
+class ReviewItem:
+    id: str
+    old_memory: str            # the memory whose fact may be stale
+    new_memory: str            # the memory stating the new fact
+    old_relation: dict[str, Any]
+    new_relation: dict[str, Any]
+    reason: str
+    created_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class ReviewQueue:
+    def __init__(self, path: Path):
+        self.path = path
+
+    def items(self) -> list[ReviewItem]:
+        if not self.path.exists():
+            return []
+        try:
+            data = json.loads(self.path.read_text("utf-8") or "[]")
+        except json.JSONDecodeError as exc:
+            raise InvalidInputError(f"{self.path} is not valid JSON ({exc}); fix or delete it") from None
+        return [ReviewItem(**item) for item in data]
+
+    def _save(self, items: list[ReviewItem]) -> None:
+        atomic_write(self.path, json.dumps([i.to_dict() for i in items], ensure_ascii=False, indent=1))
+
+    def add(self, *, old_memory: str, new_memory: str, old_relation: dict[str, Any],
+            new_relation: dict[str, Any], reason: str, created_at: str) -> ReviewItem | None:
+        items = self.items()
+        for item in items:  # the same pair is asked about once
+            if (item.old_memory, item.new_memory, item.old_relation, item.new_relation) == (
+                    old_memory, new_memory, old_relation, new_relation):
+                return None
+        item = ReviewItem(secrets.token_hex(4), old_memory, new_memory, old_relation, new_relation,
+                          reason, created_at)
+        self._save([*items, item])
+        return item
+
+    def take(self, item_id: str) -> ReviewItem:
+        """Remove and return one item (accepted or rejected by the caller)."""
+        items = self.items()
+        for item in items:
+            if item.id == item_id:
+                self._save([i for i in items if i.id != item_id])
+                return item
+        raise InvalidInputError(f"no review item {item_id!r}; `palace review list` shows the open ones")

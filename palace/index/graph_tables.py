@@ -1,0 +1,116 @@
+"""The entity graph's tables: derived, like postings, from each memory's frontmatter.
+
+``entities`` holds every (entity key, memory) mention with the name as written and a
+type when one was given; ``entity_aliases`` the aliases memories declare (alias key →
+entity key); ``relations`` the triplets with their validity and the memory (row id)
+stating them. A memory's rows are replaced on every upsert and dropped with it, so a
+hand edit changes the graph at the next sync.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any, Callable, Iterable, Sequence
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS entities (
+    key TEXT NOT NULL, rid INTEGER NOT NULL, name TEXT NOT NULL, type TEXT,
+    PRIMARY KEY (key, rid)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS entities_rid ON entities(rid);
+CREATE TABLE IF NOT EXISTS entity_aliases (
+    alias TEXT NOT NULL, key TEXT NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY (alias, key, rid)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS entity_aliases_rid ON entity_aliases(rid);
+CREATE TABLE IF NOT EXISTS relations (
+    rid INTEGER NOT NULL, subject TEXT NOT NULL, predicate TEXT NOT NULL, object TEXT NOT NULL,
+    predicate_text TEXT NOT NULL, valid_from REAL, valid_to REAL, purpose TEXT,
+    extracted INTEGER NOT NULL DEFAULT 0, subject_text TEXT NOT NULL, object_text TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS relations_subject ON relations(subject);
+CREATE INDEX IF NOT EXISTS relations_object ON relations(object);
+CREATE INDEX IF NOT EXISTS relations_rid ON relations(rid);
+"""
+TABLES = ("entities", "entity_aliases", "relations")
+
+# memory -> (entity rows, alias rows, relation rows): see palace.graph.facts.graph_rows
+GraphDeriver = Callable[[Any], tuple[Sequence[tuple], Sequence[tuple], Sequence[tuple]]]
+
+
+def write_rows(conn: sqlite3.Connection, rid: int, rows: tuple[Sequence[tuple], Sequence[tuple], Sequence[tuple]]) -> None:
+    drop_rows(conn, rid)
+    entities, aliases, relations = rows
+    conn.executemany("INSERT OR REPLACE INTO entities VALUES (?, ?, ?, ?)",
+                     [(key, rid, name, type_) for key, name, type_ in entities])
+    conn.executemany("INSERT OR IGNORE INTO entity_aliases VALUES (?, ?, ?)",
+                     [(alias, key, rid) for alias, key in aliases])
+    conn.executemany("INSERT INTO relations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     [(rid, *row) for row in relations])
+
+
+def drop_rows(conn: sqlite3.Connection, rid: int) -> None:
+    for table in TABLES:
+        conn.execute(f"DELETE FROM {table} WHERE rid = ?", (rid,))
+
+
+def clear(conn: sqlite3.Connection) -> None:
+    for table in TABLES:
+        conn.execute(f"DELETE FROM {table}")
+
+
+def _marks(values: Sequence[Any]) -> str:
+    return ",".join("?" * len(values))
+
+
+def equivalent_keys(conn: sqlite3.Connection, keys: Iterable[str]) -> set[str]:
+    """The keys and every key joined to them by a declared alias (either direction, to
+    a fixed point: A alias of B, B alias of C → one entity)."""
+    found = {key for key in keys if key}
+    frontier = set(found)
+    while frontier:
+        marks = _marks(list(frontier))
+        rows = conn.execute(f"SELECT alias, key FROM entity_aliases WHERE alias IN ({marks}) OR key IN ({marks})",
+                            (*frontier, *frontier)).fetchall()
+        new = {value for row in rows for value in row} - found
+        found |= new
+        frontier = new
+    return found
+
+
+RELATION_COLUMNS = ("r.rid, m.id AS memory_id, r.subject, r.predicate, r.object, r.predicate_text, "
+                    "r.valid_from, r.valid_to, r.purpose, r.extracted, r.subject_text, r.object_text, m.status, m.created_ts")
+
+
+def relations_touching(conn: sqlite3.Connection, keys: Sequence[str], *, as_subject_only: bool = False) -> list[sqlite3.Row]:
+    if not keys:
+        return []
+    marks = _marks(keys)
+    where = f"r.subject IN ({marks})" if as_subject_only else f"(r.subject IN ({marks}) OR r.object IN ({marks}))"
+    params = tuple(keys) if as_subject_only else (*keys, *keys)
+    return conn.execute(f"SELECT {RELATION_COLUMNS} FROM relations r JOIN memories m ON m.rid = r.rid "
+                        f"WHERE {where} ORDER BY COALESCE(r.valid_from, m.created_ts), r.rid", params).fetchall()
+
+
+def mentions(conn: sqlite3.Connection, keys: Sequence[str]) -> list[sqlite3.Row]:
+    """(key, rid, memory id, name) of every memory mentioning one of ``keys``."""
+    if not keys:
+        return []
+    return conn.execute(f"SELECT e.key, e.rid, m.id AS memory_id, e.name FROM entities e "
+                        f"JOIN memories m ON m.rid = e.rid WHERE e.key IN ({_marks(keys)})",
+                        tuple(keys)).fetchall()
+
+
+def entity_summary(conn: sqlite3.Connection, *, limit: int | None = None) -> list[sqlite3.Row]:
+    """Every entity key with one name, its type (if any memory gave one) and its mentions."""
+    sql = ("SELECT key, MIN(name) AS name, MAX(type) AS type, COUNT(*) AS mentions FROM entities "
+           "GROUP BY key ORDER BY mentions DESC, key")
+    return conn.execute(sql + (f" LIMIT {int(limit)}" if limit else "")).fetchall()
+
+
+def known_keys(conn: sqlite3.Connection, keys: Sequence[str]) -> set[str]:
+    if not keys:
+        return set()
+    marks = _marks(keys)
+    rows = conn.execute(f"SELECT key FROM entities WHERE key IN ({marks}) UNION "
+                        f"SELECT alias FROM entity_aliases WHERE alias IN ({marks})", (*keys, *keys))
+    return {row[0] for row in rows}

@@ -1,0 +1,76 @@
+"""Tasks as memories: ``type: task`` with a ``taskState`` (todo, doing, blocked, done)
+and every transition recorded in ``taskHistory`` in the frontmatter.
+
+The transition rule is a pure function (``next_state``); the feature functions use only
+the manager's public API. ``taskState`` is the key session capture writes too; the
+older ``taskStatus`` is still read by ``palace.context.is_open_task``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from .errors import InvalidInputError
+from .models import Memory
+
+TASK_TYPE = "task"
+STATE_KEY = "taskState"
+HISTORY_KEY = "taskHistory"
+STATES = ("todo", "doing", "blocked", "done")
+# state -> the states it may move to (done is final; reopen by hand in the file)
+TRANSITIONS: dict[str, tuple[str, ...]] = {
+    "todo": ("doing", "blocked", "done"),
+    "doing": ("todo", "blocked", "done"),
+    "blocked": ("todo", "doing", "done"),
+    "done": (),
+}
+
+
+def state_of(memory: Memory) -> str:
+    value = str(memory.extra.get(STATE_KEY) or memory.extra.get("taskStatus") or "todo").strip().lower()
+    return value if value in STATES else "todo"
+
+
+def next_state(current: str, wanted: str) -> str:
+    """``wanted`` if a task in ``current`` may move there; a clear error otherwise."""
+    if wanted not in STATES:
+        raise InvalidInputError(f"unknown task state {wanted!r}; states: {', '.join(STATES)}")
+    if wanted == current:
+        raise InvalidInputError(f"the task is already {current}")
+    if wanted not in TRANSITIONS[current]:
+        raise InvalidInputError(f"a {current} task cannot become {wanted}")
+    return wanted
+
+
+def add_task(pm: Any, text: str, *, tags: Sequence[str] = (), importance: float = 0.6,
+             location: str = "tasks", now: Any = None) -> Memory:
+    when = pm.now(now)
+    return pm.store(text, type=TASK_TYPE, tags=tags, importance=importance, location=location,
+                    created_at=when, extra={STATE_KEY: "todo",
+                                            HISTORY_KEY: [{"state": "todo", "at": when.isoformat()}]})
+
+
+def move_task(pm: Any, task_id: str, wanted: str, *, note: str | None = None, now: Any = None) -> Memory:
+    with pm.write_lock():
+        memory = pm.get(task_id, record_access=False)
+        if memory is None:
+            raise pm.not_found(task_id)
+        if memory.type != TASK_TYPE:
+            raise InvalidInputError(f"memory {task_id!r} is a {memory.type}, not a task")
+        state = next_state(state_of(memory), wanted)
+        step: dict[str, Any] = {"state": state, "at": pm.now(now).isoformat()}
+        if note:
+            step["note"] = note
+        history = list(memory.extra.get(HISTORY_KEY) or [])
+        return pm.update(task_id, extra={STATE_KEY: state, HISTORY_KEY: [*history, step]})
+
+
+def list_tasks(pm: Any, *, states: Sequence[str] | None = None) -> list[Memory]:
+    """Tasks in ``states`` (default: the open ones), most important, then newest, first."""
+    wanted = set(states or ("todo", "doing", "blocked"))
+    unknown = wanted - set(STATES)
+    if unknown:
+        raise InvalidInputError(f"unknown task state {sorted(unknown)[0]!r}; states: {', '.join(STATES)}")
+    tasks = [m for m in pm.list(type=TASK_TYPE) if state_of(m) in wanted]
+    tasks.sort(key=lambda m: (-m.importance, -m.created_at.timestamp()))
+    return tasks

@@ -1,0 +1,118 @@
+"""The graph's pure rules: names, facts in frontmatter, extraction, supersession."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from palace.errors import InvalidInputError
+from palace.graph import Relation, decide, entity_key, read_facts
+from palace.graph.extract import extract_relations, with_extracted
+from palace.graph.supersede import FAMILIES
+
+UTC = timezone.utc
+T0 = datetime(2024, 1, 1, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("a,b", [("Zhang Wei", "zhang_wei"), ("ＺＨＡＮＧ　Wei", "zhang wei"),
+                                 ("張偉", "张伟"), ("臺灣", "台湾"), ("我", "user"), ("I", "用户")])
+def test_spellings_of_one_name_share_a_key(a, b):
+    assert entity_key(a) == entity_key(b)
+
+
+def test_word_dependent_characters_are_not_folded():
+    assert entity_key("乾隆") != entity_key("干隆")  # 乾 is 干 only in some words
+
+
+def test_frontmatter_facts_and_wiki_links_are_read():
+    extra = {"entities": ["张伟", {"name": "星图", "type": "project", "aliases": ["Xingtu"]}],
+             "relations": [{"subject": "我", "predicate": "lives_in", "object": "杭州", "validFrom": "2025-03-01"}]}
+    entities, relations = read_facts(extra, "开会讨论 [[Palace|the repo]]", created_at=T0, tz=UTC)
+    assert [e.name for e in entities] == ["张伟", "星图", "Palace"]
+    assert entities[1].aliases == ("Xingtu",)
+    assert relations[0].subject_key == "user" and relations[0].valid_from == datetime(2025, 3, 1, tzinfo=UTC)
+
+
+def test_a_malformed_relation_is_an_error_on_store_and_skipped_on_sync():
+    extra = {"relations": [{"subject": "我", "object": "杭州"}]}
+    with pytest.raises(InvalidInputError, match="predicate"):
+        read_facts(extra, "", created_at=T0, tz=UTC)
+    assert read_facts(extra, "", created_at=T0, tz=UTC, strict=False) == ([], [])
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("我住在北京", ("user", "lives_in", "北京", None)),
+    ("我搬到杭州了", ("user", "lives_in", "杭州", None)),
+    ("张伟在阿里巴巴工作", ("张伟", "works_at", "阿里巴巴", None)),
+    ("我不喜欢咖啡", ("user", "dislikes", "咖啡", None)),
+    ("我决定用ruff来检查代码", ("user", "uses", "ruff", "检查代码")),
+    ("I moved to Hangzhou.", ("user", "lives_in", "hangzhou", None)),
+    ("I use ruff for linting", ("user", "uses", "ruff", "linting")),
+    ("I don't like coffee", ("user", "dislikes", "coffee", None)),
+])
+def test_relation_patterns_in_both_languages(text, expected):
+    found = [(r.subject_key, r.predicate, r.object_key, r.purpose) for r in extract_relations(text)]
+    assert found == [expected]
+
+
+def test_the_users_own_frontmatter_wins_over_extraction():
+    mine = {"relations": [{"subject": "我", "predicate": "lives_in", "object": "上海"}]}
+    out = with_extracted(mine, "我住在北京", ())
+    assert out["relations"] == mine["relations"]
+    assert all(e.get("extracted") for e in out["entities"])  # entities were not given: extracted
+
+
+def _rel(subject="我", predicate="lives_in", obj="北京", at=T0, memory="m1", purpose=None, to=None):
+    return Relation(subject, predicate, obj, valid_from=at, valid_to=to, memory_id=memory, purpose=purpose)
+
+
+def test_moving_supersedes_living_and_a_preference_turns_around():
+    later = T0 + timedelta(days=30)
+    moved = decide([_rel()], _rel(predicate="搬到", obj="杭州", at=later, memory="m2"), later)
+    assert [r.valid_to for r in moved.supersede] == [later]
+    turned = decide([_rel(predicate="喜欢", obj="咖啡")], _rel(predicate="不喜欢", obj="咖啡", at=later, memory="m2"), later)
+    assert len(turned.supersede) == 1
+    both = decide([_rel(predicate="likes", obj="tea")], _rel(predicate="likes", obj="coffee", at=later, memory="m2"), later)
+    assert both.supersede == () and both.review == ()
+
+
+def test_uncertain_matches_go_to_review():
+    later = T0 + timedelta(days=1)
+    tools = decide([_rel(predicate="uses", obj="black")], _rel(predicate="uses", obj="ruff", at=later, memory="m2"), later)
+    assert tools.supersede == () and len(tools.review) == 1
+    left = decide([_rel(predicate="works_at", obj="Acme")], _rel(predicate="left", obj="Acme", at=later, memory="m2"), later)
+    assert left.supersede == () and len(left.review) == 1
+    purpose = decide([_rel(predicate="uses", obj="black", purpose="formatting")],
+                     _rel(predicate="改用", obj="ruff", purpose="formatting", at=later, memory="m2"), later)
+    assert len(purpose.supersede) == 1
+
+
+names = st.sampled_from(["我", "张伟", "Alice", "杭州", "北京", "Acme", "ruff", "tea"])
+predicates = st.sampled_from([w for words in FAMILIES.values() for w in words[:3]] + ["负责", "knows"])
+times = st.integers(0, 1000).map(lambda d: T0 + timedelta(days=d))
+relations = st.builds(_rel, subject=names, predicate=predicates, obj=names, at=times,
+                      memory=st.sampled_from(["m1", "m2", "m3"]),
+                      purpose=st.sampled_from([None, "linting"]),
+                      to=st.one_of(st.none(), times))
+
+
+@given(st.lists(relations, max_size=8), relations, times)
+def test_supersession_properties(olds, new, now):
+    new = Relation(new.subject, new.predicate, new.object, valid_from=new.valid_from, purpose=new.purpose,
+                   memory_id="new")
+    decision = decide(olds, new, now)
+    at = new.valid_from or now
+    for closed in decision.supersede:
+        assert closed.subject_key == new.subject_key          # never another subject's fact
+        assert closed.valid_to == at                           # closed at the new fact's time
+        assert closed.valid_from is None or closed.valid_from <= at   # never a later fact
+        assert any(o.memory_id == closed.memory_id and o.current(at) for o in olds)  # only current ones
+    assert not ({id(r) for r in decision.supersede} & {id(r) for r in decision.review})
+    assert len(decision.reasons) == len(decision.supersede) + len(decision.review)
+    assert decide(olds, new, now) == decision                  # pure: same inputs, same answer
+    # the same fact stated again retires nothing
+    again = decide([Relation(new.subject, new.predicate, new.object, valid_from=at, memory_id="x")], new, now)
+    assert again.supersede == () and again.review == ()

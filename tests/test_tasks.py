@@ -1,0 +1,48 @@
+"""Tasks: states, recorded transitions, open tasks in bootstrap, the CLI."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cli_helpers import BAD_INPUT, assert_failed, cli_on
+from palace.context import bootstrap
+from palace.errors import InvalidInputError
+from palace.tasks import add_task, list_tasks, move_task, next_state
+
+
+def test_transitions_follow_the_rules():
+    assert next_state("todo", "doing") == "doing"
+    assert next_state("blocked", "done") == "done"
+    with pytest.raises(InvalidInputError, match="cannot become"):
+        next_state("done", "doing")
+    with pytest.raises(InvalidInputError, match="already"):
+        next_state("todo", "todo")
+    with pytest.raises(InvalidInputError, match="unknown task state"):
+        next_state("todo", "finished")
+
+
+def test_a_task_moves_and_keeps_its_history_and_bootstrap_shows_open_ones(pm):
+    task = add_task(pm, "写 graph 文档", now="2026-03-01T09:00:00")
+    move_task(pm, task.id, "doing", now="2026-03-01T10:00:00")
+    blocked = move_task(pm, task.id, "blocked", note="等评审", now="2026-03-02T10:00:00")
+    assert blocked.extra["taskState"] == "blocked"
+    assert [s["state"] for s in blocked.extra["taskHistory"]] == ["todo", "doing", "blocked"]
+    assert blocked.extra["taskHistory"][-1]["note"] == "等评审"
+    assert task.id in bootstrap(pm).ids
+    move_task(pm, task.id, "done")
+    assert task.id not in bootstrap(pm).ids
+    assert [m.id for m in list_tasks(pm, states=["done"])] == [task.id]
+
+
+def test_task_cli(workspace, make_pm):
+    make_pm().close()
+    cli = cli_on(workspace)
+    added = json.loads(cli("task", "add", "ship it", "--json").stdout)
+    assert cli("task", "start", added["id"]).rc == 0
+    listed = json.loads(cli("task", "list", "--json").stdout)
+    assert [(t["id"], t["state"]) for t in listed] == [(added["id"], "doing")]
+    assert cli("task", "done", added["id"]).rc == 0
+    assert cli("task", "list").stdout.strip() == "(no tasks)"
+    assert_failed(cli("task", "block", added["id"]), BAD_INPUT, "cannot become")
