@@ -23,11 +23,12 @@ from typing import Any, ContextManager, List, Sequence  # List: the class has a 
 
 from .decay import DecayInfo, DecayParams, DecayReport, collapse_bursts, decay_info, is_pinned, plan_archive
 from .errors import EmbedderUnavailableError, InvalidInputError, MemoryFileError, MemoryNotFoundError
-from .index import INDEX_DIR, INDEX_FILE, Filters, Index, Syncer, SyncReport, VectorStore, row_to_memory
-from .journal import append_access, journal_path
+from .backends import open_backend, open_vectors
+from .index import INDEX_DIR, Filters, SyncReport, row_to_memory
+from .journal import journal_path
 from .models import Memory, SearchResult
 from .settings import Settings
-from .storage import FileStorage, WriteLock
+from .storage import FileStorage
 from .validation import (check_updatable, coerce_datetime, list_statuses, normalize_location,
                          normalize_tags, resolve_timezone, validate_changes, validate_content,
                          validate_id, validate_importance, validate_summary, validate_word)
@@ -46,21 +47,20 @@ class MemoryPalaceManager:
             settings = settings.replace(workspace_dir=str(workspace_dir))
         self.settings = settings
         self.tz = resolve_timezone(settings.timezone)
-        self.storage = FileStorage(settings.workspace, self.tz)
-        self.storage.ensure()
+        backend = open_backend(settings, self.tz)  # MEMORY_BACKEND: local files or Postgres
+        self.backend = backend.name
+        self.storage, self.index, self.syncer, self._lock = (backend.storage, backend.index,
+                                                             backend.syncer, backend.lock)
         self.root = self.storage.root
-        self.index = Index(self.root / INDEX_DIR / INDEX_FILE)
         self.journal_path = journal_path(self.root)
         self.decay_params = DecayParams.from_settings(settings)
-        self._lock = WriteLock(self.root / INDEX_DIR / "write.lock")
-        self.syncer = Syncer(self.storage, self.index, self.write_lock)
         self._embedder = embedder
         # The CLI passes False: it must never load torch itself (the sidecar may).
         self._inprocess_vectors = inprocess_vectors
         self._embedder_error: str | None = None
         from .chunking import chunk_text
 
-        self._vectors = VectorStore(self.index, chunk_text)
+        self._vectors = open_vectors(backend, chunk_text)
         self._time_reasoner = None
         self._expander = None
         self._experiences = None
@@ -263,7 +263,7 @@ class MemoryPalaceManager:
                 restored = replace(trashed, status="active", extra=extra, updated_at=self.now())
             self._write(restored)
             if trashed is not None:
-                self.storage.trash_path(id).unlink(missing_ok=True)
+                self.storage.discard_trash(id)
         # bringing a memory back is a deliberate use of it: reinforce it, or the next
         # run_decay would archive it again at once
         self.record_access([id], at=self.now(now), kind="restore")
@@ -287,7 +287,7 @@ class MemoryPalaceManager:
         return memories
 
     def in_trash(self, id: str) -> bool:
-        return self.storage.trash_path(validate_id(id)).exists()
+        return self.storage.in_trash(validate_id(id))
 
     def trashed_at(self, memory: Memory) -> datetime | None:
         """When a memory from ``list_trash`` was deleted (None if not recorded)."""
@@ -356,8 +356,7 @@ class MemoryPalaceManager:
         """Count these memories as used at ``at`` (reinforcing them against decay)."""
         if not ids:
             return
-        append_access(self.journal_path, list(ids), self.now(at), kind)
-        self.syncer.catch_up_journal(self.journal_path)
+        self.syncer.record_access(self.journal_path, list(ids), self.now(at), kind)
 
     def access_times(self, ids: Sequence[str], *, kinds: Sequence[str] | None = None) -> dict[str, List[float]]:
         """Journalled access timestamps (POSIX seconds, oldest first) of these memories."""

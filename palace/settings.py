@@ -89,6 +89,15 @@ class Settings:
         "MEMORY_TIMEZONE", None, _parse_optional_str,
         "IANA zone (e.g. Asia/Shanghai) for new timestamps and for time words "
         "like 'yesterday'; empty = the machine's local zone.")
+    # --- backend -------------------------------------------------------------
+    backend: str = setting(
+        "MEMORY_BACKEND", "local", _parse_choice("local", "postgres"),
+        "Where memories live: local (Markdown files + SQLite index) or postgres (the "
+        "database is the store of record; needs palace[postgres] and MEMORY_DATABASE_URL).")
+    database_url: str | None = setting(
+        "MEMORY_DATABASE_URL", None, _parse_optional_str,
+        "PostgreSQL connection URL for MEMORY_BACKEND=postgres, e.g. "
+        "postgresql://palace@db.example/palace (PostgreSQL 14+ with pgvector).")
     # --- ranking -------------------------------------------------------------
     weight_relevance: float = setting(
         "MEMORY_WEIGHT_RELEVANCE", 0.75, _parse_float_01,

@@ -12,8 +12,10 @@ is skipped would count as a backend nobody tested.
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
+import tempfile
 import uuid
 from pathlib import Path
 from typing import Iterator
@@ -87,11 +89,15 @@ class EmbeddedPostgres:
 
 
 @pytest.fixture(scope="session")
-def postgres_server(tmp_path_factory) -> Iterator[EmbeddedPostgres]:
-    server = EmbeddedPostgres(tmp_path_factory.mktemp("postgres"))
+def postgres_server() -> Iterator[EmbeddedPostgres]:
+    # Not under pytest's basetemp: other pytest runs on the machine prune old numbered
+    # basetemp folders, which would delete the data folder of a running server.
+    folder = Path(tempfile.mkdtemp(prefix="palace-pg-"))
+    server = EmbeddedPostgres(folder)
     server.start()
     yield server
     server.stop()
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture
