@@ -24,6 +24,7 @@ from typing import Any, ContextManager, List, Sequence  # List: the class has a 
 from .decay import DecayInfo, DecayParams, DecayReport, collapse_bursts, decay_info, is_pinned, plan_archive
 from .errors import EmbedderUnavailableError, InvalidInputError, MemoryFileError, MemoryNotFoundError
 from .backends import open_backend, open_vectors
+from .backends.transfer import TransferReport, export_tree, import_tree
 from .index import INDEX_DIR, Filters, SyncReport, row_to_memory
 from .journal import journal_path
 from .models import Memory, SearchResult
@@ -394,6 +395,20 @@ class MemoryPalaceManager:
                 archived = replace(memory, status="archived")
                 self.syncer.index_memory(archived, self.storage.write(archived))
                 report.archived.append(memory_id)
+        return report
+
+    # ------------------------------------------------------------------ export and import
+
+    def export_tree(self, dest: str | os.PathLike) -> TransferReport:
+        """Write the palace as the standard Markdown tree into ``dest`` (new or empty)."""
+        with self.write_lock():
+            return export_tree(self.storage, self.index, Path(dest), self.tz)
+
+    def import_tree(self, source: str | os.PathLike) -> TransferReport:
+        """Load a Markdown tree (an export, or a local palace folder); idempotent."""
+        with self.write_lock():
+            report = import_tree(self.storage, self.index, self.syncer, Path(source), self.tz)
+        self._vectors.invalidate()
         return report
 
     @staticmethod

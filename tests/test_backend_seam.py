@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import palace
+from palace.backends.postgres import PgIndex, PgStore
 from palace.index import Index
 from palace.index.backend import MemoryIndex, MemoryStore
 from palace.storage import FileStorage
@@ -22,8 +23,9 @@ def members(protocol: type) -> set[str]:
         getattr(protocol, "__annotations__", {}))
 
 
-@pytest.mark.parametrize("protocol, concrete", [(MemoryIndex, Index), (MemoryStore, FileStorage)])
-def test_the_local_backend_provides_every_listed_method(protocol, concrete):
+@pytest.mark.parametrize("protocol, concrete", [(MemoryIndex, Index), (MemoryStore, FileStorage),
+                                                (MemoryIndex, PgIndex), (MemoryStore, PgStore)])
+def test_both_backends_provide_every_listed_method(protocol, concrete):
     for name in members(protocol):
         if name in getattr(protocol, "__annotations__", {}):
             continue  # an attribute set in __init__

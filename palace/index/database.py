@@ -517,6 +517,11 @@ class Index:
         with self.write():
             self.conn.executemany("INSERT INTO accesses VALUES (?, ?, ?)", rows)
 
+    def all_accesses(self) -> list[tuple[str, float, str]]:
+        """Every access (id, ts, kind), oldest first: what an export writes out."""
+        return [(r[0], r[1], r[2]) for r in self.conn.execute(
+            "SELECT id, ts, kind FROM accesses ORDER BY ts, id, kind")]
+
     def clear_accesses(self) -> None:
         with self.write():
             self.conn.execute("DELETE FROM accesses")

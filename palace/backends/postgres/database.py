@@ -380,6 +380,10 @@ class PgIndex:
             result[row["id"]].append(row["ts"])
         return result
 
+    def all_accesses(self) -> list[tuple[str, float, str]]:
+        return [(r["id"], r["ts"], r["kind"])
+                for r in self._all("SELECT id, ts, kind FROM accesses ORDER BY ts, id, kind")]
+
     def add_accesses(self, rows: Iterable[tuple[str, float, str]]) -> None:
         with self.palace.connection() as conn, conn.cursor() as cur:
             cur.executemany("INSERT INTO accesses VALUES (%s, %s, %s)", list(rows))
