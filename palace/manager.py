@@ -39,6 +39,15 @@ NO_EMBEDDER = ("no embedder configured: set MEMORY_VECTOR_MODEL and install pala
                "point MEMORY_VECTOR_SERVICE_URL at a running sidecar")
 
 
+def _with_scope(extra: dict[str, Any] | None, scope: str) -> dict[str, Any]:
+    """A new memory's frontmatter extras; MEMORY_SCOPE, when not the default team, is
+    written as its ``scope`` key (the postgres backend enforces it)."""
+    extra = dict(extra or {})
+    if scope != "team":
+        extra.setdefault("scope", scope)
+    return extra
+
+
 class MemoryPalaceManager:
     def __init__(self, workspace_dir: str | os.PathLike | None = None, *,
                  settings: Settings | None = None, embedder: Any = _UNSET, sync: bool = True,
@@ -197,7 +206,7 @@ class MemoryPalaceManager:
             location=normalize_location(location), type=validate_word(type, "type"),
             source=validate_word(source, "source"),
             created_at=coerce_datetime(created_at, tz=self.tz, what="created_at") if created_at else now,
-            updated_at=now, pinned=bool(pinned), extra=dict(extra or {}))
+            updated_at=now, pinned=bool(pinned), extra=_with_scope(extra, self.settings.scope))
         with self.write_lock():
             if id is not None:
                 memory_id = validate_id(id)

@@ -102,12 +102,19 @@ def postgres_server() -> Iterator[EmbeddedPostgres]:
 
 @pytest.fixture
 def postgres_url(postgres_server) -> Iterator[str]:
-    """A fresh, empty database of its own for this test (dropped afterwards)."""
+    """A fresh database of its own for this test, owned by a fresh role that is NOT a
+    superuser (superusers bypass row-level security, so scopes are tested for real);
+    pgvector is installed in it by the superuser, as a DBA would. Dropped afterwards."""
     import psycopg
 
     name = "t_" + uuid.uuid4().hex[:12]
+    base = postgres_server.url.rsplit("/", 1)[0]
     with psycopg.connect(postgres_server.url, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    yield postgres_server.url.rsplit("/", 1)[0] + "/" + name
+        admin.execute(f'CREATE ROLE "{name}" LOGIN')
+        admin.execute(f'CREATE DATABASE "{name}" OWNER "{name}"')
+    with psycopg.connect(f"{base}/{name}", autocommit=True) as admin:
+        admin.execute("CREATE EXTENSION vector")
+    yield f"postgresql://{name}@127.0.0.1:{postgres_server.port}/{name}"
     with psycopg.connect(postgres_server.url, autocommit=True) as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.execute(f'DROP ROLE IF EXISTS "{name}"')

@@ -43,7 +43,7 @@ def _open_postgres(settings: Settings, tz: tzinfo) -> Backend:
                           "(e.g. postgresql://palace@db.example/palace)")
     from .postgres import PgIndex, PgStore, PgSyncer, PgWriteLock, PostgresPalace
 
-    palace = PostgresPalace(settings.database_url)
+    palace = PostgresPalace(settings.database_url, agent_id=settings.agent_id, user_id=settings.user_id)
     storage = PgStore(palace, settings.workspace, tz)
     storage.ensure()
     index = PgIndex(palace)

@@ -20,12 +20,13 @@ from __future__ import annotations
 import json
 import threading
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-from ...errors import ConfigError, MemoryFileError
+from ...errors import ConfigError, InvalidInputError, MemoryFileError
 from ...index.database import Filters
 from ...index.postings import bm25_scores, doc_terms
 from ...models import Memory, embed_key
@@ -58,10 +59,29 @@ def _where(filters: Filters, alias: str = "m") -> tuple[str, list[Any]]:
     return " AND ".join(clauses), params
 
 
+def scope_of(memory: Memory) -> str:
+    """A memory's scope: its ``scope`` frontmatter key; none means the whole team."""
+    return str(memory.extra.get("scope") or "team")
+
+
+@contextmanager
+def refused(memory_id: str) -> Iterator[None]:
+    """A write the scope policies refuse, as a palace error (not a driver traceback)."""
+    import psycopg
+
+    try:
+        yield
+    except psycopg.errors.InsufficientPrivilege:
+        raise InvalidInputError(
+            f"memory {memory_id!r}: its scope is not one this client may write (MEMORY_AGENT_ID / "
+            "MEMORY_USER_ID decide which), or that id is taken in a scope it cannot see") from None
+
+
 class PostgresPalace:
     """The pool and the schema; opened once per manager."""
 
-    def __init__(self, url: str, *, min_size: int = 1, max_size: int = 8):
+    def __init__(self, url: str, *, agent_id: str | None = None, user_id: str | None = None,
+                 min_size: int = 1, max_size: int = 8):
         try:
             import psycopg
             from psycopg.rows import dict_row
@@ -76,7 +96,14 @@ class PostgresPalace:
         except psycopg.OperationalError as exc:
             raise ConfigError(f"cannot reach the PostgreSQL server at {_redacted(url)}: "
                               f"{str(exc).strip()}") from None
-        self.pool = ConnectionPool(url, min_size=min_size, max_size=max_size, open=True,
+        self.agent_id, self.user_id = agent_id, user_id
+
+        def declare(conn: Any) -> None:
+            # who this client is, for the row-level security policies (schema migration 2)
+            conn.execute("SELECT set_config('app.agent_id', %s, false), set_config('app.user_id', %s, false)",
+                         (agent_id or "", user_id or ""))
+
+        self.pool = ConnectionPool(url, min_size=min_size, max_size=max_size, open=True, configure=declare,
                                    kwargs={"row_factory": dict_row, "autocommit": True})
 
     def connection(self) -> Any:
@@ -147,7 +174,7 @@ class PgStore:
         terms = doc_terms(body)
         assert memory.created_at is not None and memory.updated_at is not None
         row = {
-            "id": memory.id, "path": path.relative_to(self.root).as_posix(), "location": memory.location,
+            "id": memory.id, "scope": scope_of(memory), "path": path.relative_to(self.root).as_posix(), "location": memory.location,
             "type": memory.type, "status": memory.status, "source": memory.source,
             "importance": memory.importance, "pinned": int(memory.pinned),
             "created_ts": memory.created_at.timestamp(), "updated_ts": memory.updated_at.timestamp(),
@@ -160,7 +187,7 @@ class PgStore:
         columns = ", ".join(row)
         values = ", ".join(f"%({c})s" for c in row)
         updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in row if c != "id")
-        with self.palace.connection() as conn, conn.transaction():
+        with self.palace.connection() as conn, conn.transaction(), refused(memory.id):
             rid = conn.execute(
                 f"INSERT INTO memories ({columns}) VALUES ({values}) ON CONFLICT (id) DO UPDATE SET "
                 f"{updates}, version = memories.version + 1 RETURNING rid", row).fetchone()["rid"]
@@ -202,10 +229,10 @@ class PgStore:
         extra = dict(memory.extra)
         extra["deletedAt"] = deleted_at.isoformat()
         trashed = replace(memory, status="deleted", extra=extra)
-        with self.palace.connection() as conn, conn.transaction():
-            conn.execute("INSERT INTO trash (id, raw, deleted_ts) VALUES (%s, %s, %s) ON CONFLICT (id) "
-                         "DO UPDATE SET raw = EXCLUDED.raw, deleted_ts = EXCLUDED.deleted_ts",
-                         (memory.id, render_memory(trashed), deleted_at.timestamp()))
+        with self.palace.connection() as conn, conn.transaction(), refused(memory.id):
+            conn.execute("INSERT INTO trash (id, scope, raw, deleted_ts) VALUES (%s, %s, %s, %s) ON CONFLICT "
+                         "(id) DO UPDATE SET raw = EXCLUDED.raw, deleted_ts = EXCLUDED.deleted_ts",
+                         (memory.id, scope_of(memory), render_memory(trashed), deleted_at.timestamp()))
             conn.execute("DELETE FROM memories WHERE id = %s", (memory.id,))
         return self.trash_path(memory.id)
 
@@ -385,8 +412,11 @@ class PgIndex:
                 for r in self._all("SELECT id, ts, kind FROM accesses ORDER BY ts, id, kind")]
 
     def add_accesses(self, rows: Iterable[tuple[str, float, str]]) -> None:
+        """Accesses of memories this client can see (others are not its to record)."""
         with self.palace.connection() as conn, conn.cursor() as cur:
-            cur.executemany("INSERT INTO accesses VALUES (%s, %s, %s)", list(rows))
+            cur.executemany("INSERT INTO accesses SELECT %s, %s, %s WHERE EXISTS (SELECT 1 FROM memories "
+                            "WHERE id = %s) OR EXISTS (SELECT 1 FROM trash WHERE id = %s)",
+                            [(i, ts, kind, i, i) for i, ts, kind in rows])
 
     def remove_id(self, memory_id: str) -> None:
         with self.palace.connection() as conn:

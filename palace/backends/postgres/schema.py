@@ -69,6 +69,30 @@ MIGRATIONS: list[str] = [
         vec vector NOT NULL, PRIMARY KEY (model, content_hash, chunk)
     );
     """,
+    # 2: scopes, enforced by the database: a row is visible and writable only when its
+    # scope is 'team' or the connection's own agent/user (SET app.agent_id / app.user_id
+    # on every pooled connection). FORCE: the owning role is held to it as well.
+    """
+    CREATE FUNCTION palace_scope_visible(scope TEXT) RETURNS BOOLEAN LANGUAGE sql STABLE AS $$
+        SELECT scope = 'team'
+            OR scope = 'agent:' || NULLIF(current_setting('app.agent_id', true), '')
+            OR scope = 'user:' || NULLIF(current_setting('app.user_id', true), '')
+    $$;
+    ALTER TABLE memories ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE memories FORCE ROW LEVEL SECURITY;
+    CREATE POLICY memories_scoped ON memories USING (palace_scope_visible(scope))
+        WITH CHECK (palace_scope_visible(scope));
+    ALTER TABLE trash ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE trash FORCE ROW LEVEL SECURITY;
+    CREATE POLICY trash_scoped ON trash USING (palace_scope_visible(scope))
+        WITH CHECK (palace_scope_visible(scope));
+    -- an access names a memory id: visible with the memory, or with its trashed copy
+    ALTER TABLE accesses ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE accesses FORCE ROW LEVEL SECURITY;
+    CREATE POLICY accesses_scoped ON accesses USING (
+        EXISTS (SELECT 1 FROM memories m WHERE m.id = accesses.id)
+        OR EXISTS (SELECT 1 FROM trash t WHERE t.id = accesses.id));
+    """,
 ]
 
 
@@ -89,7 +113,14 @@ def migrate(conn: Any) -> int:
     check_server(conn)
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
-        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() is None:
+            try:
+                with conn.transaction():
+                    conn.execute("CREATE EXTENSION vector")
+            except Exception as exc:  # usually: only a superuser may create it
+                raise ConfigError(f"pgvector is not installed in this database and palace cannot "
+                                  f"install it ({str(exc).strip()}): ask an administrator to run "
+                                  f"CREATE EXTENSION vector in it") from None
         conn.execute("CREATE TABLE IF NOT EXISTS palace_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         row = conn.execute("SELECT value FROM palace_meta WHERE key = 'schema_version'").fetchone()
         version = int(row[0]) if row else 0
