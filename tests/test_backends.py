@@ -164,3 +164,21 @@ def test_postgres_without_a_url_is_a_config_error(make_pm, monkeypatch):
     monkeypatch.setenv("MEMORY_BACKEND", "postgres")
     with pytest.raises(ConfigError, match="MEMORY_DATABASE_URL"):
         make_pm()
+
+
+def test_reindex_keeps_every_memory_and_its_search(pm):
+    ids = fill(pm)
+    before = [(r.memory.id, round(r.score, 6)) for r in pm.search("deploy", now=NOW, record_access=False)]
+    report = pm.reindex()
+    assert report.errors == []
+    assert [m.id for m in pm.list()] == ids
+    assert [(r.memory.id, round(r.score, 6)) for r in pm.search("deploy", now=NOW,
+                                                                record_access=False)] == before
+
+
+def test_the_cli_works_on_either_backend(backend, cli):
+    added = cli("add", "the CLI stores this on any backend", "--tag", "cli", "--json").json()
+    found = cli("search", "stores backend", "--json").json()
+    assert added["id"] in str(found)
+    assert cli("delete", added["id"], "--json").rc == 0
+    assert cli("restore", added["id"], "--json").rc == 0
