@@ -387,10 +387,20 @@ class PgIndex:
         rids, scores = bm25_scores(postings, units, docs=int(stats["docs"]), total_length=int(stats["length"]))
         if len(rids) == 0:
             return {}
-        passing = set(self.filtered_rids(filters).tolist())
         order = np.argsort(-scores, kind="stable")
-        picked = [i for i in order.tolist() if int(rids[i]) in passing][:limit]
+        # the best few usually pass the filters: check them first, then widen (as locally)
+        for k in (limit * 3, limit * 40, len(order)):
+            head = order[:k]
+            passing = self._passing(rids[head].tolist(), filters)
+            picked = [i for i in head.tolist() if int(rids[i]) in passing][:limit]
+            if len(picked) == limit or k >= len(order):
+                break
         return {int(rids[i]): float(scores[i]) for i in picked}
+
+    def _passing(self, rids: list[int], filters: Filters) -> set[int]:
+        where, params = _where(filters)
+        return {r["rid"] for r in self._all(f"SELECT m.rid FROM memories m WHERE m.rid = ANY(%s) AND {where}",
+                                            [rids, *params])}
 
     def access_times(self, ids: Sequence[str], *, until_ts: float | None = None,
                      kinds: Sequence[str] | None = None) -> dict[str, list[float]]:
