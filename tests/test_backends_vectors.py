@@ -55,3 +55,31 @@ def test_hybrid_search_ranks_alike_on_both_backends(embedder, minilm_path, postg
     finally:
         local.close()
         remote.close()
+
+
+def test_above_the_threshold_search_goes_through_an_hnsw_index(embedder, minilm_path, postgres_url,
+                                                               tmp_path, monkeypatch):
+    from palace.backends.postgres import vectors
+
+    remote = MemoryPalaceManager(settings=Settings.from_env(
+        workspace_dir=str(tmp_path / "p"), backend="postgres", database_url=postgres_url,
+        vector_enabled=True, vector_mode="inprocess", vector_model=minilm_path), embedder=embedder)
+    try:
+        exact = ranked(remote)
+        monkeypatch.setattr(vectors, "HNSW_ABOVE", 0)
+        approximate = [[(r.memory.id, round(r.score, 5)) for r in remote.search(q, now=NOW, record_access=False)]
+                       for q in QUERIES]
+        assert [q[0] for q in approximate] == [q[0] for q in exact]  # six rows: HNSW finds the best
+        import psycopg
+
+        with psycopg.connect(postgres_url) as conn:
+            names = [r[0] for r in conn.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'vectors' "
+                                                "AND indexdef LIKE '%hnsw%'")]
+            assert len(names) == 1
+            conn.execute("SET enable_seqscan = off")
+            plan = "\n".join(r[0] for r in conn.execute(
+                "EXPLAIN SELECT content_hash FROM vectors WHERE model = %s ORDER BY vec::vector(384) <=> "
+                "%s::vector(384) LIMIT 5", (embedder.name, "[" + ",".join(["0.1"] * 384) + "]")))
+            assert names[0] in plan
+    finally:
+        remote.close()
