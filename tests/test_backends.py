@@ -182,3 +182,31 @@ def test_the_cli_works_on_either_backend(backend, cli):
     assert added["id"] in str(found)
     assert cli("delete", added["id"], "--json").rc == 0
     assert cli("restore", added["id"], "--json").rc == 0
+
+
+def test_a_database_without_pgvector_is_a_clear_config_error(make_pm, monkeypatch, postgres_server):
+    import psycopg
+
+    name = "nov_" + __import__("uuid").uuid4().hex[:10]
+    with psycopg.connect(postgres_server.url, autocommit=True) as admin:
+        admin.execute(f'CREATE ROLE "{name}" LOGIN')
+        admin.execute(f'CREATE DATABASE "{name}" OWNER "{name}"')
+    try:
+        monkeypatch.setenv("MEMORY_BACKEND", "postgres")
+        monkeypatch.setenv("MEMORY_DATABASE_URL", f"postgresql://{name}@127.0.0.1:{postgres_server.port}/{name}")
+        with pytest.raises(ConfigError, match="CREATE EXTENSION vector"):
+            make_pm()
+    finally:
+        postgres_server.drop_database(name)
+
+
+def test_a_database_from_a_newer_palace_is_refused(make_pm, monkeypatch, postgres_url):
+    import psycopg
+
+    monkeypatch.setenv("MEMORY_BACKEND", "postgres")
+    monkeypatch.setenv("MEMORY_DATABASE_URL", postgres_url)
+    make_pm().store("made by this palace")
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("UPDATE palace_meta SET value = '99' WHERE key = 'schema_version'")
+    with pytest.raises(ConfigError, match="newer palace"):
+        make_pm()
