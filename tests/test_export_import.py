@@ -75,3 +75,11 @@ def test_export_refuses_a_folder_that_is_not_empty(cli, pm, tmp_path):
     result = cli("export", str(target))
     assert result.rc == 2 and "not empty" in result.stderr
     assert (target / "keep.txt").read_text() == "mine"
+
+
+def test_a_local_export_is_the_local_tree_byte_for_byte(make_pm, tmp_path):
+    workspace = tmp_path / "ws"
+    fill_local(make_pm, workspace)
+    result = run_palace("export", str(tmp_path / "out"), "-w", str(workspace), "--json").json()
+    assert (result["written"], result["trashed"], result["accesses"]) == (3, 1, 1)
+    assert tree(tmp_path / "out") == tree(workspace / "memory" / "palace")
