@@ -22,16 +22,18 @@ from pathlib import Path
 from typing import Any, ContextManager, List, Sequence  # List: the class has a list() method
 
 from .decay import DecayInfo, DecayParams, DecayReport, collapse_bursts, decay_info, is_pinned, plan_archive
-from .errors import EmbedderUnavailableError, InvalidInputError, MemoryFileError, MemoryNotFoundError
-from .index import INDEX_DIR, INDEX_FILE, Filters, Index, Syncer, SyncReport, VectorStore, row_to_memory
+from .errors import ConfigError, EmbedderUnavailableError, InvalidInputError, MemoryFileError, MemoryNotFoundError
+from .backends import open_backend, open_vectors
+from .backends.transfer import TransferReport, export_tree, import_tree
+from .index import INDEX_DIR, Filters, SyncReport, row_to_memory
 from .graph import graph_rows, read_facts
 from .graph.extract import with_extracted
 from .graph.review import REVIEW_FILE, ReviewQueue
 from .graph.service import GraphService
-from .journal import append_access, journal_path
+from .journal import journal_path
 from .models import Memory, SearchResult
 from .settings import Settings
-from .storage import FileStorage, WriteLock
+from .storage import FileStorage
 from .validation import (check_updatable, coerce_datetime, list_statuses, normalize_location,
                          normalize_tags, resolve_timezone, validate_changes, validate_content,
                          validate_id, validate_importance, validate_summary, validate_word)
@@ -39,6 +41,15 @@ from .validation import (check_updatable, coerce_datetime, list_statuses, normal
 _UNSET: Any = object()
 NO_EMBEDDER = ("no embedder configured: set MEMORY_VECTOR_MODEL and install palace[vector], or "
                "point MEMORY_VECTOR_SERVICE_URL at a running sidecar")
+
+
+def _with_scope(extra: dict[str, Any] | None, scope: str) -> dict[str, Any]:
+    """A new memory's frontmatter extras; MEMORY_SCOPE, when not the default team, is
+    written as its ``scope`` key (the postgres backend enforces it)."""
+    extra = dict(extra or {})
+    if scope != "team":
+        extra.setdefault("scope", scope)
+    return extra
 
 
 class MemoryPalaceManager:
@@ -50,21 +61,20 @@ class MemoryPalaceManager:
             settings = settings.replace(workspace_dir=str(workspace_dir))
         self.settings = settings
         self.tz = resolve_timezone(settings.timezone)
-        self.storage = FileStorage(settings.workspace, self.tz)
-        self.storage.ensure()
+        backend = open_backend(settings, self.tz, derive_graph=self._graph_rows)  # MEMORY_BACKEND: local files or Postgres
+        self.backend = backend.name
+        self.storage, self.index, self.syncer, self._lock = (backend.storage, backend.index,
+                                                             backend.syncer, backend.lock)
         self.root = self.storage.root
-        self.index = Index(self.root / INDEX_DIR / INDEX_FILE, derive_graph=self._graph_rows)
         self.journal_path = journal_path(self.root)
         self.decay_params = DecayParams.from_settings(settings)
-        self._lock = WriteLock(self.root / INDEX_DIR / "write.lock")
-        self.syncer = Syncer(self.storage, self.index, self.write_lock)
         self._embedder = embedder
         # The CLI passes False: it must never load torch itself (the sidecar may).
         self._inprocess_vectors = inprocess_vectors
         self._embedder_error: str | None = None
         from .chunking import chunk_text
 
-        self._vectors = VectorStore(self.index, chunk_text)
+        self._vectors = open_vectors(backend, chunk_text)
         self._time_reasoner = None
         self._expander = None
         self._experiences = None
@@ -141,6 +151,9 @@ class MemoryPalaceManager:
     @property
     def graph(self) -> GraphService:
         """The entity graph (``palace.graph``): history, review queue, entity merges."""
+        if not self.index.supports_graph:
+            raise ConfigError("the entity graph (recall, history, review, entity merge) needs "
+                              "MEMORY_BACKEND=local for now; the Postgres backend has no graph tables yet")
         if self._graph is None:
             self._graph = GraphService(self.index, self.tz, read=lambda i: self.get(i, record_access=False),
                                        update=self.update, queue=ReviewQueue(self.root / REVIEW_FILE))
@@ -212,7 +225,7 @@ class MemoryPalaceManager:
             location=normalize_location(location), type=validate_word(type, "type"),
             source=validate_word(source, "source"),
             created_at=coerce_datetime(created_at, tz=self.tz, what="created_at") if created_at else now,
-            updated_at=now, pinned=bool(pinned), extra=dict(extra or {}))
+            updated_at=now, pinned=bool(pinned), extra=_with_scope(extra, self.settings.scope))
         read_facts(memory.extra, memory.content, created_at=memory.created_at, tz=self.tz)  # bad facts: error
         if self.settings.graph_extract:
             memory = replace(memory, extra=with_extracted(memory.extra, memory.content, memory.tags))
@@ -228,7 +241,8 @@ class MemoryPalaceManager:
                 while self.index.row_by_id(memory_id) is not None:
                     memory_id = secrets.token_hex(8)
             written = self._write(replace(memory, id=memory_id))
-            self.graph.after_store(written, now)  # a new fact may retire older ones
+            if self.index.supports_graph:
+                self.graph.after_store(written, now)  # a new fact may retire older ones
             return written
 
     def get(self, id: str, *, now: Any = None, record_access: bool = True) -> Memory | None:
@@ -284,7 +298,7 @@ class MemoryPalaceManager:
                 restored = replace(trashed, status="active", extra=extra, updated_at=self.now())
             self._write(restored)
             if trashed is not None:
-                self.storage.trash_path(id).unlink(missing_ok=True)
+                self.storage.discard_trash(id)
         # bringing a memory back is a deliberate use of it: reinforce it, or the next
         # run_decay would archive it again at once
         self.record_access([id], at=self.now(now), kind="restore")
@@ -308,7 +322,7 @@ class MemoryPalaceManager:
         return memories
 
     def in_trash(self, id: str) -> bool:
-        return self.storage.trash_path(validate_id(id)).exists()
+        return self.storage.in_trash(validate_id(id))
 
     def trashed_at(self, memory: Memory) -> datetime | None:
         """When a memory from ``list_trash`` was deleted (None if not recorded)."""
@@ -398,8 +412,7 @@ class MemoryPalaceManager:
         """Count these memories as used at ``at`` (reinforcing them against decay)."""
         if not ids:
             return
-        append_access(self.journal_path, list(ids), self.now(at), kind)
-        self.syncer.catch_up_journal(self.journal_path)
+        self.syncer.record_access(self.journal_path, list(ids), self.now(at), kind)
 
     def access_times(self, ids: Sequence[str], *, kinds: Sequence[str] | None = None) -> dict[str, List[float]]:
         """Journalled access timestamps (POSIX seconds, oldest first) of these memories."""
@@ -437,6 +450,20 @@ class MemoryPalaceManager:
                 archived = replace(memory, status="archived")
                 self.syncer.index_memory(archived, self.storage.write(archived))
                 report.archived.append(memory_id)
+        return report
+
+    # ------------------------------------------------------------------ export and import
+
+    def export_tree(self, dest: str | os.PathLike) -> TransferReport:
+        """Write the palace as the standard Markdown tree into ``dest`` (new or empty)."""
+        with self.write_lock():
+            return export_tree(self.storage, self.index, Path(dest), self.tz)
+
+    def import_tree(self, source: str | os.PathLike) -> TransferReport:
+        """Load a Markdown tree (an export, or a local palace folder); idempotent."""
+        with self.write_lock():
+            report = import_tree(self.storage, self.index, self.syncer, Path(source), self.tz)
+        self._vectors.invalidate()
         return report
 
     @staticmethod

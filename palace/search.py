@@ -220,6 +220,8 @@ def graph_retriever(services: SearchServices, text: str, now: datetime, pool: in
     from .graph.service import entities_in, reach
 
     def scores(filters: Filters) -> tuple[Scores, str | None]:
+        if not getattr(services.index, "supports_graph", False):
+            return {}, None
         keys = entities_in(services.index, text) if text.strip() else []
         if not keys:
             return {}, None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -62,6 +63,24 @@ def _parse_optional_str(raw: str) -> str | None:
     return raw.strip() or None
 
 
+_SCOPE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
+
+
+def _parse_optional_id(raw: str) -> str | None:
+    value = raw.strip()
+    if value and not _SCOPE_ID.match(value):
+        raise ValueError(f"expected letters, digits and _.@- (at most 64), got {raw!r}")
+    return value or None
+
+
+def _parse_scope(raw: str) -> str:
+    value = raw.strip()
+    kind, _, who = value.partition(":")
+    if value == "team" or (kind in {"agent", "user"} and _SCOPE_ID.match(who)):
+        return value
+    raise ValueError(f"expected team, agent:<id> or user:<id>, got {raw!r}")
+
+
 @dataclass(frozen=True)
 class SettingSpec:
     """One row of the settings table (derived from the ``Settings`` fields)."""
@@ -89,6 +108,26 @@ class Settings:
         "MEMORY_TIMEZONE", None, _parse_optional_str,
         "IANA zone (e.g. Asia/Shanghai) for new timestamps and for time words "
         "like 'yesterday'; empty = the machine's local zone.")
+    # --- backend -------------------------------------------------------------
+    backend: str = setting(
+        "MEMORY_BACKEND", "local", _parse_choice("local", "postgres"),
+        "Where memories live: local (Markdown files + SQLite index) or postgres (the "
+        "database is the store of record; needs palace[postgres] and MEMORY_DATABASE_URL).")
+    database_url: str | None = setting(
+        "MEMORY_DATABASE_URL", None, _parse_optional_str,
+        "PostgreSQL connection URL for MEMORY_BACKEND=postgres, e.g. "
+        "postgresql://palace@db.example/palace (PostgreSQL 14+ with pgvector).")
+    agent_id: str | None = setting(
+        "MEMORY_AGENT_ID", None, _parse_optional_id,
+        "Who this client is (postgres backend): it sees team memories and those of scope "
+        "agent:<this id>, enforced by the database; empty = team memories only.")
+    user_id: str | None = setting(
+        "MEMORY_USER_ID", None, _parse_optional_id,
+        "The person this client acts for (postgres backend): it also sees memories of scope user:<id>.")
+    scope: str = setting(
+        "MEMORY_SCOPE", "team", _parse_scope,
+        "Scope of new memories: team, agent:<id> or user:<id> (the postgres backend lets "
+        "only that agent or user see a private one).")
     # --- ranking -------------------------------------------------------------
     weight_relevance: float = setting(
         "MEMORY_WEIGHT_RELEVANCE", 0.75, _parse_float_01,

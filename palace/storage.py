@@ -428,6 +428,13 @@ class FileStorage:
     def trash_path(self, memory_id: str) -> Path:
         return self.trash / f"{memory_id}.md"
 
+    def in_trash(self, memory_id: str) -> bool:
+        return self.trash_path(memory_id).exists()
+
+    def discard_trash(self, memory_id: str) -> None:
+        """Drop the trashed copy (after a restore wrote the memory back)."""
+        self.trash_path(memory_id).unlink(missing_ok=True)
+
     def move_to_trash(self, memory: Memory, deleted_at: datetime) -> Path:
         """Write the trashed copy first, then remove the original: a crash in between
         leaves two copies, never none."""

@@ -107,9 +107,18 @@ def make_embedder(model: str, cache_file: str | None = None):
     return CachingEmbedder(InProcessEmbedder(settings), cache_file)
 
 
+# Settings every benchmark palace gets on top (scripts/bench_backends.py: the backend);
+# ``fresh_store`` is called once per benchmark palace and may add more (a new database).
+BACKEND: dict = {}
+
+
+def fresh_store() -> dict:
+    return {}
+
+
 def settings_for(config: str, workspace: Path, model: str, **tuning) -> Settings:
     base = dict(workspace_dir=str(workspace), weight_importance=0.0, weight_decay=0.0,
-                weight_relevance=1.0, decay_enabled=False, vector_model=model)
+                weight_relevance=1.0, decay_enabled=False, vector_model=model, **BACKEND)
     if config == "palace":
         base.update(tuning)
     elif config == "bm25":
@@ -151,6 +160,7 @@ def rank_workspace(docs: Iterable[Doc], queries: list[tuple[str, object]], *, em
     """Store ``docs`` once, then answer ``queries`` (text, now) under every config."""
     with tempfile.TemporaryDirectory(prefix="palace-bench-") as tmp:
         workspace = Path(tmp)
+        BACKEND.update(fresh_store())
         started = time.perf_counter()
         pm = MemoryPalaceManager(workspace, settings=settings_for("bm25", workspace, model),
                                  embedder=None)

@@ -24,6 +24,7 @@ LAYERS: dict[str, int] = {
     # 1 storage and index: the Markdown files, the derived SQLite index, the access journal
     "palace.storage": 1, "palace.index": 1, "palace.database": 1, "palace.postings": 1,
     "palace.vectors": 1, "palace.sync": 1, "palace.journal": 1,
+    "palace.backends": 1,  # the backend choice and the Postgres store of record, beside them
     # 2 the engines search uses: pure pieces, time words, concepts, decay, chunks, embedders
     "palace.retrieval": 2, "palace.time_reasoning": 2, "palace.concepts": 2, "palace.decay": 2,
     "palace.chunking": 2, "palace.embedders": 2,

@@ -17,9 +17,9 @@ import pytest
 from cli_helpers import invoke
 
 COMMANDS = ("init", "add", "get", "list", "search", "update", "delete", "restore", "trash",
-            "reindex", "sync", "stats", "config", "decay", "experience", "context", "bootstrap",
-            "essence", "summary", "entity", "history", "review", "recall", "tags", "persona", "task",
-            "capture", "ingest", "timeline", "theme", "tasks", "mcp", "sidecar", "serve", "install")
+            "reindex", "sync", "stats", "config", "decay", "export", "import", "experience", "context",
+            "bootstrap", "essence", "summary", "entity", "history", "review", "recall", "tags", "persona",
+            "task", "capture", "ingest", "timeline", "theme", "tasks", "mcp", "sidecar", "serve", "install")
 
 
 def _modules_after(argv, env_changes=None):

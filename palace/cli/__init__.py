@@ -26,11 +26,11 @@ from typing import Sequence
 import click
 
 from ..integrations import install
-from . import capture, context, experiences, graph, maintenance, memories, servers, tasks, viewer
+from . import backends, capture, context, experiences, graph, maintenance, memories, servers, tasks, viewer
 from .app import EXIT_ERROR, EXIT_OK, PalaceGroup, shared_options
 
-COMMAND_MODULES = (memories, maintenance, experiences, context, graph, tasks, capture, servers, viewer,
-                   install)
+COMMAND_MODULES = (memories, maintenance, backends, experiences, context, graph, tasks, capture, servers,
+                   viewer, install)
 
 
 @click.group("palace", cls=PalaceGroup, context_settings={"help_option_names": ["-h", "--help"]})

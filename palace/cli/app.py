@@ -199,7 +199,8 @@ def open_manager(*, sync: bool = True, create: bool = False, config: Settings | 
     from ..manager import MemoryPalaceManager
 
     config = config or settings()
-    check_workspace(config.workspace, must_exist=not create)
+    # in Postgres mode the database is the palace: the workspace only holds caches
+    check_workspace(config.workspace, must_exist=not create and config.backend == "local")
     embedder = make_embedder(config, allow_inprocess=False)
     return MemoryPalaceManager(config.workspace_dir, settings=config, embedder=embedder, sync=sync)
 

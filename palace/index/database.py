@@ -140,6 +140,8 @@ class Filters:
 
 
 class Index:
+    supports_graph = True  # keeps the entity graph's tables (palace/index/graph_tables.py)
+
     def __init__(self, db_path: Path, *, derive_graph: GraphDeriver | None = None):
         self.path = Path(db_path)
         # memory -> its entity, alias and relation rows (palace.graph, passed in by the
@@ -540,6 +542,11 @@ class Index:
     def add_accesses(self, rows: Iterable[tuple[str, float, str]]) -> None:
         with self.write():
             self.conn.executemany("INSERT INTO accesses VALUES (?, ?, ?)", rows)
+
+    def all_accesses(self) -> list[tuple[str, float, str]]:
+        """Every access (id, ts, kind), oldest first: what an export writes out."""
+        return [(r[0], r[1], r[2]) for r in self.conn.execute(
+            "SELECT id, ts, kind FROM accesses ORDER BY ts, id, kind")]
 
     def clear_accesses(self) -> None:
         with self.write():

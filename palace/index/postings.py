@@ -188,10 +188,17 @@ def bm25(conn: sqlite3.Connection, units: Sequence[tuple[float, Sequence[str], S
     scored terms' BM25 parts only if it contains every required term (a single
     term requires itself). ``docs`` and ``total_length`` describe the whole
     indexed collection (for idf and the average document length)."""
+    needed = {term: None for _, required, scored in units for term in (*required, *scored)}
+    return bm25_scores(_postings(conn, needed), units, docs=docs, total_length=total_length)
+
+
+def bm25_scores(postings: Mapping[str, tuple["np.ndarray", ...]],
+                units: Sequence[tuple[float, Sequence[str], Sequence[str]]], *,
+                docs: int, total_length: int) -> tuple["np.ndarray", "np.ndarray"]:
+    """``bm25`` over postings already read: term → (rids, tfs, doc lengths), rids
+    ascending and unique. Shared with the Postgres backend, so both rank alike."""
     import numpy as np
 
-    needed = {term: None for _, required, scored in units for term in (*required, *scored)}
-    postings = _postings(conn, needed)
     avgdl = total_length / docs if docs else 1.0
     parts: dict[str, "np.ndarray"] = {}
     for term, (rids, tfs, dls) in postings.items():

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ..errors import MemoryFileError
-from ..journal import read_events
+from ..journal import append_access, read_events
 from ..models import Memory
 from ..storage import FileStorage
 from .database import Index, file_digest
@@ -161,6 +161,11 @@ class Syncer:
                 self.index_file(row["path"], {row["path"]: (stat.st_mtime_ns, stat.st_size)}, SyncReport())
             row = self.index.row_by_id(memory_id)
         return row
+
+    def record_access(self, journal: Path, ids: list[str], at: Any, kind: str) -> None:
+        """Journal the accesses (the file is their record here), then fold them in."""
+        append_access(journal, ids, at, kind)
+        self.catch_up_journal(journal)
 
     def catch_up_journal(self, journal: Path) -> int:
         """Fold the access-journal lines this index has not seen into its access table."""

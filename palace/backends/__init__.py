@@ -1,0 +1,65 @@
+"""Choosing the backend: the one place that reads ``MEMORY_BACKEND``.
+
+``open_backend`` hands the manager its four collaborators (store, index, syncer,
+write lock) for either backend; both satisfy the protocols in
+``palace.index.backend``. Postgres is imported only when chosen, so the local
+backend never needs psycopg.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import tzinfo
+from typing import Any, ContextManager
+
+from ..errors import ConfigError
+from ..index import INDEX_DIR, INDEX_FILE, Index, Syncer
+from ..settings import Settings
+from ..storage import FileStorage, WriteLock
+
+
+@dataclass
+class Backend:
+    name: str
+    storage: Any  # palace.index.backend.MemoryStore
+    index: Any  # palace.index.backend.MemoryIndex
+    syncer: Any  # Syncer, or PgSyncer
+    lock: ContextManager[Any]
+
+
+def open_backend(settings: Settings, tz: tzinfo, *, derive_graph: Any = None) -> Backend:
+    """``derive_graph(memory, raw)`` gives the graph rows the local index keeps beside
+    each memory (palace.graph); the Postgres backend has no graph tables yet."""
+    if settings.backend == "postgres":
+        return _open_postgres(settings, tz)
+    storage = FileStorage(settings.workspace, tz)
+    storage.ensure()
+    index = Index(storage.root / INDEX_DIR / INDEX_FILE, derive_graph=derive_graph)
+    lock = WriteLock(storage.root / INDEX_DIR / "write.lock")
+    return Backend("local", storage, index, Syncer(storage, index, lambda: lock), lock)
+
+
+def _open_postgres(settings: Settings, tz: tzinfo) -> Backend:
+    if not settings.database_url:
+        raise ConfigError("MEMORY_BACKEND=postgres needs MEMORY_DATABASE_URL "
+                          "(e.g. postgresql://palace@db.example/palace)")
+    from .postgres import PgIndex, PgStore, PgSyncer, PgWriteLock, PostgresPalace
+
+    palace = PostgresPalace(settings.database_url, agent_id=settings.agent_id, user_id=settings.user_id)
+    storage = PgStore(palace, settings.workspace, tz)
+    storage.ensure()
+    index = PgIndex(palace)
+    lock = PgWriteLock(palace)
+    return Backend("postgres", storage, index, PgSyncer(storage, index, lock), lock)
+
+
+def open_vectors(backend: Backend, chunk: Any) -> Any:
+    """The vector store over ``backend``: the cached matrix over SQLite locally,
+    pgvector in Postgres (same keys: model and content hash)."""
+    if backend.name == "postgres":
+        from .postgres.vectors import PgVectors
+
+        return PgVectors(backend.index.palace, chunk)
+    from ..index import VectorStore
+
+    return VectorStore(backend.index, chunk)

@@ -1,0 +1,467 @@
+"""PostgreSQL as the store of record: the same seam as ``FileStorage`` + ``Index``.
+
+One ``PostgresPalace`` holds a connection pool; ``PgStore`` (the ``MemoryStore``
+protocol), ``PgIndex`` (``MemoryIndex``) and ``PgSyncer`` (what the manager asks of
+``Syncer``) are thin views over it. Each memory is kept as the exact Markdown the
+local backend would write (``raw``, rendered by ``palace.storage.render_memory``,
+unknown frontmatter keys included) plus the indexed columns, under the same column
+names as the SQLite index so search and decay read rows from either alike.
+
+Keyword search: the same jieba-segmented, Porter-stemmed terms as locally, kept as
+postings rows (term, rid, tf) and scored by the same BM25 function
+(``palace.index.postings.bm25_scores``), so both backends rank identically.
+
+Paths: the manager speaks in paths (``root / location / id.md``); here they are
+names only, never files: the id is the path's stem.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import Counter
+from contextlib import contextmanager
+from dataclasses import replace
+from datetime import datetime, timedelta, tzinfo
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence
+
+from ...errors import ConfigError, InvalidInputError, MemoryFileError
+from ...index.database import Filters
+from ...index.postings import bm25_scores, doc_terms
+from ...models import Memory, embed_key
+from ...storage import PALACE_SUBDIR, TRASH_DIR, parse_memory, render_memory
+from ...tokenize import index_text, stem
+from .schema import migrate
+
+WRITE_LOCK_KEY = 0x70A1AC1  # the advisory lock writers serialise on (like the local write.lock)
+
+
+def _where(filters: Filters, alias: str = "m") -> tuple[str, list[Any]]:
+    """``Filters.sql`` in Postgres syntax (same meaning: see ``palace.index.database``)."""
+    clauses = [f"{alias}.status = ANY(%s)"]
+    params: list[Any] = [list(filters.statuses)]
+    if filters.location:
+        clauses.append(f"({alias}.location = %s OR {alias}.location LIKE %s)")
+        params += [filters.location, filters.location.replace("%", r"\%").replace("_", r"\_") + "/%"]
+    if filters.type:
+        clauses.append(f"{alias}.type = %s")
+        params.append(filters.type)
+    if filters.start_ts is not None:
+        clauses.append(f"{alias}.created_ts >= %s")
+        params.append(filters.start_ts)
+    if filters.end_ts is not None:
+        clauses.append(f"{alias}.created_ts < %s")
+        params.append(filters.end_ts)
+    for tag in filters.tags:
+        clauses.append(f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.rid = {alias}.rid AND t.tag = %s)")
+        params.append(tag)
+    return " AND ".join(clauses), params
+
+
+def scope_of(memory: Memory) -> str:
+    """A memory's scope: its ``scope`` frontmatter key; none means the whole team."""
+    return str(memory.extra.get("scope") or "team")
+
+
+@contextmanager
+def refused(memory_id: str) -> Iterator[None]:
+    """A write the scope policies refuse, as a palace error (not a driver traceback)."""
+    import psycopg
+
+    try:
+        yield
+    except psycopg.errors.InsufficientPrivilege:
+        raise InvalidInputError(
+            f"memory {memory_id!r}: its scope is not one this client may write (MEMORY_AGENT_ID / "
+            "MEMORY_USER_ID decide which), or that id is taken in a scope it cannot see") from None
+
+
+class PostgresPalace:
+    """The pool and the schema; opened once per manager."""
+
+    def __init__(self, url: str, *, agent_id: str | None = None, user_id: str | None = None,
+                 min_size: int = 1, max_size: int = 8):
+        try:
+            import psycopg
+            from psycopg.rows import dict_row
+            from psycopg_pool import ConnectionPool
+        except ImportError as exc:
+            raise ConfigError("MEMORY_BACKEND=postgres needs the postgres extra: "
+                              f"pip install 'palace-memory[postgres]' ({exc})") from None
+        self.url = url
+        try:
+            with psycopg.connect(url, connect_timeout=10) as conn:
+                migrate(conn)
+        except psycopg.OperationalError as exc:
+            raise ConfigError(f"cannot reach the PostgreSQL server at {_redacted(url)}: "
+                              f"{str(exc).strip()}") from None
+        self.agent_id, self.user_id = agent_id, user_id
+
+        def declare(conn: Any) -> None:
+            # who this client is, for the row-level security policies (schema migration 2)
+            conn.execute("SELECT set_config('app.agent_id', %s, false), set_config('app.user_id', %s, false)",
+                         (agent_id or "", user_id or ""))
+
+        self.pool = ConnectionPool(url, min_size=min_size, max_size=max_size, open=True, configure=declare,
+                                   kwargs={"row_factory": dict_row, "autocommit": True})
+
+    def connection(self) -> Any:
+        return self.pool.connection()
+
+    def close(self) -> None:
+        self.pool.close()
+
+
+def _redacted(url: str) -> str:
+    """The URL without its password (it ends up in error messages and logs)."""
+    if "@" in url and "://" in url:
+        scheme, rest = url.split("://", 1)
+        credentials, host = rest.rsplit("@", 1)
+        return f"{scheme}://{credentials.split(':', 1)[0]}@{host}"
+    return url
+
+
+class PgWriteLock:
+    """Writers across processes and machines take turns, as under the local write.lock:
+    a session advisory lock on one pooled connection; re-entrant within a process."""
+
+    def __init__(self, palace: PostgresPalace):
+        self.palace = palace
+        self._local = threading.RLock()
+        self._depth = 0
+        self._held: Any = None
+        self._conn: Any = None
+
+    def __enter__(self) -> "PgWriteLock":
+        self._local.acquire()
+        if self._depth == 0:
+            self._held = self.palace.pool.connection()
+            self._conn = self._held.__enter__()
+            self._conn.execute("SELECT pg_advisory_lock(%s)", (WRITE_LOCK_KEY,))
+        self._depth += 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._depth -= 1
+        try:
+            if self._depth == 0:
+                self._conn.execute("SELECT pg_advisory_unlock(%s)", (WRITE_LOCK_KEY,))
+                self._held.__exit__(None, None, None)
+                self._held = self._conn = None
+        finally:
+            self._local.release()
+
+
+class PgStore:
+    """The ``MemoryStore`` protocol over the ``memories`` and ``trash`` tables."""
+
+    def __init__(self, palace: PostgresPalace, workspace: Path, tz: tzinfo):
+        self.palace = palace
+        self.root = Path(workspace) / PALACE_SUBDIR  # local caches only (concepts); no memory files
+        self.tz = tz
+
+    def ensure(self) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+
+    def path_for(self, location: str, memory_id: str) -> Path:
+        return self.root.joinpath(*location.split("/"), f"{memory_id}.md")
+
+    def write(self, memory: Memory) -> Path:
+        path = self.path_for(memory.location, memory.id)
+        raw = render_memory(memory)
+        body = index_text(" ".join([memory.content, memory.summary or "", " ".join(memory.tags)]))
+        terms = doc_terms(body)
+        assert memory.created_at is not None and memory.updated_at is not None
+        row = {
+            "id": memory.id, "scope": scope_of(memory), "path": path.relative_to(self.root).as_posix(), "location": memory.location,
+            "type": memory.type, "status": memory.status, "source": memory.source,
+            "importance": memory.importance, "pinned": int(memory.pinned),
+            "created_ts": memory.created_at.timestamp(), "updated_ts": memory.updated_at.timestamp(),
+            "created_at": memory.created_at.isoformat(), "updated_at": memory.updated_at.isoformat(),
+            "tags": json.dumps(list(memory.tags), ensure_ascii=False), "summary": memory.summary,
+            "content": memory.content, "extra": json.dumps(memory.extra, ensure_ascii=False, default=str),
+            "content_hash": embed_key(memory.content, memory.summary), "raw": raw,
+            "terms": " ".join(terms), "doc_len": len(terms), "size": len(raw.encode("utf-8")),
+        }
+        columns = ", ".join(row)
+        values = ", ".join(f"%({c})s" for c in row)
+        updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in row if c != "id")
+        with self.palace.connection() as conn, conn.transaction(), refused(memory.id):
+            rid = conn.execute(
+                f"INSERT INTO memories ({columns}) VALUES ({values}) ON CONFLICT (id) DO UPDATE SET "
+                f"{updates}, version = memories.version + 1 RETURNING rid", row).fetchone()["rid"]
+            conn.execute("DELETE FROM memory_tags WHERE rid = %s", (rid,))
+            conn.execute("DELETE FROM postings WHERE rid = %s", (rid,))
+            with conn.cursor() as cur:
+                cur.executemany("INSERT INTO memory_tags VALUES (%s, %s) ON CONFLICT DO NOTHING",
+                                [(tag, rid) for tag in memory.tags])
+                cur.executemany("INSERT INTO postings VALUES (%s, %s, %s)",
+                                [(term, rid, tf) for term, tf in Counter(terms).items()])
+        return path
+
+    def read(self, path: Path, *, location: str | None = None) -> Memory:
+        with self.palace.connection() as conn:
+            row = conn.execute("SELECT raw, location, created_ts FROM memories WHERE id = %s",
+                               (path.stem,)).fetchone()
+        if row is None:
+            raise MemoryFileError(path, "no such memory in the database")
+        return self._parse(row["raw"], path, location or row["location"], row["created_ts"])
+
+    def _parse(self, raw: str, path: Path, location: str, ts: float) -> Memory:
+        try:
+            return parse_memory(raw, path=path, location=location,
+                                fallback_time=datetime.fromtimestamp(ts, self.tz), tz=self.tz)
+        except ValueError as exc:
+            raise MemoryFileError(path, str(exc)) from None
+
+    def remove_file(self, path: Path) -> None:
+        """Drop the memory stored under ``path``; after a move its row already has the
+        new path (one row per id), so there is nothing left to drop."""
+        with self.palace.connection() as conn:
+            conn.execute("DELETE FROM memories WHERE id = %s AND path = %s",
+                         (path.stem, path.relative_to(self.root).as_posix()))
+
+    def trash_path(self, memory_id: str) -> Path:
+        return self.root / TRASH_DIR / f"{memory_id}.md"
+
+    def move_to_trash(self, memory: Memory, deleted_at: datetime) -> Path:
+        extra = dict(memory.extra)
+        extra["deletedAt"] = deleted_at.isoformat()
+        trashed = replace(memory, status="deleted", extra=extra)
+        with self.palace.connection() as conn, conn.transaction(), refused(memory.id):
+            conn.execute("INSERT INTO trash (id, scope, raw, deleted_ts) VALUES (%s, %s, %s, %s) ON CONFLICT "
+                         "(id) DO UPDATE SET raw = EXCLUDED.raw, deleted_ts = EXCLUDED.deleted_ts",
+                         (memory.id, scope_of(memory), render_memory(trashed), deleted_at.timestamp()))
+            conn.execute("DELETE FROM memories WHERE id = %s", (memory.id,))
+        return self.trash_path(memory.id)
+
+    def read_trash(self, memory_id: str) -> Memory | None:
+        with self.palace.connection() as conn:
+            row = conn.execute("SELECT raw, deleted_ts FROM trash WHERE id = %s", (memory_id,)).fetchone()
+        return None if row is None else self._trashed(memory_id, row["raw"], row["deleted_ts"])
+
+    def _trashed(self, memory_id: str, raw: str, ts: float) -> Memory:
+        from ...storage import split_frontmatter
+        from ...validation import normalize_location
+
+        memory = self._parse(raw, self.trash_path(memory_id), "general", ts)
+        meta, _ = split_frontmatter(raw)
+        try:  # where to restore it, as the local trash reads it
+            location = normalize_location(str((meta or {}).get("location") or "general"))
+        except ValueError:
+            location = "general"
+        return replace(memory, location=location)
+
+    def in_trash(self, memory_id: str) -> bool:
+        with self.palace.connection() as conn:
+            return conn.execute("SELECT 1 FROM trash WHERE id = %s", (memory_id,)).fetchone() is not None
+
+    def discard_trash(self, memory_id: str) -> None:
+        with self.palace.connection() as conn:
+            conn.execute("DELETE FROM trash WHERE id = %s", (memory_id,))
+
+    def list_trash(self) -> tuple[list[Memory], list[Any]]:
+        with self.palace.connection() as conn:
+            rows = conn.execute("SELECT id, raw, deleted_ts FROM trash ORDER BY id").fetchall()
+        memories, errors = [], []
+        for row in rows:
+            try:
+                memories.append(self._trashed(row["id"], row["raw"], row["deleted_ts"]))
+            except MemoryFileError as exc:
+                errors.append(exc)
+        return memories, errors
+
+    def deleted_at(self, memory: Memory) -> datetime | None:
+        from ...storage import _as_datetime
+
+        try:
+            return _as_datetime(memory.extra.get("deletedAt"), "deletedAt", self.tz)
+        except ValueError:
+            return None
+
+    def empty_trash(self, *, older_than_days: float | None, now: datetime) -> list[str]:
+        removed = []
+        memories, _errors = self.list_trash()
+        for memory in memories:
+            if older_than_days is not None:
+                when = self.deleted_at(memory) or memory.updated_at
+                if when is None or now - when < timedelta(days=older_than_days):
+                    continue
+            self.discard_trash(memory.id)
+            removed.append(memory.id)
+        return removed
+
+    def export_rows(self) -> Iterator[tuple[str, str]]:
+        """(relative path, Markdown) of every memory and trashed memory, as the local tree has them."""
+        with self.palace.connection() as conn:
+            for row in conn.execute("SELECT path, raw FROM memories ORDER BY path"):
+                yield row["path"], row["raw"]
+            for row in conn.execute("SELECT id, raw FROM trash ORDER BY id"):
+                yield f"{TRASH_DIR}/{row['id']}.md", row["raw"]
+
+
+class PgIndex:
+    """The ``MemoryIndex`` protocol: the same queries as ``palace.index.Index``."""
+
+    supports_graph = False  # no entity-graph tables in Postgres yet (docs/backends.md)
+
+    def __init__(self, palace: PostgresPalace):
+        self.palace = palace
+
+    def _all(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        with self.palace.connection() as conn:
+            return conn.execute(sql, params).fetchall()
+
+    def row_by_id(self, memory_id: str) -> dict[str, Any] | None:
+        rows = self._all("SELECT * FROM memories WHERE id = %s", (memory_id,))
+        return rows[0] if rows else None
+
+    def rows_by_rid(self, rids: Sequence[int]) -> dict[int, dict[str, Any]]:
+        return {row["rid"]: row for row in self._all("SELECT * FROM memories WHERE rid = ANY(%s)",
+                                                       (list(rids),))}
+
+    def list_rows(self, filters: Filters, *, limit: int | None = None,
+                  offset: int = 0) -> list[dict[str, Any]]:
+        where, params = _where(filters)
+        # rid breaks ties as SQLite's rowid order does
+        sql = f"SELECT * FROM memories m WHERE {where} ORDER BY m.created_ts DESC, m.rid"
+        if limit is not None or offset:
+            sql += " LIMIT %s OFFSET %s"
+            params += [limit, offset]
+        return self._all(sql, params)
+
+    def room_status_counts(self) -> dict[str, dict[str, int]]:
+        counts: dict[str, dict[str, int]] = {}
+        for row in self._all("SELECT location, status, COUNT(*) AS n FROM memories GROUP BY 1, 2"):
+            counts.setdefault(row["location"], {})[row["status"]] = row["n"]
+        return counts
+
+    def created_months(self, statuses: Sequence[str]) -> dict[str, dict[str, int]]:
+        counts: dict[str, dict[str, int]] = {}
+        for row in self._all("SELECT location, substr(created_at, 1, 7) AS month, COUNT(*) AS n FROM "
+                             "memories WHERE status = ANY(%s) GROUP BY 1, 2", (list(statuses),)):
+            counts.setdefault(row["location"], {})[row["month"]] = row["n"]
+        return counts
+
+    def count(self, statuses: Sequence[str] | None = None) -> int:
+        if statuses is None:
+            return int(self._all("SELECT COUNT(*) AS n FROM memories")[0]["n"])
+        return int(self._all("SELECT COUNT(*) AS n FROM memories WHERE status = ANY(%s)",
+                             (list(statuses),))[0]["n"])
+
+    def filtered_rids(self, filters: Filters) -> Any:
+        import numpy as np
+
+        where, params = _where(filters)
+        return np.fromiter((r["rid"] for r in self._all(f"SELECT rid FROM memories m WHERE {where}", params)),
+                           dtype=np.int64)
+
+    def keyword_scores(self, groups: Sequence[tuple[float, Sequence[Any]]], filters: Filters,
+                       limit: int) -> dict[int, float]:
+        """As ``Index.keyword_scores``: Σ weight × BM25(term) over the same stemmed terms."""
+        import numpy as np
+
+        units: list[tuple[float, tuple[str, ...], tuple[str, ...]]] = []
+        for weight, items in groups:
+            for item in items:
+                required, scored = ((item,), (item,)) if isinstance(item, str) else item
+                units.append((weight, tuple(stem(t) for t in required if t),
+                              tuple(dict.fromkeys(stem(t) for t in scored if t))))
+        units = [u for u in units if u[1] and u[2]]
+        if not units:
+            return {}
+        needed = sorted({term for _, required, scored in units for term in (*required, *scored)})
+        postings: dict[str, tuple[Any, ...]] = {
+            t: (np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int32)) for t in needed}
+        with self.palace.connection() as conn, conn.transaction():  # one snapshot for stats and postings
+            stats = conn.execute("SELECT COUNT(*) AS docs, COALESCE(SUM(doc_len), 0) AS length "
+                                 "FROM memories").fetchone()
+            grouped: dict[str, list[tuple[int, int, int]]] = {}
+            for row in conn.execute("SELECT p.term, p.rid, p.tf, m.doc_len FROM postings p JOIN memories m "
+                                    "ON m.rid = p.rid WHERE p.term = ANY(%s) ORDER BY p.term, p.rid",
+                                    (needed,)):
+                grouped.setdefault(row["term"], []).append((row["rid"], row["tf"], row["doc_len"]))
+        for term, entries in grouped.items():
+            postings[term] = (np.array([e[0] for e in entries], np.int64),
+                              np.array([e[1] for e in entries], np.int32),
+                              np.array([e[2] for e in entries], np.int32))
+        rids, scores = bm25_scores(postings, units, docs=int(stats["docs"]), total_length=int(stats["length"]))
+        if len(rids) == 0:
+            return {}
+        order = np.argsort(-scores, kind="stable")
+        # the best few usually pass the filters: check them first, then widen (as locally)
+        for k in (limit * 3, limit * 40, len(order)):
+            head = order[:k]
+            passing = self._passing(rids[head].tolist(), filters)
+            picked = [i for i in head.tolist() if int(rids[i]) in passing][:limit]
+            if len(picked) == limit or k >= len(order):
+                break
+        return {int(rids[i]): float(scores[i]) for i in picked}
+
+    def _passing(self, rids: list[int], filters: Filters) -> set[int]:
+        where, params = _where(filters)
+        return {r["rid"] for r in self._all(f"SELECT m.rid FROM memories m WHERE m.rid = ANY(%s) AND {where}",
+                                            [rids, *params])}
+
+    def access_times(self, ids: Sequence[str], *, until_ts: float | None = None,
+                     kinds: Sequence[str] | None = None) -> dict[str, list[float]]:
+        result: dict[str, list[float]] = {i: [] for i in ids}
+        sql = "SELECT id, ts FROM accesses WHERE id = ANY(%s)"
+        params: list[Any] = [list(ids)]
+        if until_ts is not None:
+            sql += " AND ts <= %s"
+            params.append(until_ts)
+        if kinds:
+            sql += " AND kind = ANY(%s)"
+            params.append(list(kinds))
+        for row in self._all(sql + " ORDER BY ts", params):
+            result[row["id"]].append(row["ts"])
+        return result
+
+    def all_accesses(self) -> list[tuple[str, float, str]]:
+        return [(r["id"], r["ts"], r["kind"])
+                for r in self._all("SELECT id, ts, kind FROM accesses ORDER BY ts, id, kind")]
+
+    def add_accesses(self, rows: Iterable[tuple[str, float, str]]) -> None:
+        """Accesses of memories this client can see (others are not its to record)."""
+        with self.palace.connection() as conn, conn.cursor() as cur:
+            cur.executemany("INSERT INTO accesses SELECT %s, %s, %s WHERE EXISTS (SELECT 1 FROM memories "
+                            "WHERE id = %s) OR EXISTS (SELECT 1 FROM trash WHERE id = %s)",
+                            [(i, ts, kind, i, i) for i, ts, kind in rows])
+
+    def remove_id(self, memory_id: str) -> None:
+        with self.palace.connection() as conn:
+            conn.execute("DELETE FROM memories WHERE id = %s", (memory_id,))
+
+    def problems(self) -> list[tuple[str, str]]:
+        return []  # rows are written parsed: there is no unreadable file to report
+
+    def stats(self) -> dict[str, Any]:
+        def pairs(sql: str) -> dict[str, int]:
+            return {row["k"]: row["n"] for row in self._all(sql)}
+
+        return {"by_status": pairs("SELECT status AS k, COUNT(*) AS n FROM memories GROUP BY 1"),
+                "by_location": pairs("SELECT location AS k, COUNT(*) AS n FROM memories GROUP BY 1 "
+                                     "ORDER BY 2 DESC"),
+                "by_type": pairs("SELECT type AS k, COUNT(*) AS n FROM memories GROUP BY 1 ORDER BY 2 DESC"),
+                "accesses": self._all("SELECT COUNT(*) AS n FROM accesses")[0]["n"],
+                "vectors": pairs("SELECT model AS k, COUNT(DISTINCT content_hash) AS n FROM vectors "
+                                 "GROUP BY 1"),
+                "problems": 0, "backend": "postgres"}
+
+    def clear_memories(self) -> None:
+        """``reindex`` here: re-derive every indexed column and posting from the stored
+        Markdown (the rows themselves are the store of record and are kept)."""
+
+    def prune_orphan_vectors(self) -> int:
+        with self.palace.connection() as conn:
+            cur = conn.execute("DELETE FROM vectors v WHERE NOT EXISTS (SELECT 1 FROM memories m "
+                               "WHERE m.content_hash = v.content_hash)")
+            return cur.rowcount
+
+    def write(self) -> Any:
+        return self.palace.connection()
+
+    def close(self) -> None:
+        self.palace.close()

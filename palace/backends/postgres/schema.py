@@ -1,0 +1,134 @@
+"""The Postgres schema as numbered migrations, applied in order on start.
+
+``palace_meta.schema_version`` says which have run. Each migration runs in one
+transaction under an advisory lock, so many clients starting at once apply it once.
+A database migrated by a newer palace is refused (its tables may mean other things).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...errors import ConfigError
+
+MIN_SERVER_VERSION = 140000  # PostgreSQL 14: the oldest still supported upstream
+MIGRATION_LOCK = 0x70A1ACE  # pg_advisory_xact_lock key while migrating
+
+MIGRATIONS: list[str] = [
+    # 1: memories (full Markdown + the indexed columns the SQLite index has, same
+    # names, so search, decay and row_to_memory read both alike), tags, keyword
+    # postings, trash, the access journal, vectors
+    """
+    CREATE TABLE memories (
+        rid BIGSERIAL PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        scope TEXT NOT NULL DEFAULT 'team',
+        version INTEGER NOT NULL DEFAULT 1,
+        path TEXT NOT NULL,
+        location TEXT NOT NULL,
+        type TEXT NOT NULL,
+        status TEXT NOT NULL,
+        source TEXT NOT NULL,
+        importance DOUBLE PRECISION NOT NULL,
+        pinned INTEGER NOT NULL,
+        created_ts DOUBLE PRECISION NOT NULL,
+        updated_ts DOUBLE PRECISION NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        tags TEXT NOT NULL,
+        summary TEXT,
+        content TEXT NOT NULL,
+        extra TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        raw TEXT NOT NULL,
+        terms TEXT NOT NULL,
+        doc_len INTEGER NOT NULL,
+        mtime_ns BIGINT NOT NULL DEFAULT 0,
+        size INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX memories_created ON memories (created_ts, status);
+    CREATE INDEX memories_location ON memories (location text_pattern_ops, status);
+    CREATE INDEX memories_hash ON memories (content_hash);
+    CREATE TABLE memory_tags (
+        tag TEXT NOT NULL, rid BIGINT NOT NULL REFERENCES memories (rid) ON DELETE CASCADE,
+        PRIMARY KEY (tag, rid)
+    );
+    CREATE TABLE postings (
+        term TEXT NOT NULL, rid BIGINT NOT NULL REFERENCES memories (rid) ON DELETE CASCADE,
+        tf INTEGER NOT NULL, PRIMARY KEY (term, rid)
+    );
+    CREATE INDEX postings_rid ON postings (rid);
+    CREATE TABLE trash (
+        id TEXT PRIMARY KEY, scope TEXT NOT NULL DEFAULT 'team', raw TEXT NOT NULL,
+        deleted_ts DOUBLE PRECISION NOT NULL
+    );
+    CREATE TABLE accesses (id TEXT NOT NULL, ts DOUBLE PRECISION NOT NULL, kind TEXT NOT NULL);
+    CREATE INDEX accesses_id ON accesses (id, ts);
+    CREATE TABLE vectors (
+        model TEXT NOT NULL, content_hash TEXT NOT NULL, chunk INTEGER NOT NULL,
+        vec vector NOT NULL, PRIMARY KEY (model, content_hash, chunk)
+    );
+    """,
+    # 2: scopes, enforced by the database: a row is visible and writable only when its
+    # scope is 'team' or the connection's own agent/user (SET app.agent_id / app.user_id
+    # on every pooled connection). FORCE: the owning role is held to it as well.
+    """
+    CREATE FUNCTION palace_scope_visible(scope TEXT) RETURNS BOOLEAN LANGUAGE sql STABLE AS $$
+        SELECT scope = 'team'
+            OR scope = 'agent:' || NULLIF(current_setting('app.agent_id', true), '')
+            OR scope = 'user:' || NULLIF(current_setting('app.user_id', true), '')
+    $$;
+    ALTER TABLE memories ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE memories FORCE ROW LEVEL SECURITY;
+    CREATE POLICY memories_scoped ON memories USING (palace_scope_visible(scope))
+        WITH CHECK (palace_scope_visible(scope));
+    ALTER TABLE trash ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE trash FORCE ROW LEVEL SECURITY;
+    CREATE POLICY trash_scoped ON trash USING (palace_scope_visible(scope))
+        WITH CHECK (palace_scope_visible(scope));
+    -- an access names a memory id: visible with the memory, or with its trashed copy
+    ALTER TABLE accesses ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE accesses FORCE ROW LEVEL SECURITY;
+    CREATE POLICY accesses_scoped ON accesses USING (
+        EXISTS (SELECT 1 FROM memories m WHERE m.id = accesses.id)
+        OR EXISTS (SELECT 1 FROM trash t WHERE t.id = accesses.id));
+    """,
+]
+
+
+def check_server(conn: Any) -> None:
+    """A clear error for a server too old or without pgvector, before any table is made."""
+    version = int(conn.execute("SHOW server_version_num").fetchone()[0])
+    if version < MIN_SERVER_VERSION:
+        raise ConfigError(f"the PostgreSQL server is version {version // 10000}; palace needs "
+                          f"{MIN_SERVER_VERSION // 10000} or newer")
+    row = conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone()
+    if row is None:
+        raise ConfigError("the PostgreSQL server has no pgvector extension (CREATE EXTENSION vector "
+                          "fails): install pgvector on the server (https://github.com/pgvector/pgvector)")
+
+
+def migrate(conn: Any) -> int:
+    """Apply the migrations not yet applied; returns the schema version now."""
+    check_server(conn)
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+        if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() is None:
+            try:
+                with conn.transaction():
+                    conn.execute("CREATE EXTENSION vector")
+            except Exception as exc:  # usually: only a superuser may create it
+                raise ConfigError(f"pgvector is not installed in this database and palace cannot "
+                                  f"install it ({str(exc).strip()}): ask an administrator to run "
+                                  f"CREATE EXTENSION vector in it") from None
+        conn.execute("CREATE TABLE IF NOT EXISTS palace_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        row = conn.execute("SELECT value FROM palace_meta WHERE key = 'schema_version'").fetchone()
+        version = int(row[0]) if row else 0
+        if version > len(MIGRATIONS):
+            raise ConfigError(f"the database was migrated by a newer palace (schema {version}, this "
+                              f"palace knows {len(MIGRATIONS)}): upgrade palace (pip install -U palace-memory)")
+        for number in range(version + 1, len(MIGRATIONS) + 1):
+            conn.execute(MIGRATIONS[number - 1])
+            conn.execute("INSERT INTO palace_meta VALUES ('schema_version', %s) ON CONFLICT (key) "
+                         "DO UPDATE SET value = EXCLUDED.value", (str(number),))
+        return len(MIGRATIONS)

@@ -1,0 +1,64 @@
+"""What the manager asks of ``Syncer``, for a database that is its own store of record.
+
+There are no files to bring the index in line with: a write is indexed in the same
+transaction (``PgStore.write``). ``sync(full=True)`` (``palace sync`` / ``reindex``)
+re-derives every row's indexed columns and postings from its stored Markdown, which
+is what a rebuild means here; accesses go straight into the ``accesses`` table.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any, ContextManager, Sequence
+
+from ...errors import MemoryFileError
+from ...index.sync import SyncReport
+from ...models import Memory
+from .database import PgIndex, PgStore
+
+
+class PgSyncer:
+    def __init__(self, store: PgStore, index: PgIndex, lock: ContextManager[Any]):
+        self.store, self.index, self.lock = store, index, lock
+        self.last: SyncReport | None = None
+
+    def index_memory(self, memory: Memory, path: Path, raw: bytes | None = None, stat: Any = None) -> None:
+        """Nothing to do: ``PgStore.write`` indexed it in the same transaction."""
+
+    def remember_room_dir(self, folder: Path) -> None:
+        """Nothing to do: there are no room folders to watch."""
+
+    def fresh_row(self, memory_id: str) -> Any:
+        return self.index.row_by_id(memory_id)
+
+    def sync(self, *, full: bool | None = True) -> SyncReport:
+        report = SyncReport()
+        if not full:
+            report.unchanged = self.index.count()
+        else:
+            with self.lock, self.store.palace.connection() as conn:
+                rows = conn.execute("SELECT id, path, location, terms FROM memories ORDER BY rid").fetchall()
+            for row in rows:
+                path = self.store.root / row["path"]
+                try:
+                    memory = self.store.read(path, location=row["location"])
+                except MemoryFileError as exc:
+                    report.errors.append((row["path"], exc.reason))
+                    continue
+                with self.lock:
+                    self.store.write(memory)
+                fresh = self.index.row_by_id(memory.id)
+                if fresh is not None and fresh["terms"] != row["terms"]:
+                    report.updated.append(memory.id)
+                else:
+                    report.unchanged += 1
+        self.last = report
+        return report
+
+    def catch_up_journal(self, journal: Path) -> int:
+        """Nothing to fold: accesses are written to the database directly."""
+        return 0
+
+    def record_access(self, journal: Path, ids: Sequence[str], at: datetime, kind: str) -> None:
+        self.index.add_accesses((memory_id, at.timestamp(), kind) for memory_id in ids)

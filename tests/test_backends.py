@@ -1,0 +1,213 @@
+"""The same behaviour on both backends: local files + SQLite, and PostgreSQL.
+
+``pm`` here is parametrised: each test runs once on a local palace and once on a
+fresh Postgres database (a real embedded PostgreSQL 18 server, see conftest_postgres).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from palace.errors import ConfigError, InvalidInputError, MemoryNotFoundError
+from palace.manager import MemoryPalaceManager
+
+pytest_plugins = ["conftest_postgres"]
+
+TZ = ZoneInfo("Asia/Shanghai")
+NOW = datetime(2026, 3, 10, 12, 0, tzinfo=TZ)
+
+
+@pytest.fixture(params=["local", "postgres"])
+def backend(request, monkeypatch) -> str:
+    if request.param == "postgres":
+        monkeypatch.setenv("MEMORY_BACKEND", "postgres")
+        monkeypatch.setenv("MEMORY_DATABASE_URL", request.getfixturevalue("postgres_url"))
+    return request.param
+
+
+@pytest.fixture
+def pm(backend, make_pm) -> MemoryPalaceManager:
+    pm = make_pm()
+    assert pm.backend == backend
+    return pm
+
+
+CORPUS = [
+    ("我们决定用 PostgreSQL 作为团队的共享记忆库", ["db"], "projects/palace", 0.7),
+    ("The deployment runs on Kubernetes clusters in two regions", ["ops"], "ops", 0.5),
+    ("Deploying the new release broke the login page", ["ops", "incident"], "ops", 0.6),
+    ("周五下午和张三讨论了向量检索的召回率", ["meeting"], "projects/palace", 0.5),
+    ("Coffee beans from Yunnan taste of chocolate", [], "general", 0.3),
+]
+
+
+def fill(pm: MemoryPalaceManager) -> list[str]:
+    ids = []
+    for days, (text, tags, room, importance) in enumerate(CORPUS):
+        ids.append(pm.store(text, tags=tags, location=room, importance=importance,
+                            created_at=NOW - timedelta(days=days * 3)).id)
+    return ids
+
+
+def test_store_get_update_and_unknown_frontmatter_round_trip(pm):
+    stored = pm.store("记得带伞", tags=["生活"], location="life/daily", importance=0.8,
+                      extra={"mood": "rainy", "refs": ["a", "b"]})
+    got = pm.get(stored.id)
+    assert got is not None
+    assert (got.content, got.tags, got.location, got.importance) == ("记得带伞", ("生活",), "life/daily", 0.8)
+    # (tags become extracted graph entities on the local backend: MEMORY_GRAPH_EXTRACT)
+    assert {k: v for k, v in got.extra.items() if k != "entities"} == {"mood": "rainy", "refs": ["a", "b"]}
+    updated = pm.update(stored.id, content="记得带雨伞", location="life")
+    assert (updated.content, updated.location, updated.extra["mood"]) == ("记得带雨伞", "life", "rainy")
+    assert pm.get(stored.id).content == "记得带雨伞"
+    assert [m.id for m in pm.list()] == [stored.id]
+
+
+def test_explicit_id_twice_is_refused(pm):
+    pm.store("one", id="fixed-id")
+    with pytest.raises(InvalidInputError):
+        pm.store("two", id="fixed-id")
+
+
+def test_delete_goes_to_trash_and_restore_brings_it_back(pm):
+    memory = pm.store("a thing to forget", tags=["x"])
+    pm.delete(memory.id)
+    assert pm.get(memory.id) is None
+    assert pm.in_trash(memory.id)
+    assert [m.id for m in pm.list_trash()] == [memory.id]
+    assert pm.search("forget", record_access=False) == []
+    with pytest.raises(MemoryNotFoundError):
+        pm.update(memory.id, content="nope")
+    restored = pm.restore(memory.id)
+    assert restored.status == "active" and restored.content == "a thing to forget"
+    assert not pm.in_trash(memory.id)
+    assert [r.memory.id for r in pm.search("forget", record_access=False)] == [memory.id]
+    pm.delete(memory.id)
+    assert pm.empty_trash() == [memory.id]
+    assert pm.list_trash() == []
+
+
+def test_list_filters_by_room_tag_and_is_newest_first(pm):
+    ids = fill(pm)
+    assert [m.id for m in pm.list()] == ids
+    assert [m.id for m in pm.list(location="ops")] == [ids[1], ids[2]]
+    assert [m.id for m in pm.list(location="projects")] == [ids[0], ids[3]]
+    assert [m.id for m in pm.list(tags=["ops", "incident"])] == [ids[2]]
+    assert [m.id for m in pm.list_page(offset=1, limit=2)] == ids[1:3]
+    assert pm.room_counts()["ops"] == {"active": 2}
+    assert pm.count() == 5
+
+
+def test_keyword_search_chinese_and_english_stemmed(pm):
+    ids = fill(pm)
+    assert pm.search("共享记忆", now=NOW, record_access=False)[0].memory.id == ids[0]
+    deploy = [r.memory.id for r in pm.search("deploy", now=NOW, record_access=False)]
+    assert set(deploy) == {ids[1], ids[2]}
+    assert [r.memory.id for r in pm.search("deploy", tags=["incident"], now=NOW,
+                                           record_access=False)] == [ids[2]]
+
+
+def test_time_words_and_explicit_ranges(pm):
+    ids = fill(pm)
+    within = pm.search("", start=NOW - timedelta(days=4), end=NOW + timedelta(days=1), now=NOW,
+                       record_access=False)
+    assert {r.memory.id for r in within} == {ids[0], ids[1]}
+
+
+def test_accesses_and_decay_archive_then_restore(pm):
+    keep = pm.store("used every week", created_at=NOW - timedelta(days=200), importance=0.3)
+    drop = pm.store("never looked at again", created_at=NOW - timedelta(days=200), importance=0.3)
+    for weeks in range(1, 28):
+        pm.record_access([keep.id], at=NOW - timedelta(days=200) + timedelta(weeks=weeks))
+    assert len(pm.access_times([keep.id])[keep.id]) == 27
+    report = pm.run_decay(now=NOW)
+    assert report.archived == [drop.id]
+    assert [m.id for m in pm.list()] == [keep.id]
+    assert pm.list(status="archived")[0].id == drop.id
+    assert pm.search("looked", now=NOW, record_access=False) == []
+    assert [r.memory.id for r in pm.search("looked", now=NOW, include_archived=True,
+                                           record_access=False)] == [drop.id]
+    assert pm.restore(drop.id, now=NOW).status == "active"
+
+
+def test_both_backends_rank_alike(postgres_url, make_pm, tmp_path, monkeypatch):
+    """Same memories, same queries: the same ids in the same order, the same scores."""
+    texts = [f"{word} note {i} about {topic}" for i, (word, topic) in enumerate(
+        (w, t) for w in ("deploy", "release", "login", "数据库", "向量") for t in ("cats", "记忆", "ops"))]
+    queries = ["deploy ops", "数据库 记忆", "login cats", "向量 note", "release"]
+
+    def results(pm):
+        for i, text in enumerate(texts):
+            pm.store(text, id=f"m{i:02d}", created_at=NOW - timedelta(hours=i), importance=0.5)
+        return [[(r.memory.id, round(r.score, 6)) for r in pm.search(q, now=NOW, record_access=False)]
+                for q in queries]
+
+    local = results(make_pm(tmp_path / "local"))
+    monkeypatch.setenv("MEMORY_BACKEND", "postgres")
+    monkeypatch.setenv("MEMORY_DATABASE_URL", postgres_url)
+    remote = results(make_pm(tmp_path / "pg"))
+    assert all(local), local
+    assert remote == local
+
+
+def test_unreachable_server_is_a_clear_config_error(make_pm, monkeypatch, postgres_server):
+    monkeypatch.setenv("MEMORY_BACKEND", "postgres")
+    monkeypatch.setenv("MEMORY_DATABASE_URL", "postgresql://palace:secret@127.0.0.1:1/palace")
+    with pytest.raises(ConfigError, match="cannot reach the PostgreSQL server") as caught:
+        make_pm()
+    assert "secret" not in str(caught.value)
+
+
+def test_postgres_without_a_url_is_a_config_error(make_pm, monkeypatch):
+    monkeypatch.setenv("MEMORY_BACKEND", "postgres")
+    with pytest.raises(ConfigError, match="MEMORY_DATABASE_URL"):
+        make_pm()
+
+
+def test_reindex_keeps_every_memory_and_its_search(pm):
+    ids = fill(pm)
+    before = [(r.memory.id, round(r.score, 6)) for r in pm.search("deploy", now=NOW, record_access=False)]
+    report = pm.reindex()
+    assert report.errors == []
+    assert [m.id for m in pm.list()] == ids
+    assert [(r.memory.id, round(r.score, 6)) for r in pm.search("deploy", now=NOW,
+                                                                record_access=False)] == before
+
+
+def test_the_cli_works_on_either_backend(backend, cli):
+    added = cli("add", "the CLI stores this on any backend", "--tag", "cli", "--json").json()
+    found = cli("search", "stores backend", "--json").json()
+    assert added["id"] in str(found)
+    assert cli("delete", added["id"], "--json").rc == 0
+    assert cli("restore", added["id"], "--json").rc == 0
+
+
+def test_a_database_without_pgvector_is_a_clear_config_error(make_pm, monkeypatch, postgres_server):
+    import psycopg
+
+    name = "nov_" + __import__("uuid").uuid4().hex[:10]
+    with psycopg.connect(postgres_server.url, autocommit=True) as admin:
+        admin.execute(f'CREATE ROLE "{name}" LOGIN')
+        admin.execute(f'CREATE DATABASE "{name}" OWNER "{name}"')
+    try:
+        monkeypatch.setenv("MEMORY_BACKEND", "postgres")
+        monkeypatch.setenv("MEMORY_DATABASE_URL", f"postgresql://{name}@127.0.0.1:{postgres_server.port}/{name}")
+        with pytest.raises(ConfigError, match="CREATE EXTENSION vector"):
+            make_pm()
+    finally:
+        postgres_server.drop_database(name)
+
+
+def test_a_database_from_a_newer_palace_is_refused(make_pm, monkeypatch, postgres_url):
+    import psycopg
+
+    monkeypatch.setenv("MEMORY_BACKEND", "postgres")
+    monkeypatch.setenv("MEMORY_DATABASE_URL", postgres_url)
+    make_pm().store("made by this palace")
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("UPDATE palace_meta SET value = '99' WHERE key = 'schema_version'")
+    with pytest.raises(ConfigError, match="newer palace"):
+        make_pm()

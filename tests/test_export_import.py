@@ -1,0 +1,85 @@
+"""``palace export`` / ``palace import``: local → Postgres → local gives back the same
+files, byte for byte, and importing twice changes nothing."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from conftest import run_palace
+
+pytest_plugins = ["conftest_postgres"]
+
+NOW = datetime(2026, 3, 10, 12, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    """Every Markdown file under ``folder`` (trash included), by relative path."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*.md"))}
+
+
+def fill_local(make_pm, workspace: Path) -> None:
+    pm = make_pm(workspace)
+    first = pm.store("我们决定用 PostgreSQL 作为团队的共享记忆库", tags=["db", "决定"],
+                     location="projects/palace", importance=0.8, created_at=NOW - timedelta(days=3),
+                     extra={"owner": "张三", "links": ["a", "b"]})
+    pm.store("Deploying broke the login page", tags=["ops"], location="ops",
+             summary="login broke", created_at=NOW - timedelta(days=1), pinned=True)
+    gone = pm.store("a note that was deleted", location="misc", created_at=NOW - timedelta(days=5))
+    old = pm.store("an old unused note", created_at=NOW - timedelta(days=400), importance=0.2)
+    pm.delete(gone.id)
+    pm.record_access([first.id], at=NOW - timedelta(days=2))
+    assert pm.run_decay(now=NOW).archived == [old.id]
+    pm.close()
+
+
+def test_local_to_postgres_to_local_is_byte_identical(make_pm, tmp_path, postgres_url):
+    local_ws, back_ws = tmp_path / "local", tmp_path / "back"
+    fill_local(make_pm, local_ws)
+    original = tree(local_ws / "memory" / "palace")
+    assert len(original) == 4 and any(p.startswith(".trash/") for p in original)
+
+    pg_env = dict(os.environ, MEMORY_BACKEND="postgres", MEMORY_DATABASE_URL=postgres_url)
+    pg_ws = tmp_path / "pg-cache"
+    first = run_palace("import", str(local_ws / "memory" / "palace"), "-w", str(pg_ws), "--json",
+                       env=pg_env).json()
+    assert (first["written"], first["trashed"], first["accesses"]) == (3, 1, 1)
+    again = run_palace("import", str(local_ws / "memory" / "palace"), "-w", str(pg_ws), "--json",
+                       env=pg_env).json()
+    assert (again["written"], again["unchanged"], again["trashed"], again["accesses"]) == (0, 4, 0, 0)
+
+    listed = run_palace("list", "--status", "all", "-w", str(pg_ws), "--json", env=pg_env).json()
+    assert len(listed["memories"] if isinstance(listed, dict) else listed) == 3
+
+    exported = tmp_path / "export"
+    run_palace("export", str(exported), "-w", str(pg_ws), "--json", env=pg_env).json()
+    assert tree(exported) == original
+
+    run_palace("import", str(exported), "-w", str(back_ws), "--json").json()
+    assert tree(back_ws / "memory" / "palace") == original
+
+    # accesses came along: decay sees the same history on the way back
+    local, back = make_pm(local_ws), make_pm(back_ws)
+    ids = [m.id for m in local.list(status="all")]
+    assert back.access_times(ids) == local.access_times(ids)
+    assert back.decay_scores(now=NOW) == local.decay_scores(now=NOW)
+
+
+def test_export_refuses_a_folder_that_is_not_empty(cli, pm, tmp_path):
+    pm.store("something")
+    target = tmp_path / "full"
+    target.mkdir()
+    (target / "keep.txt").write_text("mine")
+    result = cli("export", str(target))
+    assert result.rc == 2 and "not empty" in result.stderr
+    assert (target / "keep.txt").read_text() == "mine"
+
+
+def test_a_local_export_is_the_local_tree_byte_for_byte(make_pm, tmp_path):
+    workspace = tmp_path / "ws"
+    fill_local(make_pm, workspace)
+    result = run_palace("export", str(tmp_path / "out"), "-w", str(workspace), "--json").json()
+    assert (result["written"], result["trashed"], result["accesses"]) == (3, 1, 1)
+    assert tree(tmp_path / "out") == tree(workspace / "memory" / "palace")
