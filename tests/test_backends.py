@@ -211,3 +211,13 @@ def test_a_database_from_a_newer_palace_is_refused(make_pm, monkeypatch, postgre
         conn.execute("UPDATE palace_meta SET value = '99' WHERE key = 'schema_version'")
     with pytest.raises(ConfigError, match="newer palace"):
         make_pm()
+
+
+def test_tag_tree_counts_on_either_backend(pm):
+    pm.store("搜索排序的改进", tags=["project/palace/search"])
+    pm.store("部署脚本", tags=["project/palace"])
+    (project,) = pm.tag_tree()
+    palace_node = project["children"][0]
+    assert (project["tag"], project["count"], project["total"]) == ("project", 0, 2)
+    assert (palace_node["tag"], palace_node["count"], palace_node["total"]) == ("project/palace", 1, 2)
+    assert [c["tag"] for c in palace_node["children"]] == ["project/palace/search"]

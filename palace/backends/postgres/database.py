@@ -350,6 +350,12 @@ class PgIndex:
         return int(self._all("SELECT COUNT(*) AS n FROM memories WHERE status = ANY(%s)",
                              (list(statuses),))[0]["n"])
 
+    def tag_counts(self, statuses: Sequence[str] = ("active",)) -> dict[str, int]:
+        """Memories per tag (as written), among memories in ``statuses`` (row security applies)."""
+        return {r["tag"]: int(r["n"]) for r in self._all(
+            "SELECT t.tag, COUNT(*) AS n FROM memory_tags t JOIN memories m ON m.rid = t.rid "
+            "WHERE m.status = ANY(%s) GROUP BY t.tag ORDER BY t.tag", (list(statuses),))}
+
     def filtered_rids(self, filters: Filters) -> Any:
         import numpy as np
 
