@@ -23,19 +23,15 @@ from typing import Any, Iterator
 
 import yaml
 
+from . import limits
 from .errors import InvalidInputError, MemoryFileError
+from .limits import MAX_FILE_BYTES
 from .models import MEMORY_STATUSES, Memory
 from .validation import ID_PATTERN, normalize_location, parse_time
-
-try:  # the C loader is ~10x faster; fall back to pure Python where libyaml is missing
-    _YamlLoader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover
-    _YamlLoader = yaml.SafeLoader
 
 PALACE_SUBDIR = Path("memory") / "palace"
 TRASH_DIR = ".trash"
 SUMMARY_HEADING = "## Summary"
-MAX_FILE_BYTES = 8 * 1024 * 1024
 
 # Frontmatter keys palace owns, in the order they are written.
 KNOWN_KEYS = ("id", "tags", "importance", "status", "pinned", "createdAt", "updatedAt",
@@ -54,20 +50,115 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any] | None, str]:
     if not match:
         raise ValueError("frontmatter starts with '---' but has no closing '---' line")
     raw = match.group(1)
+    size = len(raw.encode("utf-8"))
+    if size > limits.MAX_FRONTMATTER_BYTES:
+        raise ValueError(f"frontmatter is {size} bytes, over the {limits.MAX_FRONTMATTER_BYTES}-byte limit")
     fast = _json_lines_frontmatter(raw)
     if fast is not None:
         return fast, text[match.end():]
-    try:
-        data = yaml.load(raw, Loader=_YamlLoader) if raw.strip() else {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 2}" if mark is not None else ""
-        raise ValueError(f"frontmatter is not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
+    data = _load_yaml(raw) if raw.strip() else {}
     if data is None:
         data = {}
     if not isinstance(data, dict):
         raise ValueError("frontmatter must be a mapping of keys to values")
     return data, text[match.end():]
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader with limits: nesting depth and the node count with every
+    alias expanded, so that 100,000 nested lists or a 1 KB "billion laughs" alias bomb
+    is refused in milliseconds instead of recursing away or taking all memory.
+
+    Pure Python on purpose: the C loader composes recursively in C, out of reach of
+    these checks. Palace's own files never get here (see _json_lines_frontmatter).
+    """
+
+    def __init__(self, stream: str):
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent, index):  # noqa: D401 - PyYAML's hook
+        self._depth += 1
+        try:
+            if self._depth > limits.MAX_FRONTMATTER_DEPTH:
+                raise ValueError(f"frontmatter is nested deeper than {limits.MAX_FRONTMATTER_DEPTH} levels")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def get_single_node(self):
+        node = super().get_single_node()
+        if node is not None:
+            _check_expanded_size(node)
+        return node
+
+
+def _check_expanded_size(root: yaml.Node) -> None:
+    """Count the nodes ``root`` stands for with aliases expanded (memoised per node,
+    so the count itself is cheap) and refuse recursive aliases."""
+    sizes: dict[int, int] = {}
+    in_progress: set[int] = set()
+    limit = limits.MAX_FRONTMATTER_NODES
+
+    def size(node: yaml.Node, depth: int) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in in_progress:
+            raise ValueError("frontmatter holds a recursive alias (a value that contains itself)")
+        if depth > limits.MAX_FRONTMATTER_DEPTH:
+            raise ValueError(f"frontmatter is nested deeper than {limits.MAX_FRONTMATTER_DEPTH} levels")
+        in_progress.add(key)
+        total = 1
+        if isinstance(node, yaml.SequenceNode):
+            children = node.value
+        elif isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        else:
+            children = []
+        for child in children:
+            total += size(child, depth + 1)
+            if total > limit:
+                raise ValueError(f"frontmatter expands to more than {limit} values (an alias bomb?)")
+        in_progress.discard(key)
+        sizes[key] = total
+        return total
+
+    size(root, 0)
+
+
+def _load_yaml(raw: str) -> Any:
+    try:
+        return yaml.load(raw, Loader=_BoundedLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 2}" if mark is not None else ""
+        raise ValueError(f"frontmatter is not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
+    except (RecursionError, OverflowError, OSError, MemoryError) as exc:
+        raise ValueError(f"frontmatter cannot be read: {type(exc).__name__}") from None
+
+
+def _json_too_deep(text: str, limit: int) -> bool:
+    """Whether a JSON text nests [ and { deeper than ``limit`` (strings skipped)."""
+    depth = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif char in "]}":
+            depth -= 1
+    return False
 
 
 _KEY_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*): (.+)$")
@@ -84,9 +175,12 @@ def _json_lines_frontmatter(raw: str) -> dict[str, Any] | None:
         match = _KEY_LINE.match(line)
         if not match:
             return None
+        text = match.group(2)
+        if ("[" in text or "{" in text) and _json_too_deep(text, limits.MAX_FRONTMATTER_DEPTH):
+            raise ValueError(f"frontmatter is nested deeper than {limits.MAX_FRONTMATTER_DEPTH} levels")
         try:
-            value = json.loads(match.group(2))
-        except ValueError:
+            value = json.loads(text)
+        except (ValueError, RecursionError):
             return None
         if isinstance(value, dict):
             return None  # a YAML mapping may differ from JSON in corner cases
@@ -111,7 +205,10 @@ def split_summary(body: str) -> tuple[str, str | None]:
 def _as_datetime(value: Any, key: str, tz: tzinfo) -> datetime | None:
     if value is None or value == "":
         return None
-    return parse_time(value, tz=tz, what=key)
+    try:
+        return parse_time(value, tz=tz, what=key)
+    except (OverflowError, OSError) as exc:  # parse_time bounds them; never let one escape
+        raise ValueError(f"{key} {str(value)[:60]!r} is out of range: {exc}") from None
 
 
 def _as_tags(value: Any) -> tuple[str, ...]:
@@ -238,6 +335,12 @@ def render_memory(memory: Memory) -> str:
             continue
         safe_key = key if re.match(r"^[A-Za-z_][A-Za-z0-9_-]*$", str(key)) else _yaml_scalar(str(key))
         lines.append(f"{safe_key}: {_extra_value(value)}")
+    frontmatter_bytes = sum(len(line.encode("utf-8")) + 1 for line in lines[1:])
+    if frontmatter_bytes > limits.MAX_FRONTMATTER_BYTES:
+        # the reader would refuse the file: refuse to write it
+        raise InvalidInputError(
+            f"memory {memory.id!r}: its metadata is {frontmatter_bytes} bytes, over the "
+            f"{limits.MAX_FRONTMATTER_BYTES}-byte frontmatter limit; store less metadata")
     lines.append("---")
     lines.append("")
     lines.append(memory.content.strip("\n"))

@@ -9,7 +9,6 @@ import sys
 import textwrap
 
 import pytest
-from issue12 import cases, pending
 from conftest import no_hang, write_file
 
 from palace.errors import MemoryFileError
@@ -55,10 +54,7 @@ HOSTILE = {
 }
 
 
-PARSE_FAILS = [n for n in HOSTILE if n not in ("created-nan", "deep-block-3000")]
-
-
-@pytest.mark.parametrize("name", cases(sorted(HOSTILE), PARSE_FAILS, "hostile frontmatter crashes or hangs the parser"))
+@pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_parse_memory_raises_a_value_error_for_hostile_frontmatter(name, tmp_path):
     from zoneinfo import ZoneInfo
     from datetime import datetime
@@ -77,7 +73,7 @@ def test_alias_bomb_is_one_kilobyte():
     assert len(_alias_bomb().encode()) < 1200
 
 
-@pytest.mark.parametrize("name", cases(sorted(HOSTILE), PARSE_FAILS, "a hostile file breaks opening the palace"))
+@pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_a_hostile_file_is_reported_and_skipped_and_the_palace_keeps_working(name, make_pm, palace_root):
     write_file(palace_root / "general" / "good-one.md", GOOD)
     bad = write_file(palace_root / "general" / f"{name}.md", HOSTILE[name])
@@ -92,7 +88,6 @@ def test_a_hostile_file_is_reported_and_skipped_and_the_palace_keeps_working(nam
     assert f"general/{bad.name}" in dict(pm.problems())
 
 
-@pending("the alias bomb hangs storage.read")
 def test_storage_read_gives_a_memory_file_error_with_path_and_reason(make_pm, palace_root):
     pm = make_pm()
     bad = write_file(palace_root / "general" / "bomb.md", _alias_bomb())
@@ -101,7 +96,6 @@ def test_storage_read_gives_a_memory_file_error_with_path_and_reason(make_pm, pa
     assert info.value.path == bad and info.value.reason
 
 
-@pending("the alias bomb exhausts memory")
 def test_the_alias_bomb_stays_within_bounded_memory(tmp_path, workspace, palace_root):
     """Opening, listing and searching a palace holding the bomb, under a 1 GiB address
     space limit, in a real subprocess: no MemoryError, no hang."""

@@ -4,7 +4,6 @@ boundary with an InvalidInputError (never an OSError from the file system)."""
 from __future__ import annotations
 
 import pytest
-from issue12 import pending
 
 try:
     from palace import limits
@@ -14,7 +13,6 @@ from palace.errors import InvalidInputError
 from palace.validation import normalize_location
 
 
-@pending("limits not in one place / counted in characters / bootstrap unbounded")
 def test_limits_module_documents_every_limit():
     for name in ("MAX_QUERY_CHARS", "MAX_RESULTS", "MAX_TAGS", "MAX_TAG_CHARS", "MAX_ROOM_NAME_BYTES",
                  "MAX_LOCATION_DEPTH", "MAX_FRONTMATTER_BYTES", "MAX_FRONTMATTER_DEPTH",
@@ -25,10 +23,9 @@ def test_limits_module_documents_every_limit():
     assert all(meaning for _name, _value, meaning in limits.describe())
 
 
-@pending("limits not in one place / counted in characters / bootstrap unbounded")
-@pytest.mark.parametrize("room", ["😀" * 70, "数" * 90, "é" * 130])
+@pytest.mark.parametrize("room", ["😀" * 70, "数" * 79, "𝕏" * 65])
 def test_a_location_over_the_byte_limit_is_refused_before_any_file_is_made(room, pm, palace_root):
-    assert len(room.encode()) > 255  # over every file system's name limit
+    assert len(room) <= limits.MAX_ROOM_NAME_CHARS < len(room.encode())  # short in characters only
     with pytest.raises(InvalidInputError, match="bytes"):
         normalize_location(room)
     with pytest.raises(InvalidInputError):
@@ -36,14 +33,12 @@ def test_a_location_over_the_byte_limit_is_refused_before_any_file_is_made(room,
     assert not [p for p in palace_root.rglob("*.md")]
 
 
-@pending("limits not in one place / counted in characters / bootstrap unbounded")
 def test_the_longest_accepted_room_name_can_be_stored_and_read(pm):
     room = "😀" * (limits.MAX_ROOM_NAME_BYTES // 4)  # noqa: the largest emoji room
     memory = pm.store("emoji 房间", location=room)
     assert pm.get(memory.id).location == room
 
 
-@pending("limits not in one place / counted in characters / bootstrap unbounded")
 def test_bootstrap_refuses_a_query_that_search_refuses(pm):
     from palace.context import bootstrap, get_context
 
@@ -54,3 +49,8 @@ def test_bootstrap_refuses_a_query_that_search_refuses(pm):
         bootstrap(pm, query)
     with pytest.raises(InvalidInputError, match="query"):
         get_context(pm, query, 1000)
+    huge = "数据库" * 700_000  # 2 MB: refused before any work, whatever the budget
+    pm.store("一条记忆", type="session", tags=["session"])
+    for budget in (50, 4000):
+        with pytest.raises(InvalidInputError, match="query"):
+            bootstrap(pm, huge, budget)

@@ -20,10 +20,7 @@ BAD_TIMES = ["9999-12-31T23:59:59-23:59", "0001-01-01T00:00:00+23:59", "0001-01-
              datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=23, minutes=59)))]
 
 
-OK_TODAY = ("inf", "nan")  # strings fromisoformat already refuses
-
-
-@pytest.mark.parametrize("value", cases(BAD_TIMES, [v for v in BAD_TIMES if v not in OK_TODAY], "extreme times accepted"), ids=repr)
+@pytest.mark.parametrize("value", BAD_TIMES, ids=repr)
 def test_coerce_datetime_refuses_extreme_times(value):
     with pytest.raises(InvalidInputError, match="now"):
         coerce_datetime(value, tz=timezone.utc, what="now")
@@ -35,7 +32,7 @@ def test_coerce_datetime_accepts_ordinary_times(value):
     assert coerce_datetime(value, tz=timezone.utc).tzinfo is not None
 
 
-@pytest.mark.parametrize("value", cases(BAD_TIMES, [v for v in BAD_TIMES if v not in OK_TODAY and v == v], "an extreme now poisons the palace"), ids=repr)
+@pytest.mark.parametrize("value", BAD_TIMES, ids=repr)
 def test_get_search_list_with_an_extreme_now_are_refused_and_harmless(value, pm):
     memory = pm.store("我们决定用 PostgreSQL 作为主数据库。")
     for call in (lambda: pm.get(memory.id, now=value), lambda: pm.search("PostgreSQL", now=value),
@@ -50,7 +47,7 @@ def test_get_search_list_with_an_extreme_now_are_refused_and_harmless(value, pm)
     assert [m.id for m in pm.list()] == [memory.id]
 
 
-@pytest.mark.parametrize("value", cases(BAD_TIMES, [v for v in BAD_TIMES if v not in OK_TODAY], "an extreme created_at is stored"), ids=repr)
+@pytest.mark.parametrize("value", BAD_TIMES, ids=repr)
 def test_store_and_update_with_an_extreme_created_at_store_nothing(value, pm, palace_root):
     with pytest.raises(InvalidInputError, match="created_at"):
         pm.store("不该被存下来", created_at=value)
@@ -77,7 +74,6 @@ POISON = [{"at": "9999-12-31T23:59:59-23:59", "ids": ["x"], "kind": "get"},
           {"at": 1e300, "ids": ["x"]}, {"at": None, "ids": ["x"]}, [1, 2], "text", 7]
 
 
-@pending("a poisoned journal line breaks every read")
 def test_journal_reading_skips_every_poisoned_line_already_on_disk(make_pm, palace_root):
     pm = make_pm()
     memory = pm.store("我们决定用 PostgreSQL 作为主数据库。")
@@ -98,7 +94,6 @@ def test_journal_reading_skips_every_poisoned_line_already_on_disk(make_pm, pala
     assert [m.id for m in pm.list()] == [memory.id]
 
 
-@pending("poisoned journal lines are not skipped")
 def test_journal_read_events_reports_poisoned_lines_as_skipped(tmp_path):
     from palace.journal import read_events
 
@@ -115,7 +110,6 @@ def test_journal_read_events_reports_poisoned_lines_as_skipped(tmp_path):
 @pytest.mark.parametrize("args", [("decay", "--now", "9999-12-31T23:59:59-23:59"),
                                   ("add", "新的", "--created-at", "0001-01-01T00:00:00+23:59"),
                                   ("search", "PostgreSQL", "--now", "1e300")])
-@pending("the CLI accepts extreme times")
 def test_cli_refuses_extreme_times_with_exit_code_2(args, workspace, pm):
     memory = pm.store("我们决定用 PostgreSQL 作为主数据库。")
     args = tuple(a.replace("{id}", memory.id) for a in args)
@@ -123,4 +117,4 @@ def test_cli_refuses_extreme_times_with_exit_code_2(args, workspace, pm):
     assert result.rc == 2, result
     assert "Traceback" not in result.stderr
     again = run_palace("--workspace", str(workspace), "search", "PostgreSQL", "--json")
-    assert [r["id"] for r in again.json()["results"]] == [memory.id]
+    assert [r["memory"]["id"] for r in again.json()] == [memory.id]
