@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from issue12 import cases, pending
 
 pytest.importorskip("mcp")
 
@@ -23,7 +22,7 @@ LOOSE = [
 ]
 
 
-@pytest.mark.parametrize("tool, arguments", [pytest.param(*case, marks=pending("MCP coerces loose types")) if i != 2 else case for i, case in enumerate(LOOSE)])
+@pytest.mark.parametrize("tool, arguments", LOOSE)
 def test_loosely_typed_arguments_are_refused(tool, arguments, workspace):
     async def scenario(client: Client):
         message = await client.error(tool, **arguments)
