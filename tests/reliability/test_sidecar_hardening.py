@@ -9,7 +9,6 @@ from urllib.parse import urlparse
 
 import httpx
 import pytest
-from issue12 import cases, pending
 from vector_helpers import start_sidecar
 
 pytest_plugins = ["conftest_vectors"]
@@ -40,7 +39,6 @@ def _post(conn, path, payload, headers=None):
     return response, response.read()
 
 
-@pending("sidecar 500 / keep-alive / health leak")
 @pytest.mark.parametrize("created", [1e300, -1e300, "9999-12-31T23:59:59-23:59",
                                      "0001-01-01T00:00:00+23:59", 99999999999999999999, "nope"])
 def test_index_with_an_extreme_created_at_is_a_400_and_the_connection_stays_open(sidecar, created):
@@ -58,26 +56,27 @@ def test_index_with_an_extreme_created_at_is_a_400_and_the_connection_stays_open
 
 
 @pytest.mark.parametrize("payload", [
-    pytest.param({"id": "x", "content": "c", "metadata": {"importance": 1e400}}, marks=pending("500 on inf importance")),
+    b'{"id": "x", "content": "c", "metadata": {"importance": 1e400}}',  # inf once parsed
+    b'{"id": "x", "content": "c", "metadata": {"importance": NaN}}',
     {"id": "x", "content": "c", "metadata": {"tags": [[[[]]]]}},
-    pytest.param({"id": "x", "content": "c", "metadata": {"location": "😀" * 70}}, marks=pending("500 on a long location")),
+    {"id": "x", "content": "c", "metadata": {"location": "😀" * 70}},
     {"query": "q", "topK": 1e300},
     {"query": "q", "filter": {"createdAfter": 1e300}},
 ])
 def test_odd_bodies_never_cause_a_500(sidecar, payload):
-    path = "/search" if "query" in payload else "/index"
-    response = httpx.post(sidecar.url + path, json=payload, timeout=30, trust_env=False)
+    path = "/search" if "query" in (payload if isinstance(payload, dict) else {}) else "/index"
+    body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    response = httpx.post(sidecar.url + path, content=body, timeout=30, trust_env=False,
+                          headers={"Content-Type": "application/json"})
     assert response.status_code < 500, response.text
 
 
-@pending("sidecar 500 / keep-alive / health leak")
 def test_health_does_not_reveal_the_workspace_path(sidecar):
     health = httpx.get(sidecar.url + "/health", trust_env=False).json()
     assert "private-workspace" not in json.dumps(health)
     assert health["status"] == "ready"
 
 
-@pending("sidecar 500 / keep-alive / health leak")
 def test_health_with_a_token_reveals_nothing_private_to_strangers(tmp_path, minilm_path):
     running = start_sidecar(tmp_path, minilm_path, "--workspace", str(tmp_path / "private-workspace"),
                             env={"MEMORY_VECTOR_SERVICE_TOKEN": TOKEN})
