@@ -55,12 +55,14 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any] | None, str]:
         raise ValueError(f"frontmatter is {size} bytes, over the {limits.MAX_FRONTMATTER_BYTES}-byte limit")
     fast = _json_lines_frontmatter(raw)
     if fast is not None:
+        _refuse_surrogates(fast)
         return fast, text[match.end():]
     data = _load_yaml(raw) if raw.strip() else {}
     if data is None:
         data = {}
     if not isinstance(data, dict):
         raise ValueError("frontmatter must be a mapping of keys to values")
+    _refuse_surrogates(data)
     return data, text[match.end():]
 
 
@@ -159,6 +161,26 @@ def _json_too_deep(text: str, limit: int) -> bool:
         elif char in "]}":
             depth -= 1
     return False
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _refuse_surrogates(data: Any) -> None:
+    """An escape like "\\ud800" decodes to a lone surrogate, which no UTF-8 file can
+    hold: the memory could be read but never written back. (Depth is bounded above.)"""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                raise ValueError("frontmatter holds an escaped lone surrogate (\\ud800-\\udfff), "
+                                 "which is not Unicode text")
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
 
 
 _KEY_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*): (.+)$")
@@ -299,10 +321,16 @@ def parse_memory(text: str, *, path: Path, location: str, fallback_time: datetim
     )
 
 
+# Characters JSON leaves raw but YAML reads as line breaks (NEL, LS, PS), refuses
+# (DEL, C1 controls) or strips (BOM): written as \u escapes, valid in both.
+_YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff]")
+
+
 def _yaml_scalar(value: Any) -> str:
     # JSON is valid YAML flow syntax, and keeps every string quoted: no 'yes'→True
     # or '010'→8 surprises when a person or another tool reads the file.
-    return json.dumps(value, ensure_ascii=False)
+    text = json.dumps(value, ensure_ascii=False)
+    return _YAML_UNSAFE.sub(lambda m: "\\u%04x" % ord(m.group()), text)
 
 
 def _extra_value(value: Any) -> str:

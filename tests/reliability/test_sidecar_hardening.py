@@ -86,3 +86,30 @@ def test_health_with_a_token_reveals_nothing_private_to_strangers(tmp_path, mini
         assert str(tmp_path) not in json.dumps(health)
     finally:
         running.stop()
+
+
+def test_fuzz_request_bodies_from_the_sidecars_schemas(sidecar):
+    """Short form of scripts/fuzz.py's sidecar target: every answer a 4xx or 2xx on the
+    same keep-alive connection, nothing written outside the workspace."""
+    import os
+    from datetime import timedelta
+    from pathlib import Path
+
+    from hypothesis import HealthCheck, given, settings
+
+    import fuzz_targets as ft
+
+    conn = _connection(sidecar)
+
+    @settings(max_examples=int(os.environ.get("PALACE_FUZZ_EXAMPLES", "60")), deadline=timedelta(seconds=30),
+              database=None, suppress_health_check=list(HealthCheck))
+    @given(request=ft.sidecar_bodies())
+    def run(request):
+        path, body = request
+        response, raw = _post(conn, path, ft.encode_body(body))
+        ft.check_sidecar_answer(path, body, response.status, raw.decode("utf-8", "replace"))
+        assert (response.getheader("connection") or "").lower() != "close"
+
+    run()
+    base = Path(sidecar.log_path).parent
+    assert ft.files_outside(base, {base / "private-workspace", Path(sidecar.log_path)}) == []
