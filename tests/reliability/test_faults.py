@@ -44,7 +44,7 @@ def test_a_corrupt_index_is_rebuilt_and_nothing_is_lost(damage, make_pm, palace_
         index.write_bytes(data[:100] + b"\0" * (len(data) - 100))
     result = run_palace("--workspace", str(workspace), "search", "PostgreSQL", "--json")
     assert result.rc == 0, result
-    assert [r["memory"]["id"] for r in result.json()] == [memory.id]
+    assert [r["id"] for r in result.json()["results"]] == [memory.id]
     pm = make_pm()
     assert [m.id for m in pm.list()] == [memory.id]
 

@@ -117,4 +117,4 @@ def test_cli_refuses_extreme_times_with_exit_code_2(args, workspace, pm):
     assert result.rc == 2, result
     assert "Traceback" not in result.stderr
     again = run_palace("--workspace", str(workspace), "search", "PostgreSQL", "--json")
-    assert [r["memory"]["id"] for r in again.json()] == [memory.id]
+    assert [r["id"] for r in again.json()["results"]] == [memory.id]
