@@ -53,6 +53,9 @@ MAX_FRONTMATTER_BYTES = 256 * 1024
 MAX_FRONTMATTER_DEPTH = 32
 MAX_FRONTMATTER_NODES = 20_000
 
+#: An access journal larger than this is compacted by ``palace doctor``.
+MAX_JOURNAL_BYTES = 16 * 1024 * 1024
+
 _MEANINGS = {
     "DEFAULT_MAX_CONTENT_BYTES": "largest memory content, bytes of UTF-8 (MEMORY_MAX_CONTENT_BYTES)",
     "MAX_QUERY_CHARS": "longest query for search, get_context and bootstrap, characters",
@@ -71,6 +74,7 @@ _MEANINGS = {
     "MAX_FRONTMATTER_BYTES": "largest frontmatter block, bytes",
     "MAX_FRONTMATTER_DEPTH": "deepest nesting inside frontmatter",
     "MAX_FRONTMATTER_NODES": "most values in a frontmatter block, aliases expanded",
+    "MAX_JOURNAL_BYTES": "access journal size over which `palace doctor` compacts it",
 }
 
 
