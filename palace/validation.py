@@ -10,9 +10,10 @@ import math
 import re
 import unicodedata
 from datetime import datetime, timezone, tzinfo
+from typing import Any
 
 from . import limits
-from .errors import InvalidInputError
+from .errors import ConfigError, InvalidInputError
 from .limits import MAX_LOCATION_DEPTH, MAX_ROOM_NAME_BYTES, MAX_TAG_CHARS, MAX_TAGS
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,%d}$" % (limits.MAX_ID_CHARS - 1))
@@ -232,12 +233,6 @@ def coerce_days(value: object, *, what: str = "older_than_days") -> float:
     return days
 
 
-def to_utc_timestamp(value: datetime) -> float:
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
-    return value.timestamp()
-
-
 def validate_query(query: object) -> str:
     """A search / context / bootstrap query: text, at most ``limits.MAX_QUERY_CHARS``."""
     if not isinstance(query, str):
@@ -247,3 +242,78 @@ def validate_query(query: object) -> str:
             f"query is {len(query)} characters; keep it under {limits.MAX_QUERY_CHARS} "
             "(a query is a question, not a document)")
     return query
+
+
+def validate_flag(value: object, what: str) -> bool:
+    """A yes/no argument: True or False itself (``bool("false")`` is True)."""
+    if not isinstance(value, bool):
+        raise InvalidInputError(f"{what} must be true or false, got {value!r}"[:200])
+    return value
+
+
+UPDATABLE_FIELDS = frozenset({"content", "summary", "tags", "importance", "location", "type",
+                              "source", "status", "pinned", "created_at", "extra"})
+
+
+def check_updatable(fields: dict[str, Any]) -> None:
+    unknown = set(fields) - UPDATABLE_FIELDS
+    if unknown:
+        raise InvalidInputError(
+            f"cannot update {', '.join(sorted(unknown))}; updatable fields: "
+            f"{', '.join(sorted(UPDATABLE_FIELDS))}")
+
+
+def validate_changes(fields: dict[str, Any], *, extra: dict[str, Any], max_bytes: int,
+                     tz: tzinfo) -> dict[str, Any]:
+    """The checked, normalised form of an update's ``fields``; ``extra`` is the
+    memory's current extra frontmatter, into which an ``extra`` change is merged
+    (a value of None removes that key)."""
+    check_updatable(fields)
+    checks: dict[str, Any] = {
+        "content": lambda v: validate_content(v, max_bytes=max_bytes),
+        "summary": lambda v: validate_summary(v, max_bytes=max_bytes),
+        "tags": normalize_tags, "importance": validate_importance, "location": normalize_location,
+        "type": lambda v: validate_word(v, "type"), "source": lambda v: validate_word(v, "source"),
+        "pinned": lambda v: validate_flag(v, "pinned"), "created_at": lambda v: coerce_datetime(v, tz=tz, what="created_at"),
+    }
+    changes = {name: check(fields[name]) for name, check in checks.items() if name in fields}
+    if "status" in fields:
+        status = fields["status"]
+        if status not in ("active", "archived"):
+            raise InvalidInputError(
+                f"status {status!r} cannot be set by update: use 'active' or 'archived' "
+                "(`palace delete` moves a memory to the trash)")
+        changes["status"] = status
+    if "extra" in fields:
+        if not isinstance(fields["extra"], dict):
+            raise InvalidInputError("extra must be a mapping of frontmatter keys to values")
+        merged = dict(extra)
+        for key, value in fields["extra"].items():
+            if value is None:
+                merged.pop(key, None)
+            else:
+                merged[str(key)] = value
+        changes["extra"] = merged
+    return changes
+
+
+def resolve_timezone(name: str | None) -> tzinfo:
+    """The IANA zone ``name`` (MEMORY_TIMEZONE), or the system's local zone."""
+    if name:
+        try:
+            from zoneinfo import ZoneInfo
+
+            return ZoneInfo(name)
+        except Exception:
+            raise ConfigError(f"MEMORY_TIMEZONE={name!r} is not a known time zone "
+                              "(use an IANA name like Asia/Shanghai)") from None
+    return datetime.now().astimezone().tzinfo or timezone.utc
+
+
+def list_statuses(status: str | None) -> tuple[str, ...]:
+    """The statuses a listing with ``status`` covers (None or "all": active and archived)."""
+    if status in (None, "all"):
+        return ("active", "archived")
+    if status in ("active", "archived"):
+        return (status,)
+    raise InvalidInputError(f"status must be one of active, archived, deleted, all; got {status!r}")
