@@ -157,11 +157,13 @@ def _check_symlinks(pm, report: DoctorReport) -> None:
                 stack.append(Path(entry.path))
 
 
-def _check_live_and_trash(pm, report: DoctorReport) -> None:
+def _check_live_and_trash(pm, report: DoctorReport, only: set[str] | None = None) -> None:
     storage = pm.storage
     if not storage.trash.is_dir() or storage.trash.is_symlink():
         return
     for trashed in sorted(storage.trash.glob("*.md")):
+        if only is not None and trashed.name not in only:
+            continue
         memory_id = trashed.stem
         live = [p for p in pm.root.rglob(f"{memory_id}.md")
                 if not any(part.startswith(".") for part in p.relative_to(pm.root).parts)]
@@ -260,10 +262,10 @@ def compact_journal(pm) -> tuple[int, int]:
     """Rewrite the journal: unreadable lines and ids that exist nowhere dropped, each
     id's accesses folded into one per burst window (what decay counts anyway), then the
     index refolds it. Holds the write lock; lines appended meanwhile are carried over."""
-    from .manager import ACCESS_MERGE_WINDOW_S, collapse_bursts
+    from .decay import ACCESS_MERGE_WINDOW_S, collapse_bursts
 
     path = pm.root / JOURNAL_DIR / ACCESS_FILE
-    with pm._locked():
+    with pm.write_lock():
         before = path.stat().st_size
         events, offset, _skipped = read_events(path, 0)
         known = {m.id for m in pm.list(status="all")} | {m.id for m in pm.list_trash()}
@@ -297,7 +299,7 @@ def compact_journal(pm) -> tuple[int, int]:
                 tmp.unlink()
         pm.index.clear_accesses()
         pm.index.set_meta("journal_offset", "0")
-        pm._catch_up_journal()
+        pm.syncer.catch_up_journal(pm.journal_path)
         return before, path.stat().st_size
 
 

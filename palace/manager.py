@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import os
 import secrets
+import sqlite3
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, ContextManager, List, Sequence  # List: the class has a list() method
 
 from .decay import DecayInfo, DecayParams, DecayReport, decay_info, is_pinned, plan_archive
@@ -26,10 +28,12 @@ from .index import INDEX_DIR, INDEX_FILE, Filters, Index, Syncer, SyncReport, Ve
 from .journal import append_access, journal_path
 from .models import Memory, SearchResult
 from .settings import Settings
+from .recovery import open_index, recover_after_crash
 from .storage import FileStorage, WriteLock
 from .validation import (check_updatable, coerce_datetime, list_statuses, normalize_location,
                          normalize_tags, resolve_timezone, validate_changes, validate_content,
-                         validate_id, validate_importance, validate_summary, validate_word)
+                         validate_flag, validate_id, validate_importance, validate_summary,
+                         validate_word, coerce_days)
 
 _UNSET: Any = object()
 NO_EMBEDDER = ("no embedder configured: set MEMORY_VECTOR_MODEL and install palace[vector], or "
@@ -48,7 +52,9 @@ class MemoryPalaceManager:
         self.storage = FileStorage(settings.workspace, self.tz)
         self.storage.ensure()
         self.root = self.storage.root
-        self.index = Index(self.root / INDEX_DIR / INDEX_FILE)
+        self.storage.check_palace_folders()  # never through a link (UnsafePathError)
+        self.notes: list[str] = []  # what opening had to repair or could not do
+        self.index = open_index(self.root / INDEX_DIR / INDEX_FILE, self.notes)
         self.journal_path = journal_path(self.root)
         self.decay_params = DecayParams.from_settings(settings)
         self._lock = WriteLock(self.root / INDEX_DIR / "write.lock")
@@ -63,9 +69,17 @@ class MemoryPalaceManager:
         self._time_reasoner = None
         self._expander = None
         self._experiences = None
-        if sync:
-            self.sync(full=None)
-        self.syncer.catch_up_journal(self.journal_path)
+        self.read_only = False
+        try:
+            # what killed writers left: their temp files, a memory both live and trashed
+            if sync:
+                self.sync(full=None)
+            self.syncer.catch_up_journal(self.journal_path)
+            recover_after_crash(self)
+        except (OSError, sqlite3.OperationalError) as exc:
+            # a read-only folder or a full disk: reads go on with the index as it is
+            self.read_only = True
+            self.notes.append(f"palace is read-only here ({exc}); reads use the index as last written")
 
     # ------------------------------------------------------------------ plumbing
 
@@ -143,11 +157,14 @@ class MemoryPalaceManager:
         """Rebuild the index from the files and the journal. Vectors whose text did not
         change are kept (keyed by content hash); ``vectors=True`` also embeds every
         memory missing a vector for the current model."""
-        with self.write_lock():
+        # One lock and one transaction for the whole rebuild: other processes' writers
+        # wait for it, and their readers see the old index until the new one commits
+        # (WAL), so a rebuild is invisible to them; a rebuild that dies rolls back.
+        with self.write_lock(), self.index.write():
             self.index.clear_memories()
-        report = self.sync(full=True)
-        self.syncer.catch_up_journal(self.journal_path)
-        self.index.prune_orphan_vectors()
+            report = self.sync(full=True)
+            self.syncer.catch_up_journal(self.journal_path)
+            self.index.prune_orphan_vectors()
         self._vectors.invalidate()
         if vectors:
             self.embed_pending()
@@ -194,8 +211,8 @@ class MemoryPalaceManager:
             importance=validate_importance(importance), status="active",
             location=normalize_location(location), type=validate_word(type, "type"),
             source=validate_word(source, "source"),
-            created_at=coerce_datetime(created_at, tz=self.tz, what="created_at") if created_at else now,
-            updated_at=now, pinned=bool(pinned), extra=dict(extra or {}))
+            created_at=now if created_at is None else coerce_datetime(created_at, tz=self.tz, what="created_at"),
+            updated_at=now, pinned=validate_flag(pinned, "pinned"), extra=dict(extra or {}))
         with self.write_lock():
             if id is not None:
                 memory_id = validate_id(id)
@@ -227,7 +244,10 @@ class MemoryPalaceManager:
             changes = validate_changes(fields, extra=memory.extra, max_bytes=self.settings.max_content_bytes,
                                        tz=self.tz)
             self._write(replace(memory, **changes, updated_at=self.now()), old=memory)
-        return self._rows_to_memories([self.index.row_by_id(id)])[0]
+            # read back inside the lock: a rebuild or a delete by another process
+            # afterwards must not turn this successful update into an error
+            row = self.index.row_by_id(id)
+        return self._rows_to_memories([row])[0]
 
     def delete(self, id: str) -> Memory:
         """Soft delete: the file moves to ``.trash/``; ``restore`` brings it back."""
@@ -243,6 +263,7 @@ class MemoryPalaceManager:
     def restore(self, id: str, *, now: Any = None) -> Memory:
         """Bring a memory back from the trash, or an archived memory back to active."""
         validate_id(id)
+        when = self.now(now)  # refused before anything is written
         with self.write_lock():
             trashed = self.storage.read_trash(id)
             if trashed is None:
@@ -260,13 +281,16 @@ class MemoryPalaceManager:
                         "rename it first")
                 extra = {k: v for k, v in trashed.extra.items() if k != "deletedAt"}
                 restored = replace(trashed, status="active", extra=extra, updated_at=self.now())
-            self._write(restored)
             if trashed is not None:
-                self.storage.trash_path(id).unlink(missing_ok=True)
-        # bringing a memory back is a deliberate use of it: reinforce it, or the next
-        # run_decay would archive it again at once
-        self.record_access([id], at=self.now(now), kind="restore")
-        return self._rows_to_memories([self.index.row_by_id(id)])[0]
+                # the trash file itself moves back (one rename), then gets its new
+                # frontmatter: a kill in between never leaves it both live and trashed
+                self.storage.move_from_trash(restored)
+            self._write(restored)
+            # bringing a memory back is a deliberate use of it: reinforce it, or the
+            # next run_decay would archive it again at once
+            self.record_access([id], at=when, kind="restore")
+            row = self.index.row_by_id(id)
+        return self._rows_to_memories([row])[0]
 
     def list(self, *, location: str | None = None, tags: Sequence[str] | None = None,
              status: str | None = "active", type: str | None = None, limit: int | None = None,
@@ -298,8 +322,8 @@ class MemoryPalaceManager:
 
     def empty_trash(self, *, older_than_days: float | None = None, now: Any = None) -> List[str]:
         """Delete trashed files for good (only those trashed ``older_than_days`` ago, if given)."""
-        if older_than_days is not None and older_than_days < 0:
-            raise InvalidInputError("older_than_days must be >= 0")
+        if older_than_days is not None:
+            older_than_days = coerce_days(older_than_days)
         with self.write_lock():
             return self.storage.empty_trash(older_than_days=older_than_days, now=self.now(now))
 
@@ -355,8 +379,27 @@ class MemoryPalaceManager:
         """Count these memories as used at ``at`` (reinforcing them against decay)."""
         if not ids:
             return
-        append_access(self.journal_path, list(ids), self.now(at), kind)
-        self.syncer.catch_up_journal(self.journal_path)
+        when = self.now(at)
+        try:
+            append_access(self.journal_path, list(ids), when, kind)
+            self.syncer.catch_up_journal(self.journal_path)
+        except (OSError, sqlite3.OperationalError) as exc:
+            if not self.read_only:
+                raise
+            # a read on a read-only or full disk still answers; this use goes uncounted
+            self.notes.append(f"access not recorded: {exc}")
+
+    def doctor(self, *, repair: bool = True, move_unreadable: bool = False,
+               journal_max_bytes: int | None = None):
+        """Find (and with ``repair``, fix) drift between files and index, orphaned
+        vectors, leftover temp files, memories both live and in the trash, unreadable
+        files (moved to .quarantine/ with ``move_unreadable``), an oversized journal.
+        Returns a ``palace.doctor.DoctorReport`` (``.ok``, ``.findings``)."""
+        from .doctor import examine
+
+        with self.write_lock():
+            return examine(self, repair=repair, move_unreadable=move_unreadable,
+                           journal_max_bytes=journal_max_bytes)
 
     def access_times(self, ids: Sequence[str], *, kinds: Sequence[str] | None = None) -> dict[str, List[float]]:
         """Journalled access timestamps (POSIX seconds, oldest first) of these memories."""

@@ -14,6 +14,7 @@ import json
 import os
 import re
 import secrets
+import stat as stat_module
 import unicodedata
 from dataclasses import replace
 from datetime import date, datetime, timedelta, tzinfo
@@ -23,7 +24,7 @@ from typing import Any, BinaryIO, Callable, Iterator
 import yaml
 
 from . import limits
-from .errors import InvalidInputError, MemoryFileError
+from .errors import InvalidInputError, MemoryFileError, PalaceError
 from .limits import MAX_FILE_BYTES
 from .models import MEMORY_STATUSES, Memory
 from .validation import ID_PATTERN, normalize_location, parse_time
@@ -385,11 +386,20 @@ def atomic_write(path: Path, data: str | bytes | Callable[[BinaryIO], object]) -
     The one way palace writes a file it must not leave half-written: memories,
     the trash, the concept cache and the vector snapshots. ``data`` is text
     (written as UTF-8, ``\n`` line ends kept), bytes, or a function that writes
-    into the open binary file (a large array, without a copy in memory)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    into the open binary file (a large array, without a copy in memory).
+
+    New files are owner-only (0600, whatever the umask: memories are private); a
+    rewrite keeps the mode the file had (someone may have widened it on purpose)."""
+    make_private_dirs(path.parent)
+    try:
+        mode = stat_module.S_IMODE(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        mode = 0o600
     tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     try:
-        with open(tmp, "wb") as handle:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        os.fchmod(fd, mode)
+        with open(fd, "wb") as handle:
             if callable(data):
                 data(handle)
             else:
@@ -400,6 +410,28 @@ def atomic_write(path: Path, data: str | bytes | Callable[[BinaryIO], object]) -
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def make_private_dirs(folder: Path) -> None:
+    """``mkdir -p`` with every folder it creates owner-only (0700): Path.mkdir gives
+    the parents it creates the umask's mode, not the one asked for."""
+    missing = []
+    current = Path(folder)
+    while not current.exists():
+        missing.append(current)
+        if current.parent == current:
+            break
+        current = current.parent
+    for part in reversed(missing):
+        try:
+            part.mkdir(mode=0o700)
+            os.chmod(part, 0o700)  # mkdir's mode is masked by the umask too
+        except FileExistsError:
+            pass
+
+
+class UnsafePathError(PalaceError):
+    """A path inside the palace is a symlink (or not what palace put there)."""
 
 
 class WriteLock:
@@ -431,7 +463,35 @@ class FileStorage:
         self.tz = tz
 
     def ensure(self) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(self.root)
+
+    # ------------------------------------------------------------------ links
+
+    def check_inside(self, path: Path) -> Path:
+        """``path`` if no folder or file from the palace root down to it is a symlink.
+
+        A palace pulled with git (or a hostile tarball) may hold links; following one
+        would read, write or delete outside the workspace. Links above the palace
+        root (a workspace that is itself a link) are the user's choice and fine.
+        """
+        try:
+            rel = path.relative_to(self.root)
+        except ValueError:
+            raise UnsafePathError(f"{path} is outside the palace {self.root}") from None
+        current = self.root
+        for part in rel.parts:
+            current = current / part
+            if current.is_symlink():
+                raise UnsafePathError(
+                    f"{current} is a symlink: palace never reads, writes or deletes through links "
+                    "inside the palace (they could lead outside it); replace it with a real "
+                    "folder or file (`palace doctor` lists every link)")
+        return path
+
+    def check_palace_folders(self) -> None:
+        """Palace's own folders (trash, index, journal) must not be links."""
+        for name in (TRASH_DIR, ".palace", ".journal"):
+            self.check_inside(self.root / name)
 
     def path_for(self, location: str, memory_id: str) -> Path:
         return self.root.joinpath(*location.split("/"), f"{memory_id}.md")
@@ -451,10 +511,19 @@ class FileStorage:
                       ) -> tuple[Memory, bytes, os.stat_result]:
         """``read``, also handing back the bytes and stat it read (one read per file)."""
         try:
-            stat = path.stat()
-            if stat.st_size > MAX_FILE_BYTES:
-                raise MemoryFileError(path, f"file is {stat.st_size} bytes, over the {MAX_FILE_BYTES}-byte limit")
-            raw = path.read_bytes()
+            self.check_inside(path)
+        except UnsafePathError as exc:
+            raise MemoryFileError(path, str(exc)) from None
+        try:
+            # O_NOFOLLOW: a file swapped for a link after the check is still not followed
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            with open(fd, "rb") as handle:
+                stat = os.fstat(handle.fileno())
+                if not stat_module.S_ISREG(stat.st_mode):
+                    raise MemoryFileError(path, "not a regular file")
+                if stat.st_size > MAX_FILE_BYTES:
+                    raise MemoryFileError(path, f"file is {stat.st_size} bytes, over the {MAX_FILE_BYTES}-byte limit")
+                raw = handle.read(MAX_FILE_BYTES + 1)
         except FileNotFoundError:
             raise MemoryFileError(path, "file does not exist") from None
         except OSError as exc:
@@ -472,14 +541,19 @@ class FileStorage:
                                   fallback_time=datetime.fromtimestamp(stat.st_mtime, self.tz), tz=self.tz)
         except ValueError as exc:
             raise MemoryFileError(path, str(exc)) from None
+        if memory.status == "deleted" and path.parent != self.trash:
+            # a restore killed between moving the file back and rewriting it: the
+            # file is in a room, so it is live
+            memory = replace(memory, status="active")
         return memory, raw, stat
 
     def write(self, memory: Memory) -> Path:
-        path = self.path_for(memory.location, memory.id)
+        path = self.check_inside(self.path_for(memory.location, memory.id))
         atomic_write(path, render_memory(memory))
         return path
 
     def remove_file(self, path: Path) -> None:
+        self.check_inside(path)
         try:
             path.unlink()
         except FileNotFoundError:
@@ -560,19 +634,35 @@ class FileStorage:
         return self.trash / f"{memory_id}.md"
 
     def move_to_trash(self, memory: Memory, deleted_at: datetime) -> Path:
-        """Write the trashed copy first, then remove the original: a crash in between
-        leaves two copies, never none."""
+        """Move the file itself into the trash (one rename, so it is never in both
+        places and never in neither), then record status and deletedAt in it. A kill
+        between the two leaves a trashed file without deletedAt: still in the trash."""
         extra = dict(memory.extra)
         extra["deletedAt"] = deleted_at.isoformat()
         trashed = replace(memory, status="deleted", extra=extra)
-        target = self.trash_path(memory.id)
-        atomic_write(target, render_memory(trashed))
+        target = self.check_inside(self.trash_path(memory.id))
+        make_private_dirs(self.trash)
         if memory.path is not None and memory.path != target:
-            self.remove_file(memory.path)
+            os.replace(self.check_inside(memory.path), target)
+            self._prune_empty_dirs(memory.path.parent)
+        try:
+            atomic_write(target, render_memory(trashed))
+        except OSError:
+            pass  # the memory is in the trash, which is what was asked; the date is not
+        return target
+
+    def move_from_trash(self, memory: Memory) -> Path:
+        """The trashed file back into its room, by one rename (see move_to_trash); the
+        caller then rewrites it with its restored frontmatter."""
+        source = self.check_inside(self.trash_path(memory.id))
+        target = self.check_inside(self.path_for(memory.location, memory.id))
+        make_private_dirs(target.parent)
+        self.check_inside(target)
+        os.replace(source, target)
         return target
 
     def read_trash(self, memory_id: str) -> Memory | None:
-        path = self.trash_path(memory_id)
+        path = self.check_inside(self.trash_path(memory_id))
         if not path.exists():
             return None
         # location recorded in the frontmatter says where to restore it
@@ -588,6 +678,7 @@ class FileStorage:
     def list_trash(self) -> tuple[list[Memory], list[MemoryFileError]]:
         memories: list[Memory] = []
         errors: list[MemoryFileError] = []
+        self.check_inside(self.trash)
         if not self.trash.exists():
             return memories, errors
         for path in sorted(self.trash.glob("*.md")):

@@ -8,7 +8,6 @@ import os
 import time
 
 import pytest
-from issue12 import pending
 from conftest import run_palace, stray_files, write_file
 
 from palace.doctor import examine
@@ -76,7 +75,6 @@ def test_repair_fixes_everything_and_a_second_check_is_clean(make_pm, palace_roo
     assert (palace_root / ".journal" / "access.jsonl").stat().st_size < 1000
 
 
-@pending("pm.doctor() is added to the manager after the core restructure lands")
 def test_cli_doctor_check_exits_non_zero_and_repair_exits_zero(make_pm, palace_root, workspace):
     pm = make_pm()
     _damage(pm, palace_root)

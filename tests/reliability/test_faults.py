@@ -9,7 +9,6 @@ import sys
 import textwrap
 
 import pytest
-from issue12 import cases, pending
 from conftest import run_palace, write_file
 
 from palace.errors import PalaceError
@@ -28,7 +27,6 @@ def _seed(make_pm):
     return memory
 
 
-@pending("faults become tracebacks")
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "zero"])
 def test_a_corrupt_index_is_rebuilt_and_nothing_is_lost(damage, make_pm, palace_root, workspace):
     memory = _seed(make_pm)
@@ -49,7 +47,6 @@ def test_a_corrupt_index_is_rebuilt_and_nothing_is_lost(damage, make_pm, palace_
     assert [m.id for m in pm.list()] == [memory.id]
 
 
-@pending("faults become tracebacks")
 def test_palace_folder_being_a_file_is_a_clear_error_not_exit_1(make_pm, palace_root, workspace):
     palace_root.mkdir(parents=True)
     write_file(palace_root / ".palace", "not a folder")
@@ -69,7 +66,6 @@ def _freeze(paths, on: bool) -> None:
             path.chmod((0o555 if path.is_dir() else 0o444) if on else (0o700 if path.is_dir() else 0o600))
 
 
-@pending("faults become tracebacks")
 def test_reads_work_and_writes_fail_clearly_on_a_read_only_workspace(make_pm, palace_root, workspace):
     memory = _seed(make_pm)
     paths = sorted([workspace, *workspace.rglob("*")], key=lambda p: -len(p.parts))
@@ -90,7 +86,6 @@ def test_reads_work_and_writes_fail_clearly_on_a_read_only_workspace(make_pm, pa
     assert [m.id for m in pm.list()] == [memory.id]
 
 
-@pending("faults become tracebacks")
 def test_a_full_disk_is_a_clear_error_and_loses_nothing(make_pm, workspace):
     """RLIMIT_FSIZE makes every write past a few KB fail as a full disk would."""
     memory = _seed(make_pm)

@@ -7,11 +7,9 @@ import os
 import time
 
 import pytest
-from issue12 import cases, pending
 from conftest import stray_files, write_file
 
 
-@pending("leftovers never cleaned")
 def test_a_dead_writers_temp_files_are_removed_on_the_next_open(make_pm, palace_root):
     pm = make_pm()
     memory = pm.store("内容")
@@ -28,9 +26,8 @@ def test_a_dead_writers_temp_files_are_removed_on_the_next_open(make_pm, palace_
     assert stray_files(palace_root) == [live]  # a live process's temp file is left alone
 
 
-@pending("leftovers never cleaned")
 def test_a_failed_concept_cache_write_leaves_no_temp_file(make_pm, palace_root, monkeypatch, tmp_path):
-    from palace import manager
+    from palace.concepts import load_cached
 
     cache_dir = tmp_path / "cache"
     cache_dir.mkdir()
@@ -41,14 +38,13 @@ def test_a_failed_concept_cache_write_leaves_no_temp_file(make_pm, palace_root, 
 
     monkeypatch.setattr(os, "replace", failing_replace)
     try:
-        manager.load_concepts_cached(cache, None)
+        load_cached(cache, None)
     except OSError:
         pass
     monkeypatch.undo()
     assert list(cache_dir.iterdir()) == []
 
 
-@pending("leftovers never cleaned")
 def test_a_memory_left_both_live_and_in_trash_is_resolved_on_open(make_pm, palace_root):
     """What a kill between restore's write and its unlink (or a failed delete) left."""
     pm = make_pm()

@@ -7,7 +7,6 @@ import os
 import stat
 
 import pytest
-from issue12 import cases, pending
 
 
 @pytest.fixture
@@ -21,7 +20,6 @@ def _mode(path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
 
-@pending("files are world-readable")
 def test_files_and_folders_are_created_owner_only(loose_umask, pm, palace_root, workspace):
     memory = pm.store("秘密：数据库密码在保险箱里", location="projects/secret")
     pm.get(memory.id)  # writes the journal
@@ -35,7 +33,6 @@ def test_files_and_folders_are_created_owner_only(loose_umask, pm, palace_root, 
     assert loose == []
 
 
-@pending("files are world-readable")
 def test_update_keeps_a_files_mode(loose_umask, pm):
     memory = pm.store("原文")
     memory.path.chmod(0o640)

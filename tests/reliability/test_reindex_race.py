@@ -10,7 +10,6 @@ import textwrap
 import time
 
 import pytest
-from issue12 import cases, pending
 from conftest import memory_files
 
 from palace.errors import InvalidInputError
@@ -34,7 +33,6 @@ def _start_reindexer(workspace, seconds: float) -> subprocess.Popen:
                             text=True, env=dict(os.environ))
 
 
-@pending("reindex race")
 def test_writers_see_a_consistent_palace_while_another_process_reindexes(make_pm, palace_root, workspace):
     pm = make_pm()
     ids = [pm.store(f"记忆 {i} PostgreSQL", id=f"fixed-{i}").id for i in range(40)]

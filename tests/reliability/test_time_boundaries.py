@@ -8,7 +8,6 @@ import math
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from issue12 import cases, pending
 from conftest import run_palace
 
 from palace.errors import InvalidInputError
@@ -59,7 +58,7 @@ def test_store_and_update_with_an_extreme_created_at_store_nothing(value, pm, pa
     assert [r.memory.id for r in pm.search("PostgreSQL")] == [memory.id]
 
 
-@pytest.mark.parametrize("days", cases([math.inf, math.nan, 1e300, -1.0, "x", True], [math.inf, math.nan, 1e300, "x", True], "older_than_days not checked"))
+@pytest.mark.parametrize("days", [math.inf, math.nan, 1e300, -1.0, "x", True])
 def test_empty_trash_refuses_unusable_older_than_days(days, pm):
     memory = pm.store("要删掉的")
     pm.delete(memory.id)
