@@ -111,7 +111,11 @@ def run_trial(workspace: Path, seed: int, ops: list[str], max_delay: float,
         return [f"writer did not start: {first!r} {proc.stderr.read()[-2000:]}"]
     time.sleep(random.Random(seed).uniform(0, max_delay))
     proc.send_signal(signal.SIGKILL)
-    out, err = proc.communicate(timeout=60)
+    # read through the same buffered stream as readline() above: communicate() would
+    # read the raw pipe and miss lines that readline() had already buffered
+    out = proc.stdout.read()
+    err = proc.stderr.read()
+    proc.wait(60)
     in_flight: dict[str, list] = {}
     in_flight_op = None
     for line in out.splitlines():
@@ -131,7 +135,10 @@ def run_trial(workspace: Path, seed: int, ops: list[str], max_delay: float,
     if err.strip() and "Traceback" in err:
         return [f"writer crashed before the kill: {err[-1500:]}"]
     kills[in_flight_op or "between"] += 1
-    return check(workspace, expected, in_flight)
+    problems = check(workspace, expected, in_flight)
+    if problems and os.environ.get("CRASH_TEST_VERBOSE"):
+        print("writer said:\n" + out[-3000:] + "\n" + err[-2000:])
+    return problems
 
 
 def _apply(expected: dict[str, list], memory_id: str, where: str, text: str | None) -> None:
