@@ -23,6 +23,8 @@ MAX_RESULTS = 100
 #: Most tags on one memory, and the longest tag in characters.
 MAX_TAGS = 64
 MAX_TAG_CHARS = 64
+#: Most results the Python API's search returns (top_k).
+MAX_API_TOP_K = 1000
 #: Rooms may nest this deep ("a/b/c" is 3).
 MAX_LOCATION_DEPTH = 8
 #: One room name, in characters (readable paths) and in bytes of UTF-8: it becomes a folder name, and file systems allow
@@ -60,6 +62,7 @@ _MEANINGS = {
     "DEFAULT_MAX_CONTENT_BYTES": "largest memory content, bytes of UTF-8 (MEMORY_MAX_CONTENT_BYTES)",
     "MAX_QUERY_CHARS": "longest query for search, get_context and bootstrap, characters",
     "MAX_RESULTS": "most results per MCP / HTTP call (top_k, limit)",
+    "MAX_API_TOP_K": "most results of one pm.search (top_k)",
     "MAX_TAGS": "most tags on one memory",
     "MAX_TAG_CHARS": "longest tag, characters",
     "MAX_LOCATION_DEPTH": "deepest room nesting",

@@ -17,7 +17,7 @@ import pytest
 from cli_helpers import invoke
 
 COMMANDS = ("init", "add", "get", "list", "search", "update", "delete", "restore", "trash",
-            "reindex", "sync", "stats", "config", "decay", "experience", "context", "bootstrap",
+            "reindex", "sync", "stats", "config", "decay", "doctor", "experience", "context", "bootstrap",
             "essence", "summary", "mcp", "sidecar")
 
 

@@ -35,6 +35,7 @@ from fastapi.responses import JSONResponse
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 from starlette.concurrency import run_in_threadpool
 
+from palace import limits
 from palace.embedders import InProcessEmbedder
 from palace.errors import (
     ConfigError,
@@ -60,7 +61,7 @@ class ServiceLimits:
     # A model reads a few hundred tokens at most; longer texts should be chunked
     # (palace.chunking) rather than silently truncated by the model.
     max_chars_per_text: int = 8192
-    max_body_bytes: int = 2 * 1024 * 1024
+    max_body_bytes: int = limits.MAX_REQUEST_BYTES  # palace/limits.py
 
     @classmethod
     def for_settings(cls, settings: Settings) -> "ServiceLimits":
