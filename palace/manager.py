@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, ContextManager, List, Sequence  # List: the class has a list() method
 
-from .decay import DecayInfo, DecayParams, DecayReport, decay_info, is_pinned, plan_archive
+from .decay import DecayInfo, DecayParams, DecayReport, collapse_bursts, decay_info, is_pinned, plan_archive
 from .errors import EmbedderUnavailableError, InvalidInputError, MemoryFileError, MemoryNotFoundError
 from .index import INDEX_DIR, INDEX_FILE, Filters, Index, Syncer, SyncReport, VectorStore, row_to_memory
 from .journal import append_access, journal_path
@@ -444,3 +444,41 @@ class MemoryPalaceManager:
         """Where the palace of a workspace lives, without creating it (opening a
         manager does): lets the CLI tell a mistyped --workspace from a palace."""
         return FileStorage(Path(workspace_dir).expanduser(), timezone.utc).root
+    # ------------------------------------------------------------------ for the viewer
+
+    def access_history(self, id: str) -> List[datetime]:
+        """When this memory was used, as decay counts it: bursts within an hour merged,
+        nothing from before its creation; oldest first. Empty for an unknown id."""
+        validate_id(id)
+        row = self.index.row_by_id(id)
+        if row is None:
+            return []
+        stamps = collapse_bursts(self.index.access_times([id]).get(id, []))
+        return [datetime.fromtimestamp(ts, self.tz) for ts in stamps if ts >= row["created_ts"]]
+
+    def list_page(self, *, offset: int = 0, limit: int = 50, location: str | None = None,
+                  tags: Sequence[str] | None = None, status: str | None = "active",
+                  type: str | None = None, now: Any = None) -> List[Memory]:
+        """One page of ``list`` (newest first): ``limit`` memories from ``offset`` on,
+        without reading the ones before it (``status`` as in ``list``, trash excluded)."""
+        for name, value in (("offset", offset), ("limit", limit)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise InvalidInputError(f"{name} must be a non-negative integer, got {value!r}")
+        if status == "deleted":
+            raise InvalidInputError("status must be one of active, archived, all; got 'deleted'")
+        filters = Filters(statuses=list_statuses(status), tags=normalize_tags(tags),
+                          location=normalize_location(location) if location else None, type=type)
+        rows = self.index.list_rows(filters, limit=limit, offset=offset)
+        return self._rows_to_memories(rows, self.now(now))
+
+    def room_counts(self) -> dict[str, dict[str, int]]:
+        """Memories per room and status, ``{room: {"active": n, "archived": m}}``
+        (trash not included)."""
+        return self.index.room_status_counts()
+
+    def created_per_month(self, *, status: str | None = "all") -> dict[str, dict[str, int]]:
+        """How many memories each room got per month of creation, ``{room: {"2026-03": n}}``;
+        the month as written in the memory's own ``createdAt`` (its own offset)."""
+        if status == "deleted":
+            raise InvalidInputError("status must be one of active, archived, all; got 'deleted'")
+        return self.index.created_months(list_statuses(status))

@@ -415,7 +415,56 @@ def build_server(pm, *, sync_interval_s: float = SYNC_INTERVAL_S):
                                                    "stats": r.stats.to_dict()}
             for r in results]})
 
+    register_capture_tools(tool, pm, read_only)
     return server
+
+
+def register_capture_tools(tool: Callable, pm, read_only) -> None:
+    """Progressive recall over captured sessions (palace/capture): compact hits first,
+    then the timeline around one, then whole memories for the few worth reading."""
+    from .capture import recall
+    from .capture.tasks import open_tasks, task_state
+
+    @tool("Search memory cheaply: compact hits (id, title, date, type, ~50 tokens each) "
+          "instead of whole memories. Open the interesting ones with get_memories, or see "
+          "what happened around one with timeline.", read_only)
+    def search_compact(
+        query: Annotated[str, Field(description="What to look for; may hold time words.")],
+        top_k: Annotated[int, Field(ge=1, le=MAX_RESULTS, description="How many hits.")] = 10,
+        type: Annotated[str | None, Field(description="Only this type, e.g. 'observation', "
+                                                       "'session', 'task'.")] = None,
+        location: Annotated[str | None, Field(description="Only this room (and rooms inside it).")] = None,
+    ):
+        return _result(recall.compact_search(pm, query, top_k=top_k, type=type, location=location))
+
+    @tool("The observations around one memory of a captured session, in session order "
+          "(for a session summary: its first ones), as compact items.", read_only)
+    def timeline(
+        id: Id,
+        before: Annotated[int, Field(ge=0, le=50, description="Observations before it.")] = 3,
+        after: Annotated[int, Field(ge=0, le=50, description="Observations after it.")] = 3,
+    ):
+        return _result(recall.timeline(pm, id, before=before, after=after))
+
+    @tool("Get several memories in full by their ids (ids not found are listed in 'missing').",
+          read_only)
+    def get_memories(
+        ids: Annotated[list[str], Field(min_length=1, max_length=MAX_RESULTS,
+                                        description="Memory ids, e.g. from search_compact.")],
+    ):
+        data = recall.get_many(pm, ids)
+        return _result({"memories": [memory_view(m) for m in data["memories"]],
+                        "missing": data["missing"]})
+
+    @tool("Open tasks that captured sessions left behind (next steps, unfinished to-dos): "
+          "doing first, then blocked, then to do.", read_only)
+    def list_open_tasks(
+        project: Annotated[str | None, Field(description="Only this project (folder name).")] = None,
+        limit: Annotated[int, Field(ge=1, le=MAX_RESULTS, description="At most this many.")] = 20,
+    ):
+        tasks = open_tasks(pm, project=project, limit=limit)
+        return _result({"tasks": [memory_view(m, preview=True) | {"state": task_state(m)}
+                                  for m in tasks]})
 
 
 def _version() -> str:

@@ -173,6 +173,24 @@ class Settings:
     max_content_bytes: int = setting(
         "MEMORY_MAX_CONTENT_BYTES", 1024 * 1024, _parse_positive_int,
         "Largest memory content accepted (bytes of UTF-8).")
+    # --- viewer -------------------------------------------------------------
+    viewer_token: str | None = setting(
+        "MEMORY_VIEWER_TOKEN", None, _parse_optional_str,
+        "Token for `palace serve` (login form, ?token= or Bearer); required to "
+        "bind a non-loopback address.")
+    # --- capture -------------------------------------------------------------
+    capture_exclude_tools: str | None = setting(
+        "MEMORY_CAPTURE_EXCLUDE_TOOLS", None, _parse_optional_str,
+        "Comma-separated tool names (globs, case-insensitive) whose calls capture "
+        "never keeps, e.g. 'mcp__vault__*,WebFetch'.")
+    capture_exclude_paths: str | None = setting(
+        "MEMORY_CAPTURE_EXCLUDE_PATHS", ".env,.env.*,*.pem,*.key,id_rsa*,id_ed25519*,*/.ssh/*,*/secrets/*",
+        _parse_optional_str,
+        "Comma-separated path globs: tool calls on matching files are not captured.")
+    capture_exclude_projects: str | None = setting(
+        "MEMORY_CAPTURE_EXCLUDE_PROJECTS", None, _parse_optional_str,
+        "Comma-separated globs on a session's working directory or project name: "
+        "matching sessions are not captured at all.")
     # Not an env setting: lets tests and the CLI say where a value came from.
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
@@ -215,7 +233,7 @@ class Settings:
         rows = []
         for spec in SETTINGS:
             value = getattr(self, spec.attr)
-            if spec.attr == "vector_service_token" and value:
+            if spec.attr in ("vector_service_token", "viewer_token") and value:
                 value = "***"
             rows.append({
                 "variable": spec.env,

@@ -17,8 +17,8 @@ import pytest
 from cli_helpers import invoke
 
 COMMANDS = ("init", "add", "get", "list", "search", "update", "delete", "restore", "trash",
-            "reindex", "sync", "stats", "config", "decay", "doctor", "experience", "context", "bootstrap",
-            "essence", "summary", "mcp", "sidecar")
+            "reindex", "sync", "stats", "config", "decay", "doctor", "experience", "context",
+            "bootstrap", "essence", "summary", "mcp", "sidecar", "serve", "install")
 
 
 def _modules_after(argv, env_changes=None):

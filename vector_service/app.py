@@ -13,6 +13,13 @@ Endpoints (JSON in, JSON out; errors are ``{"error": code, "message": text}``):
   ``POST /search`` ``{query, topK?, filter?}`` → ``{results: [{id, score, content, metadata}]}``,
   ``POST /index`` ``{id, content, metadata?}`` → ``{id, created}``,
   ``POST /remove`` ``{id}`` or ``DELETE /memories/{id}`` → ``{id, removed}``.
+* For agent hosts (vector_service/host_api.py, schemas in ``GET /openapi.json``):
+  ``POST /bootstrap``, ``POST /context``, ``POST /memories/search``, ``POST /memories``,
+  ``GET /memories/{id}``, ``POST /memories/{id}/restore``, ``POST /experiences``,
+  ``POST /experiences/{id}/verify``, ``POST /experiences/search``. Unknown paths (404)
+  and wrong methods (405) answer in the same ``{error, message}`` shape.
+* ``POST /capture`` ``{source?, events: [payload…]}`` → ``{accepted, stored, skipped, errors}``
+  (agent events and hook payloads; see docs/capture.md).
 
 With ``MEMORY_VECTOR_SERVICE_TOKEN`` set, every request but ``/health`` needs
 ``Authorization: Bearer <token>``.
@@ -255,7 +262,13 @@ def create_app(
     def delete_memory(memory_id: str) -> JSONResponse:
         return JSONResponse({"id": memory_id, "removed": provider().remove(memory_id)})
 
+    def capture_manager():
+        memories = provider()  # opens the palace on first use
+        return state["manager"], memories
+
+    add_capture_route(app, capture_manager)
     _add_error_handlers(app)
+    _add_host_api(app, provider)
     # Added first = innermost of ours: an unexpected error becomes a 500 answer here,
     # so Starlette's outermost handler never re-raises it and the server keeps the
     # client's keep-alive connection.
@@ -272,6 +285,61 @@ BodyT = TypeVar("BodyT", bound=_Body)
 
 class _NoWorkspace(Exception):
     pass
+
+
+def _add_host_api(app: FastAPI, provider) -> None:
+    """Endpoints for agent hosts (bootstrap, context, memories, experiences) and
+    routing errors (404, 405) in the {error, message} shape: vector_service/host_api.py."""
+    from vector_service.host_api import (
+        add_host_endpoints,
+        add_http_error_handlers,
+        document_core_endpoints,
+    )
+
+    add_host_endpoints(app, provider, _parse)
+    add_http_error_handlers(app)
+    document_core_endpoints(app, {"/embed": EmbedRequest, "/search": SearchRequest,
+                                  "/index": IndexRequest, "/remove": RemoveRequest})
+
+
+# --- capture (palace/capture) ----------------------------------------------------
+
+MAX_CAPTURE_EVENTS = 1000
+
+
+class CaptureRequest(_Body):
+    source: Literal["claude-code", "openclaw", "palace", "jsonl"] | None = None
+    events: list[Any]
+
+
+def add_capture_route(app: FastAPI, open_manager) -> None:
+    """``POST /capture`` ``{source?, events: [payload…]}`` → ``{accepted, stored, skipped,
+    errors}``: raw hook payloads or palace events, batched (see docs/capture.md).
+    A bad item is reported in ``errors`` ({index, error, message}); the rest go in."""
+    capture_lock = threading.Lock()
+
+    @app.post("/capture")
+    async def capture(http: Request) -> JSONResponse:
+        from palace.capture.service import capture_payloads
+
+        request = await _parse(http, CaptureRequest)
+        if len(request.events) > MAX_CAPTURE_EVENTS:
+            raise InvalidInputError(
+                f"events holds {len(request.events)} items; at most {MAX_CAPTURE_EVENTS} per call, "
+                "so send them in batches")
+        manager, memories = await run_in_threadpool(open_manager)
+
+        def run() -> dict[str, Any]:
+            # the manager's connection is shared with /search and /index: take the
+            # provider's lock so a capture never interleaves with them
+            with getattr(memories, "_lock", None) or capture_lock:
+                return capture_payloads(manager, request.source, request.events)
+
+        result = await run_in_threadpool(run)
+        return JSONResponse({"accepted": result["accepted"], "stored": result["stored"],
+                             "skipped": result["skipped"], "errors": result["errors"],
+                             "observations": result["observations"],
+                             "sessions": result["sessions"]})
 
 
 async def _parse(request: Request, model: type[BodyT]) -> BodyT:
@@ -425,3 +493,45 @@ class BodyLimitMiddleware:
         response = _error(413, "body_too_large",
                           f"request body over {self.max_bytes} bytes; send fewer or shorter texts")
         return await response(scope, receive, send)
+
+
+# --- the viewer beside the API (palace.viewer) ----------------------------------------
+
+
+def mount_viewer(app: FastAPI, settings: Settings, workspace: str | Path, *,
+                 prefix: str = "/viewer") -> None:
+    """Serve the palace viewer under ``prefix`` (``/viewer/``) on this sidecar.
+
+    Same token rule as the API: with MEMORY_VECTOR_SERVICE_TOKEN set, the viewer asks
+    for it (login form, ``?token=`` or a Bearer header) and keeps it in a cookie, since
+    a browser cannot send a Bearer header itself; so viewer requests are handed to the
+    viewer before the API's Bearer check. The viewer's manager shares the sidecar's
+    embedder. Call before the app starts serving.
+    """
+    from fastapi.responses import RedirectResponse
+
+    from palace.manager import MemoryPalaceManager
+    from palace.viewer import create_viewer_app
+
+    path = Path(workspace).expanduser()
+    manager = MemoryPalaceManager(str(path), settings=settings.replace(workspace_dir=str(path)),
+                                  embedder=app.state.embedder)
+    viewer = create_viewer_app(manager, token=settings.vector_service_token)
+    prefix = "/" + prefix.strip("/")
+
+    class ViewerDispatch:
+        def __init__(self, inner):
+            self.inner = inner
+
+        async def __call__(self, scope, receive, send):
+            route = scope.get("path", "") if scope["type"] == "http" else ""
+            if route == prefix:
+                response = RedirectResponse(prefix + "/", status_code=307)
+                return await response(scope, receive, send)
+            if route.startswith(prefix + "/"):
+                # path stays whole; routing below strips root_path (ASGI convention)
+                child = dict(scope, root_path=scope.get("root_path", "") + prefix)
+                return await viewer(child, receive, send)
+            return await self.inner(scope, receive, send)
+
+    app.add_middleware(ViewerDispatch)  # added last = runs first, before the Bearer check

@@ -25,10 +25,11 @@ from typing import Sequence
 
 import click
 
-from . import context, experiences, maintenance, memories, servers
+from ..integrations import install
+from . import context, experiences, maintenance, memories, servers, viewer
 from .app import EXIT_ERROR, EXIT_OK, PalaceGroup, shared_options
 
-COMMAND_MODULES = (memories, maintenance, experiences, context, servers)
+COMMAND_MODULES = (memories, maintenance, experiences, context, servers, viewer, install)
 
 
 @click.group("palace", cls=PalaceGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -52,6 +52,8 @@ def sidecar_options(fn: Callable) -> Callable:
         click.option("--model", help="Embedding model (overrides MEMORY_VECTOR_MODEL)."),
         click.option("--threads", type=int, help="CPU threads for the model (sets OMP_NUM_THREADS; "
                      "1 is often fastest on a busy 2-core machine)."),
+        click.option("--viewer", is_flag=True,
+                     help="Also serve the palace viewer at /viewer/ (needs a workspace)."),
         click.option("--log-level", default="info", show_default=True,
                      type=click.Choice(["critical", "error", "warning", "info", "debug"])),
     ]
@@ -70,7 +72,7 @@ def port_from_url(url: str | None) -> int | None:
 
 
 def serve_sidecar(config: Settings, *, workspace: str | None, host: str, port: int | None,
-                  threads: int | None, log_level: str) -> None:
+                  threads: int | None, log_level: str, viewer: bool = False) -> None:
     """Check the address, build the app over ``workspace`` (None: embeddings only), serve.
     Raises ConfigError when it must not or cannot start."""
     if threads:
@@ -86,6 +88,12 @@ def serve_sidecar(config: Settings, *, workspace: str | None, host: str, port: i
     if workspace is None and config.sources.get("workspace_dir") in ("env", "argument"):
         workspace = config.workspace_dir
     app = create_app(config, workspace)
+    if viewer:
+        if workspace is None:
+            raise ConfigError("--viewer needs a workspace: give --workspace (or MEMORY_WORKSPACE_DIR)")
+        from vector_service.app import mount_viewer
+
+        mount_viewer(app, config, workspace)
     uvicorn.run(app, host=host, port=port or port_from_url(config.vector_service_url) or DEFAULT_PORT,
                 log_level=log_level)
 
@@ -94,7 +102,7 @@ def serve_sidecar(config: Settings, *, workspace: str | None, host: str, port: i
 @sidecar_options
 @shared_options
 def sidecar(host: str, port: int | None, model: str | None, threads: int | None,
-            log_level: str) -> None:
+            viewer: bool, log_level: str) -> None:
     """Serve the embedding sidecar (as python scripts/vector-service.py): health,
     embeddings and OpenClaw's search/index/remove over the workspace, when one is
     given by --workspace or MEMORY_WORKSPACE_DIR."""
@@ -102,7 +110,7 @@ def sidecar(host: str, port: int | None, model: str | None, threads: int | None,
     if state().workspace:
         overrides["workspace_dir"] = state().workspace
     serve_sidecar(Settings.from_env(**overrides), workspace=None, host=host, port=port,
-                  threads=threads, log_level=log_level)
+                  threads=threads, log_level=log_level, viewer=viewer)
 
 
 def vector_service_script(argv: list[str] | None = None) -> int:
@@ -115,9 +123,9 @@ def vector_service_script(argv: list[str] | None = None) -> int:
                   help="Serve /search, /index, /remove over this palace workspace (default: "
                        "MEMORY_WORKSPACE_DIR if set, else embeddings only).")
     @sidecar_options
-    def run(workspace, host, port, model, threads, log_level) -> None:
+    def run(workspace, host, port, model, threads, viewer, log_level) -> None:
         serve_sidecar(Settings.from_env(vector_model=model), workspace=workspace, host=host,
-                      port=port, threads=threads, log_level=log_level)
+                      port=port, threads=threads, log_level=log_level, viewer=viewer)
 
     try:
         run.main(argv, prog_name="vector-service.py", standalone_mode=False)

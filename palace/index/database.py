@@ -417,14 +417,31 @@ class Index:
             f"SELECT COUNT(*) FROM memories WHERE status IN ({','.join('?' * len(statuses))})",
             list(statuses)).fetchone()[0]
 
-    def list_rows(self, filters: Filters, *, limit: int | None = None,
+    def list_rows(self, filters: Filters, *, limit: int | None = None, offset: int = 0,
                   order: str = "created_ts DESC") -> list[sqlite3.Row]:
         where, params = filters.sql()
         sql = f"SELECT * FROM memories m WHERE {where} ORDER BY m.{order}"
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(limit)
+        if limit is not None or offset:
+            sql += " LIMIT ? OFFSET ?"
+            params.extend([-1 if limit is None else limit, offset])
         return list(self.conn.execute(sql, params))
+
+    def room_status_counts(self) -> dict[str, dict[str, int]]:
+        """``{room: {status: n}}`` in one pass over the (location, status) index."""
+        counts: dict[str, dict[str, int]] = {}
+        for location, status, count in self.conn.execute(
+                "SELECT location, status, COUNT(*) FROM memories GROUP BY location, status"):
+            counts.setdefault(location, {})[status] = count
+        return counts
+
+    def created_months(self, statuses: Sequence[str]) -> dict[str, dict[str, int]]:
+        """``{room: {"YYYY-MM": n}}``, the month as written in each memory's createdAt."""
+        counts: dict[str, dict[str, int]] = {}
+        for location, month, count in self.conn.execute(
+                "SELECT location, substr(created_at, 1, 7), COUNT(*) FROM memories WHERE status IN "
+                f"({','.join('?' * len(statuses))}) GROUP BY 1, 2", list(statuses)):
+            counts.setdefault(location, {})[month] = count
+        return counts
 
     def filtered_rids(self, filters: Filters) -> "np.ndarray":
         """Row ids of every memory passing ``filters`` (an int64 array)."""

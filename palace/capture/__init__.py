@@ -1,0 +1,1 @@
+"""Capture: agent sessions and transcripts become observation, session and task memories."""

@@ -1,0 +1,417 @@
+"""From events to memories: privacy first, then refinement, then idempotent writes.
+
+``Capturer`` is the one place where captured text meets the manager, and it only
+uses the manager's public API (``store``/``get``/``update``/``list``). Every memory
+it writes has a stable id derived from the host's session and message ids, so
+importing a transcript twice, or a transcript that grew, writes only what changed;
+a memory the user deleted stays deleted.
+
+Live events (hooks call ``palace capture`` once per event, each a new process) wait
+in a per-session spool under ``<palace>/.capture/spool/`` — already cleaned — until
+their turn ends (the next prompt, a Stop/agent_end, a compaction, the session end).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Mapping
+
+from ..errors import InvalidInputError, PalaceError
+from .events import Event, from_palace
+from .privacy import Exclusions, Redactor, load_key
+from .refine import (PATH_KEYS, Observation, Turn, TurnBuilder, content_hash, cut_output,
+                     project_of, refine_turn, stable_id, summarize, _hash)
+from .transcripts import ReadStats, read_transcript
+
+CAPTURE_DIR = ".capture"
+OBSERVATION_IMPORTANCE = 0.2   # low: fades unless recalled
+SESSION_IMPORTANCE = 0.5
+TASK_IMPORTANCE = 0.6
+TASK_STATES = ("todo", "doing", "blocked", "done")
+_STATE_RANK = {"todo": 0, "blocked": 1, "doing": 2, "done": 3}
+# tool input keys worth keeping (paths, commands, to-do lists); file bodies are not
+_INPUT_KEYS = set(PATH_KEYS) | {"command", "cmd", "script", "todos", "plan", "items",
+                                "description", "pattern", "query", "url", "input", "patch"}
+# A live session's summary is rebuilt after its first turn, every this many turns, and
+# at its end (or compaction): rebuilding it after every turn costs O(turns) each time.
+SUMMARY_EVERY_TURNS = 10
+_MULTILINE_RULES = ("private-key", "putty-private-key")
+
+
+def room_of(project: str, session: str) -> str:
+    return f"capture/{project}/{_hash(session)[:8]}"
+
+
+def task_room(project: str) -> str:
+    return f"capture/{project}/tasks"
+
+
+@dataclass
+class CaptureReport:
+    accepted: int = 0
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    skipped: int = 0
+    trivial: int = 0
+    excluded: int = 0
+    deleted_kept: int = 0
+    observations: list[str] = field(default_factory=list)
+    sessions: list[str] = field(default_factory=list)
+    tasks: list[str] = field(default_factory=list)
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    files: list[dict[str, Any]] = field(default_factory=list)
+    turns: dict[str, list[int]] = field(default_factory=dict)   # session -> [turns, stored]
+    redacted: int = 0
+    private_spans: int = 0
+
+    @property
+    def stored(self) -> int:
+        return self.created + self.updated
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"accepted": self.accepted, "stored": self.stored, "skipped": self.skipped,
+                "created": self.created, "updated": self.updated, "unchanged": self.unchanged,
+                "trivial": self.trivial, "excluded": self.excluded,
+                "observations": list(dict.fromkeys(self.observations)),
+                "sessions": list(dict.fromkeys(self.sessions)),
+                "tasks": list(dict.fromkeys(self.tasks)), "redacted": self.redacted,
+                "private_spans": self.private_spans,
+                "turns": {k: {"turns": v[0], "stored": v[1]} for k, v in self.turns.items()},
+                "files": list(self.files), "errors": list(self.errors)}
+
+
+def _input_subset(value: Any) -> Any:
+    """Only the parts of a tool input that refinement uses: a Write's whole file body
+    is neither needed nor worth the risk of keeping."""
+    if isinstance(value, Mapping):
+        out = {}
+        for key, item in value.items():
+            if key in _INPUT_KEYS:
+                if key in ("input", "patch") and isinstance(item, str):
+                    item = "\n".join(l for l in item.splitlines() if l.startswith("*** "))
+                out[key] = item
+        return out
+    if isinstance(value, str):
+        return value[:2000]
+    return None
+
+
+class Capturer:
+    def __init__(self, pm: Any, *, redactor: Redactor | None = None,
+                 exclusions: Exclusions | None = None):
+        self.pm = pm
+        self.folder = Path(pm.root) / CAPTURE_DIR
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.redactor = redactor or Redactor(load_key(self.folder))
+        self.exclusions = exclusions or Exclusions.from_settings(pm.settings)
+        self.report = CaptureReport()
+        self._excluded_calls: set[str] = set()
+
+    # ------------------------------------------------------------------ privacy
+
+    def _clean_output(self, text: str | None) -> str | None:
+        if text is None:
+            return None
+        r = self.redactor
+        text = r.strip_private(text)
+        if "PRIVATE KEY" in text or "PuTTY-User-Key" in text:
+            text = r.redact_rules(text, _MULTILINE_RULES)
+        # select the lines worth keeping first (cheap), then look for secrets in them
+        return r.redact(cut_output(text, width=100_000))
+
+    def sanitize(self, event: Event) -> Event | None:
+        """The event as it may be kept, or None when configuration excludes it."""
+        ex = self.exclusions
+        if ex.project(event.cwd, project_of(event.cwd) if event.cwd else None):
+            self.report.excluded += 1
+            return None
+        if event.kind in ("tool_call", "tool_result"):
+            path = None
+            if isinstance(event.tool_input, Mapping):
+                path = next((str(event.tool_input[k]) for k in PATH_KEYS
+                             if isinstance(event.tool_input.get(k), str)), None)
+            if (ex.tool(event.tool_name) or ex.path(path)
+                    or (event.kind == "tool_result" and event.id in self._excluded_calls)):
+                if event.id:
+                    self._excluded_calls.add(event.id)
+                self.report.excluded += 1
+                return None
+        r = self.redactor
+        text = r.clean(event.text) if event.text else event.text
+        return event.with_text(
+            text=text, tool_output=self._clean_output(event.tool_output),
+            tool_input=r.clean_value(_input_subset(event.tool_input)),
+            cwd=r.clean(event.cwd) if event.cwd else event.cwd,
+            reason=r.clean(event.reason) if event.reason else event.reason,
+            title=r.clean(event.title) if event.title else event.title,
+            meta={k: r.clean_value(v) for k, v in event.meta.items()
+                  if k in ("source", "transcript_path")})
+
+    # ------------------------------------------------------------------ writes
+
+    def _put(self, memory_id: str, content: str, *, summary: str, type: str, importance: float,
+             location: str, tags: list[str], created_at: Any, extra: dict[str, Any],
+             source: str) -> str:
+        digest = content_hash(content, summary, tags, location, extra)
+        extra = dict(extra, captureHash=digest)
+        existing = self.pm.get(memory_id, record_access=False)
+        if existing is not None:
+            if existing.extra.get("captureHash") == digest:
+                self.report.unchanged += 1
+                return "unchanged"
+            keep = {k: v for k, v in existing.extra.items() if k in ("taskState",)}
+            self.pm.update(memory_id, content=content, summary=summary, tags=tags,
+                           extra={**extra, **keep})
+            self.report.updated += 1
+            return "updated"
+        try:
+            self.pm.store(content, id=memory_id, summary=summary, type=type, importance=importance,
+                          location=location, tags=tags, created_at=created_at, source=source,
+                          extra=extra)
+        except InvalidInputError:
+            # the id exists in the trash: the user deleted this memory; respect that
+            self.report.deleted_kept += 1
+            return "deleted"
+        self.report.created += 1
+        return "created"
+
+    def store_observation(self, obs: Observation, index: int) -> str | None:
+        memory_id = stable_id("obs", obs.agent, obs.session, obs.key)
+        extra = obs.to_extra()
+        extra.update(session=stable_id("ses", obs.agent, obs.session), turnIndex=index)
+        outcome = self._put(memory_id, obs.content(), summary=obs.title, type="observation",
+                            importance=OBSERVATION_IMPORTANCE, location=room_of(obs.project, obs.session),
+                            tags=["observation", obs.agent], created_at=obs.start, extra=extra,
+                            source="capture")
+        if outcome == "deleted":
+            return None
+        self.report.observations.append(memory_id)
+        return memory_id
+
+    def store_session(self, observations: list[tuple[str, Observation]], *, session: str,
+                      agent: str, title: str | None, turns: int) -> str | None:
+        if not observations:
+            return None
+        summary = summarize(observations, session=session, agent=agent, title=title, turns=turns)
+        memory_id = stable_id("ses", agent, session)
+        task_ids = [stable_id("task", summary.project, " ".join(text.lower().split()))
+                    for text, _state in summary.tasks]
+        extra = {"sessionId": session, "agent": agent, "project": summary.project,
+                 "observations": summary.observation_ids, "turns": turns,
+                 "storedTurns": summary.stored}
+        if task_ids:
+            extra["tasks"] = task_ids
+        if summary.cwd:
+            extra["cwd"] = summary.cwd
+        if summary.end:
+            extra["endedAt"] = summary.end.isoformat()
+        outcome = self._put(memory_id, summary.content(self.pm.tz), summary=f"Session: {summary.title}",
+                            type="session", importance=SESSION_IMPORTANCE,
+                            location=room_of(summary.project, session), tags=["session", agent],
+                            created_at=summary.start, extra=extra, source="capture")
+        if outcome != "deleted":
+            self.report.sessions.append(memory_id)
+        for (text, state), task_id in zip(summary.tasks, task_ids):
+            self._store_task(task_id, text, state, summary, memory_id)
+        self.report.turns[session] = [turns, summary.stored]
+        return memory_id
+
+    def _store_task(self, task_id: str, text: str, state: str, summary: Any, session_id: str) -> None:
+        existing = self.pm.get(task_id, record_access=False)
+        if existing is not None:
+            old = str(existing.extra.get("taskState", "todo"))
+            # a task only moves forward: a re-import never reopens what was closed
+            if _STATE_RANK.get(state, 0) > _STATE_RANK.get(old, 0) and old != "done":
+                self.pm.update(task_id, extra={"taskState": state})
+                self.report.updated += 1
+            else:
+                self.report.unchanged += 1
+            self.report.tasks.append(task_id)
+            return
+        if state == "done":
+            return  # finished within the session it appeared in: nothing left open
+        content = f"{text}\n\nFrom session: {summary.title} ({summary.agent}, {summary.project})"
+        try:
+            self.pm.store(content, id=task_id, summary=text, type="task", importance=TASK_IMPORTANCE,
+                          location=task_room(summary.project), tags=["task", summary.agent],
+                          created_at=summary.end or summary.start, source="capture",
+                          extra={"taskState": state, "sessionId": summary.session,
+                                 "session": session_id, "project": summary.project})
+        except InvalidInputError:
+            self.report.deleted_kept += 1
+            return
+        self.report.created += 1
+        self.report.tasks.append(task_id)
+
+    # ------------------------------------------------------------------ transcripts
+
+    def ingest_file(self, path: str | os.PathLike, *, progress: Callable[[int], None] | None = None) -> ReadStats:
+        stats = ReadStats(str(path))
+        before = (self.redactor.stats.secrets, self.redactor.stats.private_spans)
+        state: dict[str, Any] = {"session": None}
+
+        def finish() -> None:
+            if state["session"] is None:
+                return
+            for turn in state["builder"].finish():
+                self._turn(turn, state)
+            self.store_session(state["obs"], session=state["session"], agent=state["agent"],
+                               title=state["title"], turns=state["turns"])
+            state["session"] = None
+
+        for raw in read_transcript(path, stats=stats, progress=progress):
+            if raw.session != state["session"]:
+                finish()
+                state.update(session=raw.session, agent=raw.agent, builder=TurnBuilder(),
+                             obs=[], turns=0, title=None)
+            event = self.sanitize(raw)
+            if event is None:
+                continue
+            self.report.accepted += 1
+            if event.kind == "session_end":
+                state["title"] = event.title or state["title"]
+                finish()
+                continue
+            for turn in state["builder"].feed(event):
+                self._turn(turn, state)
+        finish()
+        self.report.redacted += self.redactor.stats.secrets - before[0]
+        self.report.private_spans += self.redactor.stats.private_spans - before[1]
+        self.report.files.append(stats.to_dict())
+        return stats
+
+    def _turn(self, turn: Turn, state: dict[str, Any]) -> None:
+        state["turns"] += 1
+        obs = refine_turn(turn)
+        if obs.trivial:
+            self.report.trivial += 1
+            self.report.skipped += 1
+            return
+        memory_id = self.store_observation(obs, state["turns"])
+        if memory_id:
+            obs.outputs, obs.answer = [], ""   # the summary needs neither: keep memory small
+            state["obs"].append((memory_id, obs))
+
+    # ------------------------------------------------------------------ live events
+
+    def spool_path(self, session: str) -> Path:
+        return self.folder / "spool" / f"{_hash(session)}.jsonl"
+
+    @contextmanager
+    def _spool(self, session: str) -> Iterator[Path]:
+        path = self.spool_path(session)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path.with_suffix(".lock"), "a+") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield path
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def _read_spool(self, path: Path) -> tuple[list[Event], dict[str, Any]]:
+        events, state = [], {"turns": 0}
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            return events, state
+        for line in lines:
+            try:
+                data = json.loads(line)
+                if "state" in data:
+                    state = data["state"]
+                else:
+                    events.append(from_palace(data))
+            except (ValueError, PalaceError):
+                continue  # a torn line from a crash: the rest of the turn still counts
+        return events, state
+
+    def _write_spool(self, path: Path, events: list[Event], state: dict[str, Any]) -> None:
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        with open(tmp, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps({"state": state}) + "\n")
+            for event in events:
+                handle.write(json.dumps(event.to_dict(), ensure_ascii=False, default=str) + "\n")
+        os.replace(tmp, path)
+
+    def capture(self, events: Iterable[Event]) -> CaptureReport:
+        """Live events, in order. Consecutive events of one session share one visit to
+        its spool (one lock, one read, one write): a batch costs what its turns cost."""
+        before = (self.redactor.stats.secrets, self.redactor.stats.private_spans)
+        run: list[Event] = []
+        for raw in events:
+            if raw.ts is None:  # hooks carry no time: the moment it happened is now
+                raw = raw.with_text(ts=datetime.now(timezone.utc).replace(microsecond=0))
+            event = self.sanitize(raw)
+            if event is None:
+                self.report.skipped += 1
+                continue
+            self.report.accepted += 1
+            if run and run[-1].session != event.session:
+                self._capture_run(run)
+                run = []
+            run.append(event)
+        if run:
+            self._capture_run(run)
+        self.report.redacted += self.redactor.stats.secrets - before[0]
+        self.report.private_spans += self.redactor.stats.private_spans - before[1]
+        return self.report
+
+    def _capture_run(self, events: list[Event]) -> None:
+        with self._spool(events[0].session) as path:
+            pending, state = self._read_spool(path)
+            for event in events:
+                pending = self._live_event(event, pending, state)
+            self._write_spool(path, pending, state)
+
+    def _live_event(self, event: Event, pending: list[Event], state: dict[str, Any]) -> list[Event]:
+        if event.kind not in ("user_prompt", "turn_end", "session_end", "reset", "compaction",
+                              "session_start"):
+            pending.append(event)
+            return pending
+        pending_turns = list(_turns_of(pending))
+        for turn in pending_turns:
+            state["turns"] = state.get("turns", 0) + 1
+            obs = refine_turn(turn)
+            if obs.trivial:
+                self.report.trivial += 1
+                self.report.skipped += 1
+            else:
+                self.store_observation(obs, state["turns"])
+        if event.title:
+            state["title"] = event.title
+        if event.kind in ("session_end", "reset", "compaction") or (
+                event.kind == "turn_end" and pending_turns
+                and state["turns"] % SUMMARY_EVERY_TURNS in (1, 0)):
+            self._summarize_live(event, state)
+        # a prompt opens the next turn; the turn counter lives on after a session end,
+        # so a resumed session continues its numbering
+        return [event] if event.kind == "user_prompt" else []
+
+    def _summarize_live(self, event: Event, state: dict[str, Any]) -> None:
+        project = project_of(event.cwd) if event.cwd else None
+        memories = []
+        if project:
+            memories = self.pm.list(location=room_of(project, event.session), type="observation",
+                                    status="all")
+        else:  # no cwd on this event: find the session's room through its observations
+            memories = [m for m in self.pm.list(location="capture", type="observation", status="all")
+                        if m.extra.get("sessionId") == event.session]
+        memories = [m for m in memories if m.extra.get("sessionId") == event.session]
+        memories.sort(key=lambda m: (m.extra.get("turnIndex", 0), m.created_at))
+        observations = [(m.id, Observation.from_memory(m)) for m in memories]
+        self.store_session(observations, session=event.session, agent=event.agent,
+                           title=state.get("title"), turns=state.get("turns", len(observations)))
+
+
+def _turns_of(events: list[Event]) -> Iterator[Turn]:
+    builder = TurnBuilder()
+    for event in events:
+        yield from builder.feed(event)
+    yield from builder.finish()

@@ -1,0 +1,48 @@
+"""One entry point for batches of raw payloads, shared by ``palace capture``, the
+sidecar's ``POST /capture`` and the MCP server: adapt each payload, capture the
+events, report per item. A bad item is reported and the rest still go in; no
+message quotes the payload (it may hold a secret)."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from ..errors import InvalidInputError, PalaceError
+from .events import Event, adapt
+from .pipeline import Capturer
+
+
+def capture_payloads(pm: Any, source: str | None, items: Iterable[Any]) -> dict[str, Any]:
+    """``{accepted, stored, skipped, errors}``: payloads understood, memories written
+    (created or updated), payloads or events that left nothing to keep (informational
+    hooks, exclusions, trivial turns), and ``{index, error, message}`` per bad item."""
+    events: list[Event] = []
+    errors: list[dict[str, Any]] = []
+    accepted = skipped = 0
+    for index, item in enumerate(items):
+        if isinstance(item, Exception):
+            errors.append({"index": index, "error": "invalid_json", "message": str(item)})
+            continue
+        try:
+            adapted = adapt(source, item)
+        except InvalidInputError as exc:
+            errors.append({"index": index, "error": "invalid_event", "message": str(exc)})
+            continue
+        except Exception as exc:  # a shape we did not foresee: say which item, not what it held
+            errors.append({"index": index, "error": "invalid_event",
+                           "message": f"could not read this payload ({type(exc).__name__})"})
+            continue
+        accepted += 1
+        if not adapted:
+            skipped += 1
+        events.extend(adapted)
+    capturer = Capturer(pm)
+    try:
+        report = capturer.capture(events)
+    except PalaceError as exc:
+        errors.append({"index": None, "error": "capture_failed", "message": str(exc)})
+        report = capturer.report
+    data = report.to_dict()
+    return {"accepted": accepted, "stored": data["stored"], "skipped": skipped + data["skipped"],
+            "errors": errors, "observations": data["observations"], "sessions": data["sessions"],
+            "tasks": data["tasks"], "redacted": data["redacted"]}

@@ -1,0 +1,198 @@
+"""Claude Code hook commands: ``python -m palace.integrations.claude_code EVENT``.
+
+Claude Code runs one command per hook event and writes the event's JSON on
+stdin (``session_id``, ``transcript_path``, ``cwd``, ``hook_event_name`` and, per
+event, ``source``, ``prompt``, ``tool_name``/``tool_input``/``tool_response``,
+``trigger``, ``reason``…). What each event does:
+
+* ``session-start`` (SessionStart): palace's bootstrap (essence, recent session
+  summaries, open tasks) goes back as ``additionalContext``;
+* ``user-prompt-submit`` (UserPromptSubmit): the memories relevant to the
+  prompt go back as ``additionalContext``; the prompt is captured;
+* ``post-tool-use``, ``pre-compact``, ``stop``, ``session-end``: the payload is
+  captured (``palace.capture``, which also writes the session summary at the end).
+
+A hook must never hold up or break the session: every failure is one line on
+stderr and exit status 0, and a watchdog ends the process after ``--timeout``
+seconds whatever it is doing. Imports are lazy, so an event that only captures
+does not pay for the context code, and none of them loads an embedding model:
+vectors come from the sidecar when ``MEMORY_VECTOR_SERVICE_URL`` is set,
+otherwise search is keyword-only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import threading
+from typing import Any, Callable
+
+# Event argument -> Claude Code's hook_event_name.
+EVENTS = {
+    "session-start": "SessionStart",
+    "user-prompt-submit": "UserPromptSubmit",
+    "post-tool-use": "PostToolUse",
+    "pre-compact": "PreCompact",
+    "stop": "Stop",
+    "session-end": "SessionEnd",
+}
+RECALL_EVENTS = {"SessionStart", "UserPromptSubmit"}
+DEFAULT_BOOTSTRAP_TOKENS = 1500
+DEFAULT_PROMPT_TOKENS = 800
+DEFAULT_TIMEOUT_S = 8.0
+MAX_STDIN_BYTES = 32 * 1024 * 1024  # a tool response can be large; more is not a hook payload
+SOURCE = "claude-code"
+
+
+class HookError(Exception):
+    """A problem worth one line on stderr; the session goes on."""
+
+
+def event_name(argument: str) -> str:
+    if argument in EVENTS:
+        return EVENTS[argument]
+    if argument in EVENTS.values():
+        return argument
+    raise HookError(f"unknown event {argument!r}; one of: {', '.join(EVENTS)}")
+
+
+def read_payload(stream) -> dict[str, Any]:
+    data = stream.buffer.read(MAX_STDIN_BYTES + 1) if hasattr(stream, "buffer") else stream.read().encode()
+    if len(data) > MAX_STDIN_BYTES:
+        raise HookError(f"hook payload over {MAX_STDIN_BYTES} bytes; not read")
+    if not data.strip():
+        return {}
+    try:
+        payload = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise HookError(f"hook payload on stdin is not JSON ({exc})") from None
+    if not isinstance(payload, dict):
+        raise HookError("hook payload on stdin is not a JSON object")
+    return payload
+
+
+def hook_output(event: str, context: str) -> dict[str, Any]:
+    """What Claude Code reads from stdout to add context to the session."""
+    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
+
+
+def render(result, kind: str) -> str:
+    intro = ("What palace (long-term memory) knows for this session" if kind == "bootstrap"
+             else "Memories from palace relevant to this prompt")
+    return (f'<palace-memory kind="{kind}" tokens="{result.tokens_used}">\n'
+            f"{intro}. Cite a memory by its [id]; the palace MCP server's get_memory opens one in full.\n\n"
+            f"{result.text}\n</palace-memory>")
+
+
+def open_manager(workspace: str | None):
+    from ..embedders import make_embedder
+    from ..manager import MemoryPalaceManager
+    from ..settings import Settings
+
+    overrides: dict[str, Any] = {"workspace_dir": workspace} if workspace else {}
+    settings = Settings.from_env(**overrides)
+    if not workspace and settings.sources.get("workspace_dir") != "env":
+        raise HookError("no workspace: pass --workspace DIR (palace install claude-code writes it) "
+                        "or set MEMORY_WORKSPACE_DIR")
+    embedder = make_embedder(settings, allow_inprocess=False)  # never torch in a hook
+    return MemoryPalaceManager(settings.workspace_dir, settings=settings, embedder=embedder)
+
+
+def recall(pm, event: str, payload: dict[str, Any], args) -> str | None:
+    from .. import context as ctx
+
+    if event == "SessionStart":
+        result = ctx.bootstrap(pm, None, args.bootstrap_tokens)
+        kind = "bootstrap"
+    else:
+        prompt = payload.get("prompt")
+        if not isinstance(prompt, str) or not prompt.strip():
+            return None
+        result = ctx.get_context(pm, prompt, args.prompt_tokens)
+        kind = "context"
+    return render(result, kind) if result.text.strip() else None
+
+
+def capture(pm, payload: dict[str, Any]) -> Any:
+    """Hand the hook payload to palace's capture (issue 13)."""
+    try:
+        from .. import capture as palace_capture
+    except ImportError:
+        raise HookError("this palace has no capture module (palace.capture): the session is not "
+                        "being recorded; update palace to a version with `palace capture`") from None
+    return palace_capture.capture_hook_payload(pm, payload, source=SOURCE)
+
+
+def start_watchdog(seconds: float, event: str) -> threading.Timer:
+    def give_up() -> None:
+        sys.stderr.write(f"palace hook {event}: gave up after {seconds:g} s (the session goes on)\n")
+        sys.stderr.flush()
+        os._exit(0)
+
+    timer = threading.Timer(seconds, give_up)
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
+def run(event: str, payload: dict[str, Any], args, *, out=None,
+        note: Callable[[str], Any] | None = None) -> int:
+    out = out or sys.stdout
+    if note is None:
+        def note(message: str) -> None:
+            sys.stderr.write(f"palace hook {event}: {message}\n")
+    payload.setdefault("hook_event_name", event)
+    with open_manager(args.workspace) as pm:
+        if event in RECALL_EVENTS and not args.no_recall:
+            try:
+                context = recall(pm, event, payload, args)
+            except Exception as exc:  # recall failing must not stop capture
+                note(f"recall failed: {exc}")
+                context = None
+            if context:
+                out.write(json.dumps(hook_output(event, context), ensure_ascii=False) + "\n")
+                out.flush()
+        if not args.no_capture:
+            capture(pm, payload)
+    return 0
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m palace.integrations.claude_code",
+                                     description="palace's Claude Code hook commands")
+    parser.add_argument("event", help=f"one of: {', '.join(EVENTS)} (or the hook_event_name)")
+    parser.add_argument("--workspace", "-w", help="palace workspace (default MEMORY_WORKSPACE_DIR)")
+    parser.add_argument("--bootstrap-tokens", type=int, default=DEFAULT_BOOTSTRAP_TOKENS,
+                        help=f"budget of the session-start context (default {DEFAULT_BOOTSTRAP_TOKENS})")
+    parser.add_argument("--prompt-tokens", type=int, default=DEFAULT_PROMPT_TOKENS,
+                        help=f"budget of the memories added to a prompt (default {DEFAULT_PROMPT_TOKENS})")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
+                        help=f"give up after this many seconds (default {DEFAULT_TIMEOUT_S:g})")
+    parser.add_argument("--no-recall", action="store_true", help="capture only")
+    parser.add_argument("--no-capture", action="store_true", help="recall only")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None, stdin=None) -> int:
+    """Always 0: a hook that fails says so on stderr and lets the session go on."""
+    label = "?"
+    try:
+        args = parse_args(argv)
+        label = args.event
+        event = event_name(args.event)
+        start_watchdog(args.timeout, args.event)
+        payload = read_payload(stdin or sys.stdin)
+        return run(event, payload, args)
+    except SystemExit:  # argparse printed the usage; the session still goes on
+        return 0
+    except HookError as exc:
+        sys.stderr.write(f"palace hook {label}: {exc}\n")
+    except Exception as exc:  # noqa: BLE001 - whatever it is, the session goes on
+        sys.stderr.write(f"palace hook {label}: {type(exc).__name__}: {exc}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

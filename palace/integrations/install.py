@@ -1,0 +1,433 @@
+"""``palace install claude-code`` and ``palace install openclaw``: wire palace into a
+host's configuration in one step, say what changed, keep a backup, and undo it
+with ``--uninstall``.
+
+* **Claude Code**: hook commands in ``~/.claude/settings.json`` (SessionStart,
+  UserPromptSubmit, PostToolUse, PreCompact, Stop, SessionEnd, each running
+  ``python -m palace.integrations.claude_code EVENT --workspace WS``) and the
+  palace MCP server in ``~/.claude.json`` (``mcpServers.palace``, user scope, as
+  ``claude mcp add --scope user`` writes it).
+* **OpenClaw**: in ``~/.openclaw/openclaw.json`` (or ``OPENCLAW_CONFIG_PATH``),
+  the plugin folder under ``plugins.load.paths``, the memory slot
+  (``plugins.slots.memory = "palace"``) and ``plugins.entries.palace`` with the
+  sidecar's URL (and token).
+
+Our entries are recognised by what they run or name, so installing twice
+changes nothing and uninstalling removes only them. Before a file is changed it
+is copied to ``<file>.palace-backup-<time>``. ``--config-dir`` points at another
+home folder (tests, or a machine image being prepared).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+HOOK_MODULE = "palace.integrations.claude_code"
+# Claude Code event -> (our command's event argument, matcher, Claude Code's timeout in s).
+CLAUDE_HOOKS: dict[str, tuple[str, str | None, int]] = {
+    "SessionStart": ("session-start", None, 15),
+    "UserPromptSubmit": ("user-prompt-submit", None, 10),
+    "PostToolUse": ("post-tool-use", "*", 10),
+    "PreCompact": ("pre-compact", None, 10),
+    "Stop": ("stop", None, 10),
+    "SessionEnd": ("session-end", None, 10),
+}
+MCP_NAME = "palace"
+PLUGIN_ID = "palace"
+DEFAULT_SIDECAR_URL = "http://127.0.0.1:8765"
+STATE_FILE = "palace-install.json"  # beside openclaw.json: what to restore on --uninstall
+
+
+class InstallError(Exception):
+    """A configuration palace cannot change safely; the message says what to do."""
+
+
+@dataclass
+class Change:
+    file: str
+    action: str          # "add", "update", "remove", "unchanged"
+    what: str
+    backup: str | None = None
+
+
+@dataclass
+class Report:
+    host: str
+    uninstall: bool
+    changes: list[Change] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"host": self.host, "uninstall": self.uninstall,
+                "changes": [asdict(c) for c in self.changes], "notes": list(self.notes)}
+
+
+# --------------------------------------------------------------------------- files
+
+def _now_stamp() -> str:
+    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+
+
+def read_json(path: Path, *, what: str) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    text = path.read_text(encoding="utf-8")
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InstallError(
+            f"{path} is not plain JSON ({exc.msg} at line {exc.lineno}); palace will not rewrite "
+            f"{what} it cannot read exactly. Make the change by hand (see docs/integrations.md) "
+            "or remove the comments and trailing commas first") from None
+    if not isinstance(data, dict):
+        raise InstallError(f"{path} does not hold a JSON object; fix it by hand first")
+    return data
+
+
+def write_json(path: Path, data: dict[str, Any], original: dict[str, Any]) -> str | None:
+    """Write ``data`` if it differs from what was read; returns the backup's path."""
+    if data == original and path.exists():
+        return None
+    backup = None
+    if path.exists():
+        backup_path = path.with_name(f"{path.name}.palace-backup-{_now_stamp()}")
+        shutil.copy2(path, backup_path)
+        backup = str(backup_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.palace-tmp")
+    temporary.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(temporary, path)  # atomic: the host never reads half a file
+    return backup
+
+
+def _edit(path: Path, what: str, change: Callable[[dict[str, Any]], list[tuple[str, str]]],
+          report: Report) -> None:
+    original = read_json(path, what=what)
+    data = json.loads(json.dumps(original))  # deep copy
+    changes = change(data)
+    backup = write_json(path, data, original) if changes else None
+    for action, description in changes or [("unchanged", f"{what}: nothing to change")]:
+        report.changes.append(Change(str(path), action, description, backup))
+
+
+# --------------------------------------------------------------------------- Claude Code
+
+def _is_ours(hook: Any) -> bool:
+    return isinstance(hook, dict) and HOOK_MODULE in str(hook.get("command", ""))
+
+
+def hook_command(python: str, event_arg: str, workspace: str, bootstrap_tokens: int,
+                 prompt_tokens: int) -> str:
+    parts = [python, "-m", HOOK_MODULE, event_arg, "--workspace", workspace]
+    if event_arg == "session-start":
+        parts += ["--bootstrap-tokens", str(bootstrap_tokens)]
+    if event_arg == "user-prompt-submit":
+        parts += ["--prompt-tokens", str(prompt_tokens)]
+    return " ".join(_quote(p) for p in parts)
+
+
+def _quote(part: str) -> str:
+    import shlex
+
+    return shlex.quote(part)
+
+
+def _remove_our_hooks(settings: dict[str, Any]) -> list[str]:
+    removed: list[str] = []
+    hooks = settings.get("hooks")
+    if not isinstance(hooks, dict):
+        return removed
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        kept_groups = []
+        for group in groups:
+            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+                kept = [h for h in group["hooks"] if not _is_ours(h)]
+                if len(kept) != len(group["hooks"]):
+                    removed.append(event)
+                if kept:
+                    kept_groups.append({**group, "hooks": kept})
+            else:
+                kept_groups.append(group)
+        if kept_groups:
+            hooks[event] = kept_groups
+        else:
+            del hooks[event]
+    if not hooks:
+        settings.pop("hooks", None)
+    return removed
+
+
+def install_claude_code(home: Path, *, workspace: str | None, python: str, uninstall: bool,
+                        bootstrap_tokens: int = 1500, prompt_tokens: int = 800) -> Report:
+    report = Report("claude-code", uninstall)
+    settings_path = home / ".claude" / "settings.json"
+    state_path = home / ".claude.json"
+
+    def hooks(settings: dict[str, Any]) -> list[tuple[str, str]]:
+        before = json.dumps(settings.get("hooks"), sort_keys=True)
+        removed = _remove_our_hooks(settings)
+        if uninstall:
+            return [("remove", f"hook {event}: palace") for event in removed]
+        table = settings.setdefault("hooks", {})
+        if not isinstance(table, dict):
+            raise InstallError(f"{settings_path}: 'hooks' is not an object; fix it by hand first")
+        for event, (argument, matcher, timeout) in CLAUDE_HOOKS.items():
+            group: dict[str, Any] = {} if matcher is None else {"matcher": matcher}
+            group["hooks"] = [{"type": "command", "timeout": timeout, "command": hook_command(
+                python, argument, workspace or "", bootstrap_tokens, prompt_tokens)}]
+            table.setdefault(event, []).append(group)
+        if json.dumps(settings.get("hooks"), sort_keys=True) == before:
+            return []
+        return [("update" if event in removed else "add",
+                 f"hook {event}: {python} -m {HOOK_MODULE} {CLAUDE_HOOKS[event][0]}")
+                for event in CLAUDE_HOOKS]
+
+    def mcp(state: dict[str, Any]) -> list[tuple[str, str]]:
+        servers = state.get("mcpServers")
+        if servers is not None and not isinstance(servers, dict):
+            raise InstallError(f"{state_path}: 'mcpServers' is not an object; fix it by hand first")
+        servers = servers or {}
+        if uninstall:
+            if MCP_NAME not in servers:
+                return []
+            del servers[MCP_NAME]
+            if not servers:
+                state.pop("mcpServers", None)
+            return [("remove", f"MCP server {MCP_NAME}")]
+        entry = {"type": "stdio", "command": python,
+                 "args": ["-m", "palace.mcp_server", "--workspace", workspace or ""], "env": {}}
+        old = servers.get(MCP_NAME)
+        if old == entry:
+            return []
+        state["mcpServers"] = {**servers, MCP_NAME: entry}
+        return [("update" if old else "add", f"MCP server {MCP_NAME}: {python} -m palace.mcp_server")]
+
+    _edit(settings_path, "Claude Code settings", hooks, report)
+    _edit(state_path, "Claude Code's MCP servers", mcp, report)
+    if not uninstall:
+        report.notes.append("Restart Claude Code (or run /hooks) to load the hooks; `claude mcp list` "
+                            "should show palace as connected.")
+        if not os.environ.get("MEMORY_VECTOR_SERVICE_URL"):
+            report.notes.append("Search is keyword-only in the hooks unless MEMORY_VECTOR_SERVICE_URL "
+                                "points at a running sidecar (scripts/vector-service.py).")
+    return report
+
+
+# --------------------------------------------------------------------------- OpenClaw
+
+def default_plugin_dir() -> Path:
+    """integrations/openclaw in the source tree palace runs from."""
+    return Path(__file__).resolve().parents[2] / "integrations" / "openclaw"
+
+
+def openclaw_config_path(home: Path, explicit_home: bool) -> Path:
+    configured = os.environ.get("OPENCLAW_CONFIG_PATH")
+    if configured and not explicit_home:
+        return Path(configured).expanduser()
+    return home / ".openclaw" / "openclaw.json"
+
+
+def install_openclaw(home: Path, *, explicit_home: bool, plugin_dir: Path, url: str, token: str | None,
+                     uninstall: bool, workspace: str | None) -> Report:
+    report = Report("openclaw", uninstall)
+    config_path = openclaw_config_path(home, explicit_home)
+    state_path = config_path.with_name(STATE_FILE)
+    plugin_path = str(plugin_dir.resolve())
+    saved = read_json(state_path, what="palace's install record")
+
+    if not uninstall:
+        for needed in ("openclaw.plugin.json", "dist/index.js"):
+            if not (plugin_dir / needed).is_file():
+                raise InstallError(
+                    f"{plugin_dir / needed} is missing: build the plugin first "
+                    f"(cd {plugin_dir} && npm ci && npx tsc), or pass --plugin-dir")
+
+    def change(config: dict[str, Any]) -> list[tuple[str, str]]:
+        done: list[tuple[str, str]] = []
+        plugins = config.setdefault("plugins", {})
+        if not isinstance(plugins, dict):
+            raise InstallError(f"{config_path}: 'plugins' is not an object; fix it by hand first")
+        load = plugins.setdefault("load", {})
+        paths = load.setdefault("paths", [])
+        slots = plugins.setdefault("slots", {})
+        entries = plugins.setdefault("entries", {})
+        allow = plugins.get("allow")
+        if uninstall:
+            if plugin_path in paths or saved.get("pluginPath") in paths:
+                load["paths"] = [p for p in paths if p not in (plugin_path, saved.get("pluginPath"))]
+                done.append(("remove", f"plugins.load.paths: {saved.get('pluginPath') or plugin_path}"))
+            if slots.get("memory") == PLUGIN_ID:
+                previous = saved.get("previousMemorySlot")
+                if previous:
+                    slots["memory"] = previous
+                    done.append(("update", f"plugins.slots.memory: {previous} (as before)"))
+                else:
+                    del slots["memory"]
+                    done.append(("remove", "plugins.slots.memory (OpenClaw's default again)"))
+            if PLUGIN_ID in entries:
+                del entries[PLUGIN_ID]
+                done.append(("remove", f"plugins.entries.{PLUGIN_ID}"))
+            if isinstance(allow, list) and saved.get("addedToAllow") and PLUGIN_ID in allow:
+                plugins["allow"] = [a for a in allow if a != PLUGIN_ID]
+                done.append(("remove", f"plugins.allow: {PLUGIN_ID}"))
+        else:
+            if plugin_path not in paths:
+                paths.append(plugin_path)
+                done.append(("add", f"plugins.load.paths: {plugin_path}"))
+            if slots.get("memory") != PLUGIN_ID:
+                saved["previousMemorySlot"] = slots.get("memory")
+                slots["memory"] = PLUGIN_ID
+                done.append(("update", f"plugins.slots.memory: {PLUGIN_ID} (was "
+                             f"{saved['previousMemorySlot'] or 'the default, memory-core'})"))
+            plugin_config: dict[str, Any] = {"url": url, **({"token": token} if token else {})}
+            entry: dict[str, Any] = {"enabled": True, "config": plugin_config}
+            old = entries.get(PLUGIN_ID)
+            merged = {**(old or {}), **entry, "config": {**((old or {}).get("config") or {}), **plugin_config}}
+            if old != merged:
+                entries[PLUGIN_ID] = merged
+                done.append(("update" if old else "add", f"plugins.entries.{PLUGIN_ID}: sidecar {url}"))
+            if isinstance(allow, list) and allow and PLUGIN_ID not in allow:
+                allow.append(PLUGIN_ID)
+                saved["addedToAllow"] = True
+                done.append(("add", f"plugins.allow: {PLUGIN_ID}"))
+            saved["pluginPath"] = plugin_path
+        for key, table in (("load", load), ("slots", slots), ("entries", entries)):
+            if not table:
+                plugins.pop(key, None)
+        if not load.get("paths") and "load" in plugins:
+            plugins["load"].pop("paths", None)
+            if not plugins["load"]:
+                plugins.pop("load")
+        if not plugins:
+            config.pop("plugins", None)
+        return done
+
+    _edit(config_path, "OpenClaw's config", change, report)
+    if uninstall:
+        if state_path.exists():
+            state_path.unlink()
+            report.changes.append(Change(str(state_path), "remove", "palace's install record"))
+    else:
+        saved["installedAt"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        previous_state = read_json(state_path, what="palace's install record")
+        if {k: v for k, v in saved.items() if k != "installedAt"} != \
+                {k: v for k, v in previous_state.items() if k != "installedAt"}:
+            write_json(state_path, saved, previous_state)
+            report.changes.append(Change(str(state_path), "add", "palace's install record (for --uninstall)"))
+        sidecar = f"python scripts/vector-service.py --workspace {workspace or '<workspace>'}"
+        report.notes.append(f"Start the sidecar the plugin talks to: {sidecar} (listens on {url}).")
+        report.notes.append("Then restart the gateway; `openclaw plugins inspect palace --runtime --json` "
+                            "shows the memory capability, tools and hooks.")
+    return report
+
+
+# --------------------------------------------------------------------------- click
+
+def _emit(report: Report, as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+        return
+    verb = "Uninstalled" if report.uninstall else "Installed"
+    click.echo(f"{verb} palace for {report.host}:")
+    for change in report.changes:
+        click.echo(f"  {change.action:9} {change.what}   [{change.file}]")
+    backups = sorted({c.backup for c in report.changes if c.backup})
+    for backup in backups:
+        click.echo(f"  backup    {backup}")
+    for note in report.notes:
+        click.echo(f"  note: {note}")
+
+
+def _run(action: Callable[[], Report], as_json: bool) -> None:
+    try:
+        _emit(action(), as_json or bool(getattr(_group_options(), "json", False)))
+    except InstallError as exc:
+        click.echo(f"palace install: {exc}", err=True)
+        sys.exit(3)
+
+
+def _home(config_dir: str | None) -> Path:
+    return Path(config_dir).expanduser() if config_dir else Path.home()
+
+
+def _group_options() -> object:
+    """What `palace -w DIR --json install …` gave the main group (None when run alone)."""
+    return click.get_current_context().find_root().obj
+
+
+def _workspace(workspace: str | None, uninstall: bool) -> str | None:
+    workspace = workspace or getattr(_group_options(), "workspace", None)
+    if uninstall:
+        return workspace
+    if not workspace:
+        raise click.UsageError("give the palace workspace with --workspace DIR (or MEMORY_WORKSPACE_DIR): "
+                               "the hooks and the MCP server read and write memories there")
+    return str(Path(workspace).expanduser().resolve())
+
+
+workspace_option = click.option("--workspace", "-w", envvar="MEMORY_WORKSPACE_DIR",
+                                help="palace workspace (default MEMORY_WORKSPACE_DIR)")
+config_dir_option = click.option("--config-dir", help="home folder holding the host's config (default ~)")
+uninstall_option = click.option("--uninstall", is_flag=True, help="remove what install added")
+json_option = click.option("--json", "as_json", is_flag=True, help="one JSON document on stdout")
+
+
+@click.group("install", help="Wire palace into Claude Code or OpenClaw (undo with --uninstall).")
+def install() -> None:
+    pass
+
+
+@install.command("claude-code")
+@workspace_option
+@config_dir_option
+@uninstall_option
+@json_option
+@click.option("--python", default=sys.executable, show_default=True,
+              help="the Python that runs the hooks and the MCP server (palace installed in it)")
+@click.option("--bootstrap-tokens", type=click.IntRange(50, 100_000), default=1500, show_default=True,
+              help="budget of the session-start context")
+@click.option("--prompt-tokens", type=click.IntRange(50, 100_000), default=800, show_default=True,
+              help="budget of the memories added to each prompt")
+def install_claude_code_command(workspace, config_dir, uninstall, as_json, python, bootstrap_tokens,
+                                prompt_tokens) -> None:
+    """Hooks in ~/.claude/settings.json and the MCP server in ~/.claude.json."""
+    ws = _workspace(workspace, uninstall)
+    _run(lambda: install_claude_code(_home(config_dir), workspace=ws, python=python, uninstall=uninstall,
+                                     bootstrap_tokens=bootstrap_tokens, prompt_tokens=prompt_tokens),
+         as_json)
+
+
+@install.command("openclaw")
+@workspace_option
+@config_dir_option
+@uninstall_option
+@json_option
+@click.option("--url", envvar="MEMORY_VECTOR_SERVICE_URL", default=DEFAULT_SIDECAR_URL, show_default=True,
+              help="the palace sidecar the plugin talks to (MEMORY_VECTOR_SERVICE_URL)")
+@click.option("--token", envvar="MEMORY_VECTOR_SERVICE_TOKEN", default=None,
+              help="the sidecar's token, if it has one (MEMORY_VECTOR_SERVICE_TOKEN)")
+@click.option("--plugin-dir", type=click.Path(file_okay=False), default=None,
+              help="the built plugin (default: integrations/openclaw beside palace)")
+def install_openclaw_command(workspace, config_dir, uninstall, as_json, url, token, plugin_dir) -> None:
+    """The palace plugin in ~/.openclaw/openclaw.json, owning the memory slot."""
+    ws = workspace if uninstall else _workspace(workspace, uninstall)
+    _run(lambda: install_openclaw(_home(config_dir), explicit_home=config_dir is not None,
+                                  plugin_dir=Path(plugin_dir) if plugin_dir else default_plugin_dir(),
+                                  url=url, token=token, uninstall=uninstall, workspace=ws), as_json)
+
+
+COMMANDS = [install]

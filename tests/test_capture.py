@@ -1,0 +1,351 @@
+"""Capture end to end: transcripts and hook payloads (hand-made, faithful to each host's
+real format) become observations, session summaries and open tasks, idempotently."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from capture_helpers import (CLAUDE_HOOKS, CLAUDE_SESSION, KIMI_WIRE, MESSAGES, OPENCLAW_HOOKS,
+                             OPENCLAW_SESSION, invoke, invoke_json, lines)
+
+from palace.capture.pipeline import Capturer
+from palace.capture.recall import compact_search, get_many, timeline
+from palace.capture.tasks import open_tasks, set_task_state, task_state
+from palace.capture.transcripts import ReadStats, read_transcript
+from palace.errors import InvalidInputError, MemoryNotFoundError
+
+
+def by_type(pm, type_):
+    return [m for m in pm.list(type=type_, status="all")]
+
+
+def ingest(pm, *paths):
+    capturer = Capturer(pm)
+    for path in paths:
+        capturer.ingest_file(path)
+    return capturer.report
+
+
+# --------------------------------------------------------------------------- formats
+
+def test_claude_code_transcript_becomes_an_observation_a_session_and_open_tasks(pm):
+    report = ingest(pm, CLAUDE_SESSION)
+    [obs] = by_type(pm, "observation")
+    assert obs.location.startswith("capture/shop-api/") and obs.importance < 0.3
+    assert obs.summary.startswith("The checkout test fails with a KeyError")
+    assert "KeyError: 'currency'" in obs.content                       # error: type and line
+    assert "Decided to keep Postgres" in obs.content                    # a decision fact
+    assert obs.extra["filesModified"] == ["/home/dev/shop-api/shop/checkout.py"]
+    assert obs.extra["filesRead"] == ["/home/dev/shop-api/tests/test_checkout.py"]
+    assert obs.extra["commands"] == ["pytest -q tests/test_checkout.py"]
+    assert "Let me look at the test first" not in obs.content          # thinking is not kept
+    assert "/cost" not in obs.content
+    # the greeting turn ("thanks!" / "You're welcome!") is trivial: not stored
+    assert report.trivial == 1 and report.turns["7c1e9a52-3b4d-4f6e-8a90-1b2c3d4e5f60"] == [2, 1]
+    [session] = by_type(pm, "session")
+    assert session.summary == "Session: Fix checkout currency KeyError"   # the host's ai-title
+    assert obs.extra["session"] == session.id and session.extra["observations"] == [obs.id]
+    assert session.location == obs.location
+    for part in ("Key decisions", "Decided to keep Postgres", "Done:", "Fixed the KeyError",
+                 "Next steps", "Backfill the currency column", "checkout.py", "KeyError"):
+        assert part in session.content, part
+    tasks = {t.summary: task_state(t) for t in open_tasks(pm)}
+    # the to-do list's pending item and the 'Next steps' items; the completed one is not open
+    assert tasks == {"Add a test for orders without a currency": "todo",
+                     "Backfill the currency column in staging": "todo"}
+    assert all(t.extra["session"] == session.id for t in open_tasks(pm))
+
+
+def test_openclaw_pi_session_file(pm):
+    ingest(pm, OPENCLAW_SESSION)
+    observations = sorted(by_type(pm, "observation"), key=lambda m: m.extra["turnIndex"])
+    assert [o.summary for o in observations] == ["Why does the watering schedule skip Sundays?",
+                                                 "Tool calls: bash"]
+    first = observations[0]
+    assert first.extra["agent"] == "openclaw" and first.location.startswith("capture/garden-bot/")
+    assert first.extra["filesModified"] == ["schedule/cron.yaml"]
+    assert "Check the cron file" not in first.content
+    assert any("because the schedule was copied" in f for f in first.extra["facts"])
+    assert observations[1].extra["commands"] == ["systemctl --user restart garden-bot"]
+    [task] = open_tasks(pm)
+    assert task.summary == "Restart the garden-bot service so the new schedule loads"
+
+
+def test_kimi_wire_file_and_its_unknown_records_are_counted(pm):
+    stats = ReadStats(str(KIMI_WIRE))
+    events = list(read_transcript(KIMI_WIRE, stats=stats))
+    assert stats.format == "kimi" and stats.skipped["FutureEventType"] == 1
+    assert [e.kind for e in events if e.kind == "tool_call"] == ["tool_call"] * 3
+    assert events[-1].kind == "session_end" and events[-1].session == "0f3c2a9e-6b1d-4c5e-9a8f-2d7e1b4c6a30"
+    ingest(pm, KIMI_WIRE)
+    [obs] = by_type(pm, "observation")
+    assert obs.summary == "给 CLI 加一个 --dry-run 选项"
+    assert obs.extra["filesModified"] == ["src/tool/cli.py"] and obs.extra["commands"] == ["python -m pytest -q"]
+    assert "已完成：新增 --dry-run 选项，测试全部通过。" in obs.extra["facts"]
+    assert [t.summary for t in open_tasks(pm)] == ["在 README 里说明 --dry-run 的用法。"]
+
+
+def test_kimi_sessions_find_their_working_directory_in_kimi_json(pm, tmp_path):
+    import hashlib
+
+    work_dir = "/home/dev/tool"
+    folder = tmp_path / ".kimi" / "sessions" / hashlib.md5(work_dir.encode()).hexdigest() / KIMI_WIRE.parent.name
+    folder.mkdir(parents=True)
+    shutil.copy(KIMI_WIRE, folder / "wire.jsonl")
+    (tmp_path / ".kimi" / "kimi.json").write_text(json.dumps(
+        {"work_dirs": [{"path": "/elsewhere", "last_session_id": None},
+                       {"path": work_dir, "last_session_id": KIMI_WIRE.parent.name}]}))
+    ingest(pm, folder / "wire.jsonl")
+    [obs] = by_type(pm, "observation")
+    assert obs.extra["cwd"] == work_dir and obs.location.startswith("capture/tool/")
+
+
+def test_role_content_lines(pm):
+    ingest(pm, MESSAGES)
+    [obs] = by_type(pm, "observation")
+    assert obs.summary == "Which port does the staging API listen on?"
+    assert "8443, because 443 is taken" in obs.content
+
+
+def test_an_unknown_file_is_refused_with_its_path(pm, tmp_path):
+    odd = tmp_path / "notes.jsonl"
+    odd.write_text('{"foo": 1}\n')
+    with pytest.raises(InvalidInputError, match="notes.jsonl: not a transcript"):
+        ingest(pm, odd)
+
+
+# --------------------------------------------------------------------------- idempotence
+
+def test_ingesting_twice_adds_nothing(pm):
+    first = ingest(pm, CLAUDE_SESSION, OPENCLAW_SESSION)
+    files = sorted(p.name for p in pm.root.rglob("*.md"))
+    again = ingest(pm, CLAUDE_SESSION, OPENCLAW_SESSION)
+    assert first.created > 0 and again.created == 0 and again.updated == 0
+    assert sorted(p.name for p in pm.root.rglob("*.md")) == files
+
+
+def test_a_grown_transcript_adds_only_what_is_new(pm, tmp_path):
+    rows = lines(CLAUDE_SESSION)
+    cut = next(i for i, row in enumerate(rows) if '"name":"Edit"' in row)
+    growing = tmp_path / "7c1e9a52-3b4d-4f6e-8a90-1b2c3d4e5f60.jsonl"
+    growing.write_text("\n".join(rows[:cut]) + "\n")
+    ingest(pm, growing)
+    [early] = by_type(pm, "observation")
+    assert "Files modified" not in early.content and "Backfill" not in early.content
+    with open(growing, "a") as handle:
+        handle.write("\n".join(rows[cut:]) + "\n")
+    report = ingest(pm, growing)
+    [grown] = by_type(pm, "observation")
+    assert grown.id == early.id                         # the same turn, completed in place
+    assert "Files modified: `/home/dev/shop-api/shop/checkout.py`" in grown.content
+    assert "Backfill" in grown.content
+    assert report.created == 2 and report.updated == 2  # the two tasks; the turn and session updated
+    assert len(by_type(pm, "session")) == 1
+
+
+def test_a_truncated_last_line_is_tolerated_and_taken_next_time(pm, tmp_path):
+    rows = lines(OPENCLAW_SESSION)
+    target = tmp_path / "2026-03-20T09-15-00-000Z_e5a1c2d3-4b5f-4a6e-8c7d-9e0f1a2b3c4d.jsonl"
+    last_full = next(i for i, row in enumerate(rows) if '"id":"m6"' in row)
+    target.write_text("\n".join(rows[:last_full]) + "\n" + rows[last_full][:70])  # host mid-write
+    stats = Capturer(pm).ingest_file(target)
+    assert stats.truncated_tail and stats.bad_lines == 0
+    assert not open_tasks(pm)                           # m6 (with the open item) not read yet
+    target.write_text("\n".join(rows) + "\n")
+    stats = Capturer(pm).ingest_file(target)
+    assert not stats.truncated_tail
+    assert [t.summary for t in open_tasks(pm)] == ["Restart the garden-bot service so the new schedule loads"]
+
+
+def test_a_deleted_observation_stays_deleted_on_reimport(pm):
+    ingest(pm, CLAUDE_SESSION)
+    [obs] = by_type(pm, "observation")
+    pm.delete(obs.id)
+    report = ingest(pm, CLAUDE_SESSION)
+    assert not by_type(pm, "observation") and report.deleted_kept == 1
+
+
+def test_a_task_closed_by_hand_is_not_reopened_by_reimport(pm):
+    ingest(pm, CLAUDE_SESSION)
+    task = next(t for t in open_tasks(pm) if t.summary.startswith("Backfill"))
+    set_task_state(pm, task.id, "done")
+    ingest(pm, CLAUDE_SESSION)
+    assert task.id not in {t.id for t in open_tasks(pm)}
+    with pytest.raises(InvalidInputError, match="task state must be one of"):
+        set_task_state(pm, task.id, "finished")
+
+
+def _write_long_session(path, turns, session="7c1e9a52-3b4d-4f6e-8a90-1b2c3d4e5f60"):
+    """The Claude Code fixture's first turn repeated, each tool result 40 KB."""
+    rows = lines(CLAUDE_SESSION)
+    with open(path, "w") as handle:
+        for n in range(turns):
+            for row in rows[1:12]:
+                record = json.loads(row)
+                record["uuid"] = f"{record['uuid'][:-4]}{n:04d}"
+                record["sessionId"] = session
+                if record["type"] == "user" and isinstance(record["message"]["content"], list):
+                    for block in record["message"]["content"]:
+                        block["content"] = ("x" * 200 + "\n") * 200
+                handle.write(json.dumps(record) + "\n")
+    return path
+
+
+def test_a_large_transcript_streams_in_bounded_memory(pm, tmp_path):
+    import tracemalloc
+
+    import numpy  # noqa: F401  (the index imports it lazily on its first postings merge)
+
+    # warm up on a small file of the same kind: imports and caches are not the file's cost
+    ingest(pm, _write_long_session(tmp_path / "small.jsonl", 3, session="warm-up"))
+    big = _write_long_session(tmp_path / "big.jsonl", 100)
+    size = big.stat().st_size
+    assert size > 10_000_000
+    tracemalloc.start()
+    report = ingest(pm, big)
+    _current, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert report.turns["7c1e9a52-3b4d-4f6e-8a90-1b2c3d4e5f60"] == [100, 100]
+    assert peak < size / 10, (peak, size)   # the file is never held whole
+
+
+# --------------------------------------------------------------------------- live hooks
+
+def test_claude_code_hooks_one_process_per_event(workspace):
+    for payload in lines(CLAUDE_HOOKS):
+        result = invoke("capture", "--source", "claude-code", "-w", str(workspace), input=payload)
+        assert result.exit_code == 0, result.output
+    data = invoke_json("tasks", "-w", str(workspace))
+    assert [t["task"] for t in data["tasks"]] == ["给没有日期的文章补上 frontmatter"]
+    from palace import MemoryPalaceManager
+
+    with MemoryPalaceManager(workspace) as pm:
+        [obs] = by_type(pm, "observation")
+        assert obs.summary == "构建失败了，修复 RSS 生成脚本"
+        assert obs.extra["commands"] == ["npm run build"]
+        assert "TypeError: Cannot read properties of undefined (reading 'date')" in obs.extra["errors"]
+        assert obs.extra["filesModified"] == ["/home/dev/blog/scripts/rss.js"]
+        assert "已修复" in obs.content                    # Stop's last_assistant_message
+        [session] = by_type(pm, "session")
+        assert session.extra["turns"] == 2 and session.extra["storedTurns"] == 1
+        assert session.extra["observations"] == [obs.id]
+
+
+def test_openclaw_hook_calls_as_json_lines_on_stdin(workspace):
+    data = invoke_json("capture", "-w", str(workspace), input=OPENCLAW_HOOKS.read_text())
+    assert data["accepted"] == 6 and data["errors"] == [] and data["stored"] >= 3
+    from palace import MemoryPalaceManager
+
+    with MemoryPalaceManager(workspace) as pm:
+        [obs] = by_type(pm, "observation")
+        assert obs.extra["agent"] == "openclaw" and obs.location.startswith("capture/notes/")
+        assert obs.extra["filesRead"] == ["meetings/2026-03-21.md"]
+        assert {t.summary for t in open_tasks(pm)} == {"Alice: finish the migration",
+                                                       "Draft the release notes"}
+
+
+def test_capture_reports_bad_items_without_quoting_them_and_never_exits_2(workspace):
+    payload = '{"hook_event_name": "UserPromptSubmit", "prompt": "sk-ant-api03-secretsecretsecretsecret"}\nnot json\n'
+    result = invoke("capture", "-w", str(workspace), input=payload)
+    assert result.exit_code == 1
+    assert "no session_id" in result.output and "line 2 is not JSON" in result.output
+    assert "secretsecret" not in result.output
+
+
+def test_capture_excludes_tools_paths_and_projects(workspace, monkeypatch):
+    monkeypatch.setenv("MEMORY_CAPTURE_EXCLUDE_TOOLS", "edit")
+    monkeypatch.setenv("MEMORY_CAPTURE_EXCLUDE_PROJECTS", "garden-*")
+    invoke_json("ingest", str(CLAUDE_SESSION), str(OPENCLAW_SESSION), "-w", str(workspace))
+    from palace import MemoryPalaceManager
+
+    with MemoryPalaceManager(workspace) as pm:
+        observations = by_type(pm, "observation")
+        assert {o.extra["project"] for o in observations} == {"shop-api"}
+        assert "filesModified" not in observations[0].extra        # the Edit call was dropped
+        assert observations[0].extra["commands"] == ["pytest -q tests/test_checkout.py"]
+    env_file = workspace.parent / "hooks.jsonl"
+    env_file.write_text(json.dumps({
+        "session_id": "s-env", "cwd": "/home/dev/app", "hook_event_name": "PostToolUse",
+        "tool_name": "Read", "tool_input": {"file_path": "/home/dev/app/.env"},
+        "tool_response": {"file": {"content": "STRIPE=sk_live_abcdefghijklmnop1234"}}}) + "\n")
+    data = invoke_json("capture", "--file", str(env_file), "-w", str(workspace))
+    assert data["accepted"] == 1 and data["skipped"] == 1          # .env is excluded by default
+
+
+# --------------------------------------------------------------------------- recall
+
+def test_timeline_and_compact_search_and_get_many(pm):
+    ingest(pm, OPENCLAW_SESSION)
+    observations = sorted(by_type(pm, "observation"), key=lambda m: m.extra["turnIndex"])
+    view = timeline(pm, observations[1].id, before=5, after=5)
+    assert [i["id"] for i in view["items"]] == [o.id for o in observations]
+    assert view["items"][1]["anchor"] and view["total"] == 2
+    [session] = by_type(pm, "session")
+    assert [i["id"] for i in timeline(pm, session.id)["items"]] == [o.id for o in observations]
+    with pytest.raises(MemoryNotFoundError):
+        timeline(pm, "obs-nope")
+    manual = pm.store("a note typed by hand")
+    with pytest.raises(InvalidInputError, match="no captured session"):
+        timeline(pm, manual.id)
+    hits = compact_search(pm, "watering schedule Sundays")
+    assert hits["results"] and hits["results"][0]["id"] in {o.id for o in observations} | {session.id}
+    assert all(set(h) >= {"id", "title", "date", "type"} for h in hits["results"])
+    assert all(len(json.dumps(h, ensure_ascii=False)) < 400 for h in hits["results"])
+    got = get_many(pm, [observations[0].id, "missing-id"])
+    assert [m.id for m in got["memories"]] == [observations[0].id] and got["missing"] == ["missing-id"]
+
+
+def test_timeline_command(workspace):
+    invoke_json("ingest", str(OPENCLAW_SESSION), "-w", str(workspace))
+    from palace import MemoryPalaceManager
+
+    with MemoryPalaceManager(workspace) as pm:
+        [session] = by_type(pm, "session")
+    result = invoke("timeline", session.id, "-w", str(workspace))
+    assert result.exit_code == 0 and "Why does the watering schedule skip Sundays?" in result.output
+    assert invoke("timeline", "nope", "-w", str(workspace)).exit_code == 1
+
+
+# --------------------------------------------------------------------------- themes
+
+def test_themes_tag_trace_and_list_across_sessions(workspace):
+    invoke_json("ingest", str(CLAUDE_SESSION), str(KIMI_WIRE), "-w", str(workspace))
+    from palace import MemoryPalaceManager
+
+    with MemoryPalaceManager(workspace) as pm:
+        kimi = next(o for o in by_type(pm, "observation") if o.extra["agent"] == "kimi")
+    tagged = invoke_json("theme", "tag", "CLI & tests", kimi.id, "-w", str(workspace))
+    assert tagged["added"] == [kimi.id]
+    more = invoke_json("theme", "tag", "cli & tests", "--query", "checkout KeyError currency",
+                       "-w", str(workspace))
+    assert more["added"] and kimi.id not in more["added"]          # same theme, names fold case
+    trace = invoke_json("theme", "trace", "CLI & Tests", "-w", str(workspace))
+    dates = [i["date"] for i in trace["items"]]
+    assert dates == sorted(dates) and trace["sessions"] == 2
+    assert trace["items"][-1]["id"] == kimi.id                     # the newest session last
+    listed = invoke_json("theme", "list", "-w", str(workspace))
+    assert [(t["theme"], t["count"]) for t in listed["themes"]] == [("cli & tests", trace_count(trace))]
+    missing = invoke("theme", "tag", "x", "no-such-id", "-w", str(workspace))
+    assert missing.exit_code == 1 and "no-such-id" in missing.output
+
+
+def trace_count(trace):
+    return len(trace["items"]) + len(trace["missing"])
+
+
+def test_ingest_command_folder_progress_and_claude_code_discovery(workspace, tmp_path, monkeypatch):
+    home = tmp_path / "claude"
+    project = home / "projects" / "-home-dev-shop-api"
+    project.mkdir(parents=True)
+    shutil.copy(CLAUDE_SESSION, project / CLAUDE_SESSION.name)
+    (project / "7c1e9a52-3b4d-4f6e-8a90-1b2c3d4e5f60" / "subagents").mkdir(parents=True)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
+    result = invoke("ingest", "--claude-code", "--progress", "-w", str(workspace))
+    assert result.exit_code == 0, result.output
+    assert "ingest 1 files" in result.stderr and "100%" in result.stderr
+    assert "1 files, 1 sessions" in result.stdout
+    again = invoke_json("ingest", "--claude-code", "-w", str(workspace))
+    assert again["created"] == 0 and again["unchanged"] >= 2
+    assert invoke("ingest", "-w", str(workspace)).exit_code == 2

@@ -1,0 +1,204 @@
+"""Privacy: no secret and no <private> span reaches any byte of the workspace (Markdown
+files, SQLite, journal, spool, logs), whether it came as a live event or in a
+transcript; look-alikes (git SHAs, UUIDs, base64 images, Chinese text) stay as they are."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from capture_corpus import LOOKALIKES, SECRETS
+from capture_helpers import invoke
+
+from palace.capture.privacy import Redactor
+
+SESSION = "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d"
+CWD = "/home/dev/vault-app"
+
+
+def needles(secret: str) -> list[str]:
+    """What must not appear: the secret, or for a PEM block each of its body lines."""
+    parts = [p for p in secret.splitlines() if len(p) >= 16 and "-----" not in p]
+    return parts or [secret]
+
+
+def scan(root: Path, extra_texts: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    """(secret name, where) for every secret found in any file under root or in the texts."""
+    blobs = [(str(p), p.read_bytes()) for p in root.rglob("*") if p.is_file()]
+    blobs += [(f"output#{i}", t.encode()) for i, t in enumerate(extra_texts)]
+    found = []
+    for name, secret, _line in SECRETS:
+        for needle in needles(secret):
+            raw = needle.encode()
+            for where, blob in blobs:
+                if raw in blob:
+                    found.append((name, where))
+    return found
+
+
+def hook(event: str, **fields) -> dict:
+    return {"session_id": SESSION, "transcript_path": f"/home/dev/.claude/projects/x/{SESSION}.jsonl",
+            "cwd": CWD, "hook_event_name": event, **fields}
+
+
+def planted_hook_payloads() -> list[dict]:
+    """Every secret in a prompt, a command, a tool output, a file written and a file read."""
+    payloads = [hook("SessionStart", source="startup")]
+    for i, (name, _secret, line) in enumerate(SECRETS):
+        payloads.append(hook("UserPromptSubmit", prompt=f"Step {i}: configure {name} with\n{line}"))
+        payloads.append(hook("PostToolUse", tool_name="Bash", tool_use_id=f"toolu_b{i}",
+                             tool_input={"command": f"printf '%s' '{line}' >> deploy.env"},
+                             tool_response={"stdout": f"wrote\n{line}\n", "stderr": "", "exitCode": 0}))
+        payloads.append(hook("PostToolUse", tool_name="Write", tool_use_id=f"toolu_w{i}",
+                             tool_input={"file_path": f"{CWD}/config/{i}.yaml", "content": f"# cfg\n{line}\n"},
+                             tool_response={"filePath": f"{CWD}/config/{i}.yaml"}))
+        payloads.append(hook("PostToolUse", tool_name="Read", tool_use_id=f"toolu_r{i}",
+                             tool_input={"file_path": f"{CWD}/config/{i}.yaml"},
+                             tool_response={"type": "text", "file": {"content": f"# cfg\n{line}\n"}}))
+        payloads.append(hook("Stop", stop_hook_active=False,
+                             last_assistant_message=f"Done: configured it.\n- Fixed: {line}\n\nNext steps:\n- rotate {line}"))
+    payloads.append(hook("SessionEnd", reason="prompt_input_exit"))
+    return payloads
+
+
+def planted_transcript(path: Path) -> Path:
+    """A Claude Code transcript with every secret in a prompt, an answer, a command, a tool
+    result and a file body."""
+    rows = []
+    for i, (name, _secret, line) in enumerate(SECRETS):
+        base = {"sessionId": SESSION, "cwd": CWD, "version": "2.0.14", "isSidechain": False,
+                "userType": "external", "timestamp": f"2026-03-18T02:{i // 60:02d}:{i % 60:02d}.000Z"}
+        rows.append({**base, "type": "user", "uuid": f"u-{i}",
+                     "message": {"role": "user", "content": f"set up {name}: {line}"}})
+        rows.append({**base, "type": "assistant", "uuid": f"a-{i}", "message": {
+            "role": "assistant", "content": [
+                {"type": "text", "text": f"Decided to store it as\n- {line}"},
+                {"type": "tool_use", "id": f"toolu_{i}", "name": "Bash",
+                 "input": {"command": f"echo \"{line}\" | tee .config"}},
+                {"type": "tool_use", "id": f"toolu_w{i}", "name": "Write",
+                 "input": {"file_path": f"{CWD}/notes/{i}.md", "content": line}}]}})
+        rows.append({**base, "type": "user", "uuid": f"r-{i}", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"toolu_{i}", "content": f"error: {line}",
+             "is_error": True},
+            {"type": "tool_result", "tool_use_id": f"toolu_w{i}", "content": "File created"}]}})
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return path
+
+
+# --------------------------------------------------------------------------- the detector
+
+def test_every_secret_shape_is_redacted_and_no_lookalike_is():
+    redactor = Redactor(b"k" * 32)
+    assert len(SECRETS) >= 80
+    missed = [name for name, secret, line in SECRETS
+              if any(n in redactor.clean(line) for n in needles(secret))]
+    changed = [name for name, text in LOOKALIKES if redactor.clean(text) != text]
+    print(f"secrets redacted: {len(SECRETS) - len(missed)}/{len(SECRETS)}; "
+          f"look-alikes kept: {len(LOOKALIKES) - len(changed)}/{len(LOOKALIKES)}")
+    assert missed == [] and changed == []
+
+
+def test_markers_are_stable_per_secret_and_keyed_per_workspace():
+    one, other = Redactor(b"a" * 32), Redactor(b"b" * 32)
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    first = one.clean(f"GITHUB={token}")
+    assert first == one.clean(f"token {token} again").split(" ")[1].join(["GITHUB=", ""])
+    assert first.startswith("GITHUB=[REDACTED:github-token:") and token not in first
+    assert one.clean(token) != other.clean(token)        # another workspace, another key
+    assert one.clean(token) != one.clean(token[:-1] + "Z")
+
+
+def test_only_the_matched_span_is_replaced():
+    redactor = Redactor(b"k" * 32)
+    out = redactor.clean("connect with postgres://app:Sup3r-Secret-9@db:5432/shop then run migrations")
+    assert out.startswith("connect with postgres://app:[REDACTED:password-in-url:")
+    assert out.endswith("@db:5432/shop then run migrations")
+
+
+def test_private_spans_are_removed_and_an_all_private_turn_is_dropped(workspace):
+    payloads = [
+        hook("UserPromptSubmit", prompt="<private>my home address is 12 Elm Street</private>"),
+        hook("Stop", stop_hook_active=False),
+        hook("UserPromptSubmit", prompt="Deploy the app. <private>the door code is 4711</private> Use staging."),
+        hook("PostToolUse", tool_name="Bash", tool_input={"command": "make deploy"},
+             tool_response={"stdout": "ok <PRIVATE>internal host 10.9.8.7</PRIVATE> done", "exitCode": 0}),
+        hook("Stop", stop_hook_active=False),
+    ]
+    result = invoke("capture", "-w", str(workspace), input="\n".join(json.dumps(p) for p in payloads))
+    assert result.exit_code == 0, result.output
+    blob = b"".join(p.read_bytes() for p in workspace.rglob("*") if p.is_file())
+    for text in (b"Elm Street", b"4711", b"10.9.8.7", b"door code"):
+        assert text not in blob
+    from palace import MemoryPalaceManager
+
+    with MemoryPalaceManager(workspace) as pm:
+        [obs] = pm.list(type="observation")
+        assert obs.summary == "Deploy the app. Use staging."
+
+
+# --------------------------------------------------------------------------- whole workspace
+
+def test_no_secret_reaches_the_workspace_from_live_events(workspace):
+    payloads = planted_hook_payloads()
+    outputs = []
+    # a few one per process, as hooks send them; the rest as one batch of JSON lines
+    for payload in payloads[:6]:
+        result = invoke("capture", "-w", str(workspace), input=json.dumps(payload))
+        assert result.exit_code == 0, result.output
+        outputs.append(result.output)
+    result = invoke("capture", "--source", "claude-code", "--json", "-w", str(workspace),
+                    input="\n".join(json.dumps(p) for p in payloads[6:]))
+    assert result.exit_code == 0, result.output
+    outputs.append(result.output)
+    report = json.loads(result.stdout)
+    assert report["errors"] == [] and report["redacted"] > len(SECRETS)
+    from palace import MemoryPalaceManager
+
+    with MemoryPalaceManager(workspace) as pm:
+        assert len(pm.list(type="observation")) == len(SECRETS)
+        assert pm.search("configure stripe", top_k=3)         # the index is built and searched
+    files = list(workspace.rglob("*"))
+    assert any(p.suffix == ".md" for p in files) and any("index" in p.name for p in files)
+    found = scan(workspace, tuple(outputs))
+    assert found == [], found[:5]
+
+
+def test_no_secret_reaches_the_workspace_from_a_transcript(workspace, tmp_path):
+    transcript = planted_transcript(tmp_path / f"{SESSION}.jsonl")
+    result = invoke("ingest", str(transcript), "--json", "-w", str(workspace))
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["turns"][SESSION] == {"turns": len(SECRETS), "stored": len(SECRETS)}
+    from palace import MemoryPalaceManager
+
+    with MemoryPalaceManager(workspace) as pm:
+        session = next(m for m in pm.list(type="session"))
+        assert "[REDACTED:" in session.content
+        pm.search("set up anthropic", top_k=3)
+        pm.get(session.id)                                   # writes the access journal
+    assert (workspace / "memory" / "palace" / ".journal").exists()
+    found = scan(workspace, (result.output,))
+    assert found == [], found[:5]
+
+
+@pytest.mark.parametrize("name,text", [(n, t) for n, t in LOOKALIKES if len(t) < 380])
+def test_lookalikes_survive_capture_verbatim(workspace, name, text):
+    payloads = [hook("UserPromptSubmit", prompt=text), hook("Stop", stop_hook_active=False)]
+    result = invoke("capture", "-w", str(workspace), input="\n".join(json.dumps(p) for p in payloads))
+    assert result.exit_code == 0
+    files = [p.read_text(encoding="utf-8") for p in workspace.rglob("*.md")]
+    assert any(" ".join(text.split()) in f for f in files), name
+
+
+def test_exclusion_settings_and_none_switches_the_default_off():
+    from palace.capture.privacy import Exclusions
+    from palace.settings import Settings
+
+    default = Exclusions.from_settings(Settings.from_env({}))
+    assert default.path("/home/dev/app/.env") and default.path("/home/dev/.ssh/id_rsa")
+    assert not default.path("/home/dev/app/main.py")
+    off = Exclusions.from_settings(Settings.from_env({"MEMORY_CAPTURE_EXCLUDE_PATHS": "none",
+                                                      "MEMORY_CAPTURE_EXCLUDE_TOOLS": "mcp__vault__*"}))
+    assert not off.path("/home/dev/app/.env")
+    assert off.tool("MCP__vault__read") and not off.tool("Read")

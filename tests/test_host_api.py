@@ -1,0 +1,153 @@
+"""The sidecar's endpoints for agent hosts (vector_service/host_api.py), on a real
+uvicorn subprocess with MiniLM: bootstrap, context, search, memories, experiences,
+the OpenAPI document, and routing errors in the {error, message} shape."""
+
+import httpx
+import pytest
+from vector_helpers import start_sidecar
+
+from palace.context import set_essence
+from palace.manager import MemoryPalaceManager
+from palace.settings import Settings
+
+pytest_plugins = ["conftest_vectors"]
+
+client = httpx.Client(trust_env=False, timeout=30.0)
+NOW = "2026-11-30T09:00:00+08:00"
+
+
+@pytest.fixture(scope="module")
+def sidecar(tmp_path_factory, minilm_path):
+    tmp = tmp_path_factory.mktemp("host-api")
+    workspace = tmp / "workspace"
+    # Written before the sidecar starts, by another process's manager (as the CLI would).
+    settings = Settings.from_env(workspace_dir=str(workspace), vector_enabled=False,
+                                 timezone="Asia/Shanghai")
+    with MemoryPalaceManager(str(workspace), settings=settings, embedder=None) as pm:
+        set_essence(pm, "User: Wang Xiaoming, backend engineer. Answer briefly.")
+        pm.store("Session 2026-11-27: wired the backup cron job (pg_dump at 03:00); next: test a restore.",
+                 type="session", created_at="2026-11-27T18:30:00+08:00")
+        pm.store("Write the restore runbook for PostgreSQL", type="task",
+                 created_at="2026-11-27T18:31:00+08:00")
+        pm.store("We decided to use PostgreSQL as the main database: we need JSONB.",
+                 type="decision", tags=["database"], location="projects/palace",
+                 created_at="2026-11-24T15:00:00+08:00")
+    running = start_sidecar(tmp, minilm_path, "--workspace", str(workspace),
+                            env={"MEMORY_TIMEZONE": "Asia/Shanghai"})
+    try:
+        running.wait_until_ready()
+        yield running
+    finally:
+        running.stop()
+
+
+def post(sidecar, path, payload=None):
+    return client.post(sidecar.url + path, json=payload)
+
+
+def test_bootstrap_returns_essence_sessions_tasks_and_relevant_memories(sidecar):
+    answer = post(sidecar, "/bootstrap", {"query": "database backups", "maxTokens": 600, "now": NOW})
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    text = body["text"]
+    assert text.index("# Essence") < text.index("# Recent sessions") < text.index("# Open tasks")
+    assert "Wang Xiaoming" in text and "pg_dump at 03:00" in text and "restore runbook" in text
+    assert "PostgreSQL as the main database" in text
+    assert {p["section"] for p in body["pieces"]} == {"essence", "session", "task", "relevant"}
+    assert 0 < body["tokens_used"] <= 600 and body["max_tokens"] == 600
+
+
+def test_context_packs_the_relevant_memories_into_the_budget(sidecar):
+    body = post(sidecar, "/context", {"query": "which database did we choose", "max_tokens": 200,
+                                      "now": NOW}).json()
+    assert body["pieces"][0]["type"] == "decision"
+    assert body["text"].startswith("[")  # the label line: [id] room · date · type
+    assert body["tokens_used"] <= 200
+    tiny = post(sidecar, "/context", {"query": "x", "maxTokens": 10})
+    assert tiny.status_code == 400 and "maxTokens" in tiny.json()["message"] and "50" in tiny.json()["message"]
+
+
+def test_store_get_search_delete_and_restore_a_memory(sidecar):
+    stored = post(sidecar, "/memories", {"content": "The staging server is called kestrel.",
+                                         "tags": ["ops"], "location": "projects/infra",
+                                         "source": "openclaw"})
+    assert stored.status_code == 201, stored.text
+    memory = stored.json()
+    assert memory["source"] == "openclaw" and memory["location"] == "projects/infra"
+
+    got = client.get(f"{sidecar.url}/memories/{memory['id']}").json()
+    assert got["content"] == "The staging server is called kestrel." and got["path"].endswith(".md")
+
+    found = post(sidecar, "/memories/search", {"query": "what is the staging server's name",
+                                               "topK": 3}).json()
+    assert found["count"] >= 1
+    hit = found["results"][0]
+    assert hit["id"] == memory["id"] and hit["score"] > 0 and "bm25" in hit["why"]
+    assert hit["path"] == f"memory/palace/projects/infra/{memory['id']}.md"
+
+    assert client.delete(f"{sidecar.url}/memories/{memory['id']}").json()["removed"] is True
+    gone = client.get(f"{sidecar.url}/memories/{memory['id']}")
+    assert gone.status_code == 404
+    assert gone.json()["error"] == "not_found" and "restore" in gone.json()["message"]
+    restored = post(sidecar, f"/memories/{memory['id']}/restore")
+    assert restored.status_code == 200 and restored.json()["status"] == "active"
+    assert client.get(f"{sidecar.url}/memories/{memory['id']}").status_code == 200
+
+
+def test_search_reads_time_words(sidecar):
+    body = post(sidecar, "/memories/search", {"query": "last week's decision about the database",
+                                              "now": NOW}).json()
+    assert body["time_range"]["start"].startswith("2026-11-23")
+    assert body["results"][0]["type"] == "decision"
+
+
+def test_experiences_are_recorded_verified_and_found(sidecar):
+    recorded = post(sidecar, "/experiences", {"whatHappened": "deploy failed: port 5432 already in use",
+                                              "whatWorked": "stop the old postgres container first"})
+    assert recorded.status_code == 201, recorded.text
+    experience_id = recorded.json()["id"]
+    for _ in range(2):
+        verified = post(sidecar, f"/experiences/{experience_id}/verify", {"effective": True})
+        assert verified.status_code == 200, verified.text
+    assert verified.json()["stats"]["verified"] is True
+    found = post(sidecar, "/experiences/search", {"query": "port 5432 in use", "verifiedOnly": True}).json()
+    assert found["results"][0]["id"] == experience_id
+    assert found["results"][0]["lesson"]["what_worked"] == "stop the old postgres container first"
+
+
+@pytest.mark.parametrize("method, path, payload, status, code", [
+    ("POST", "/memories", {"content": "x", "colour": "red"}, 400, "invalid_request"),
+    ("POST", "/memories", {"content": "x", "importance": "high"}, 400, "invalid_request"),
+    ("POST", "/bootstrap", None, 400, "invalid_request"),
+    ("GET", "/memories/nope", None, 404, "not_found"),
+    ("GET", "/memories/bad%20id", None, 400, "invalid_request"),
+    ("POST", "/experiences/nope/verify", {"effective": True}, 404, "not_found"),
+    ("GET", "/no/such/endpoint", None, 404, "not_found"),
+    ("PUT", "/memories/x", {}, 405, "method_not_allowed"),
+    ("GET", "/bootstrap", None, 405, "method_not_allowed"),
+])
+def test_every_error_has_the_documented_shape(sidecar, method, path, payload, status, code):
+    answer = client.request(method, sidecar.url + path, json=payload)
+    assert answer.status_code == status, answer.text
+    body = answer.json()
+    assert set(body) == {"error", "message"} and body["error"] == code and body["message"]
+
+
+def test_openapi_documents_request_and_response_schemas(sidecar):
+    spec = client.get(sidecar.url + "/openapi.json").json()
+    bootstrap = spec["paths"]["/bootstrap"]["post"]
+    body_schema = bootstrap["requestBody"]["content"]["application/json"]["schema"]
+    assert {"query", "maxTokens", "now"} <= set(body_schema["properties"])
+    assert "ContextResponse" in str(bootstrap["responses"]["200"])
+    assert "ErrorResponse" in str(bootstrap["responses"]["400"])
+    for path in ("/context", "/memories", "/memories/search", "/memories/{memory_id}",
+                 "/memories/{memory_id}/restore", "/experiences", "/experiences/search",
+                 "/experiences/{experience_id}/verify"):
+        assert path in spec["paths"], path
+    assert "text" in spec["components"]["schemas"]["ContextResponse"]["properties"]
+    # The sidecar's first endpoints are documented too, and no operation promises a 422.
+    search = spec["paths"]["/search"]["post"]
+    assert "topK" in search["requestBody"]["content"]["application/json"]["schema"]["properties"]
+    assert "results" in str(search["responses"]["200"]) and "503" in search["responses"]
+    assert "vectors" in str(spec["paths"]["/embed"]["post"]["responses"]["200"])
+    assert all("422" not in op["responses"] for ops in spec["paths"].values() for op in ops.values())

@@ -1,0 +1,221 @@
+"""The viewer in headless Chromium on a real workspace: what a person does with it."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+
+import pytest
+
+from .conftest import SCREENSHOTS, screenshot
+
+pytestmark = pytest.mark.browser
+
+
+def seed(pm):
+    now = datetime.now(pm.tz).replace(microsecond=0)
+    db = pm.store("决定用 PostgreSQL 作为主数据库，放弃 MongoDB。\n\n- 事务\n- **JSONB** 足够",
+                  tags=["数据库", "decision"], importance=0.8, location="projects/palace",
+                  type="decision", created_at=now - timedelta(days=9))
+    pm.store("Deploy to staging failed: port 5432 already in use", tags=["deploy"],
+             location="projects/palace/ops", type="event", created_at=now - timedelta(days=3))
+    pm.store("用户喜欢简洁的回答，中文为主", tags=["preference"], location="people",
+             type="preference", created_at=now - timedelta(days=40))
+    pm.record_access([db.id], at=now - timedelta(days=4))
+    pm.record_access([db.id], at=now - timedelta(days=1))
+    return db
+
+
+def test_search_open_memory_and_see_its_decay_curve(live_viewer, page):
+    db = seed(live_viewer.pm)
+    page.goto(live_viewer.at("/"))
+    assert page.locator(".rooms").get_by_role("link", name="projects").is_visible()
+    page.get_by_role("searchbox", name="Search memories").fill("数据库")
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(r"/search\?q="))
+    result = page.locator("ol.results li.result").first
+    assert "PostgreSQL" in result.inner_text()
+    result.locator("summary").click()  # "why?": the explanation in words
+    why = result.locator("details.why").inner_text()
+    assert "keyword search" in why and "Matched words" in why
+    screenshot(page, "search")
+    result.locator("a.memory-link").click()
+    page.wait_for_url(f"**/memories/{db.id}")
+    curve = page.locator("svg.decay-curve")
+    assert curve.is_visible()
+    assert curve.locator("line.threshold").count() == 1
+    assert curve.locator("circle.access").count() == 2      # the two recorded uses
+    assert curve.locator("polyline.projection").count() == 1
+    assert re.search(r"falls under the archive threshold \(0\.10\) on \d{4}-\d\d-\d\d",
+                     page.locator("section.decay figcaption").inner_text())
+    assert page.locator("strong", has_text="JSONB").is_visible()  # Markdown rendered
+    screenshot(page, "memory")
+    # viewing is not using: no access was added by the page or the search
+    assert live_viewer.pm.get(db.id, record_access=False).access_count == 2
+
+
+def test_delete_and_restore_from_the_page(live_viewer, page):
+    db = seed(live_viewer.pm)
+    page.goto(live_viewer.at(f"/memories/{db.id}"))
+    page.get_by_role("button", name="Move to trash").click()
+    page.wait_for_url(re.compile(r"/trash"))
+    assert "Moved to the trash" in page.locator(".flash").inner_text()
+    assert live_viewer.pm.get(db.id, record_access=False) is None
+    assert [m.id for m in live_viewer.pm.list_trash()] == [db.id]
+    row = page.locator(f"#t-{db.id}")
+    assert "PostgreSQL" in row.inner_text()
+    screenshot(page, "trash")
+    row.get_by_role("button", name=re.compile("^Restore")).click()
+    page.wait_for_selector(".flash")
+    assert "Restored" in page.locator(".flash").inner_text()
+    restored = live_viewer.pm.get(db.id, record_access=False)
+    assert restored is not None and restored.status == "active"
+    assert restored.path.exists() and "projects/palace" in str(restored.path)
+    assert live_viewer.pm.list_trash() == []
+
+
+def test_empty_trash_needs_confirmation(live_viewer, page):
+    db = seed(live_viewer.pm)
+    live_viewer.pm.delete(db.id)
+    page.goto(live_viewer.at("/trash"))
+    page.get_by_role("button", name="Empty trash").click()  # unticked: the browser refuses
+    assert page.url.endswith("/trash") and live_viewer.pm.list_trash() != []
+    page.get_by_label(re.compile("Delete these 1 files for good")).check()
+    page.get_by_role("button", name="Empty trash").click()
+    page.wait_for_selector(".flash")
+    assert live_viewer.pm.list_trash() == []
+    assert "The trash is empty" in page.locator("main").inner_text()
+
+
+def test_edit_tags_importance_pin_and_room(live_viewer, page):
+    db = seed(live_viewer.pm)
+    page.goto(live_viewer.at(f"/memories/{db.id}"))
+    page.get_by_label("Tags").fill("数据库, postgres，选型")
+    page.get_by_label("Importance").fill("0.9")
+    page.get_by_label("Room").fill("archive/decisions")
+    page.get_by_label("Pinned (never fades)").check()
+    page.get_by_role("button", name="Save").click()
+    page.wait_for_selector(".flash")
+    assert "Saved" in page.locator(".flash").inner_text()
+    memory = live_viewer.pm.get(db.id, record_access=False)
+    assert memory.tags == ("数据库", "postgres", "选型")
+    assert memory.importance == 0.9 and memory.pinned and memory.location == "archive/decisions"
+    text = memory.path.read_text(encoding="utf-8")
+    assert "postgres" in text and "archive/decisions" in str(memory.path)  # the file is the truth
+    assert "#postgres" in page.locator("dd.tags").inner_text()
+    assert "Pinned" in page.locator("section.decay figcaption").inner_text()
+
+
+def test_a_file_edited_on_disk_shows_on_reload(live_viewer, page):
+    db = seed(live_viewer.pm)
+    page.goto(live_viewer.at(f"/memories/{db.id}"))
+    assert "MongoDB" in page.locator(".content").inner_text()
+    path = live_viewer.pm.get(db.id, record_access=False).path
+    path.write_text(path.read_text(encoding="utf-8").replace("MongoDB", "CockroachDB"), encoding="utf-8")
+    page.reload()
+    assert "CockroachDB" in page.locator(".content").inner_text()
+
+
+def test_new_memories_arrive_in_the_live_feed_and_can_be_deleted(live_viewer, page):
+    seed(live_viewer.pm)
+    page.goto(live_viewer.at("/feed"))
+    page.wait_for_function("document.getElementById('feed-state').textContent.startsWith('Live')")
+    observed = live_viewer.pm.store("Observed: the agent ran `pytest -q` and 3 tests failed",
+                                    type="observation", location="sessions", source="capture")
+    item = page.locator(f"#f-{observed.id}")
+    item.wait_for(timeout=10_000)
+    assert "pytest -q" in item.inner_text() and "observation" in item.inner_text()
+    screenshot(page, "feed")
+    item.get_by_role("button", name=re.compile("^Delete")).click()
+    page.wait_for_selector(".flash")
+    assert live_viewer.pm.get(observed.id, record_access=False) is None
+    assert observed.id in [m.id for m in live_viewer.pm.list_trash()]
+
+
+def test_bootstrap_preview_does_not_count_as_use(live_viewer, page):
+    pm = live_viewer.pm
+    seed(pm)
+    task = pm.store("Finish the viewer docs", type="task", location="tasks")
+    page.goto(live_viewer.at("/feed"))
+    preview = page.locator("pre.bootstrap-text").inner_text()
+    assert "Open tasks" in preview and "Finish the viewer docs" in preview
+    assert pm.get(task.id, record_access=False).access_count == 0
+
+
+def test_a_query_with_time_words_shows_its_range_on_a_timeline(live_viewer, page):
+    pm = live_viewer.pm
+    seed(pm)
+    today = datetime.now(pm.tz).replace(hour=12, minute=0, second=0, microsecond=0)
+    last_week_wednesday = today - timedelta(days=today.weekday() + 5)
+    inside = pm.store("数据库索引调优：给 memories(created_ts) 加索引", tags=["数据库"],
+                      location="projects/palace", created_at=last_week_wednesday)
+    page.goto(live_viewer.at("/search?q=" + "上周 数据库"))
+    section = page.locator("section.time-range")
+    assert "上周" in section.inner_text()
+    timeline = section.locator("svg.query-timeline")
+    assert timeline.locator("rect.range").count() == 1
+    assert timeline.locator("circle.hit").count() >= 2
+    assert timeline.locator("circle.hit.inside").count() == 1
+    assert page.locator(f"ol.results a[href$='/memories/{inside.id}']").count() == 1
+    page.locator("details.why").first.evaluate("el => el.open = true")
+    screenshot(page, "search-time")
+
+
+def test_home_lists_rooms_pages_and_pictures(live_viewer, page):
+    pm = live_viewer.pm
+    for i in range(55):
+        pm.store(f"note number {i}", location="notes/daily")
+    seed(pm)
+    page.goto(live_viewer.at("/"))
+    rooms = page.locator(".rooms")
+    assert re.search(r"notes\s*55", rooms.inner_text())
+    assert page.locator("ol.memories > li").count() == 50
+    page.get_by_role("link", name="Older →").click()
+    assert page.locator("ol.memories > li").count() == 8
+    for chart in ("decay.svg", "rooms.svg"):
+        loaded = page.evaluate(
+            "src => { const img = [...document.images].find(i => i.src.endsWith(src));"
+            " return img && img.complete && img.naturalWidth > 0; }", chart)
+        assert loaded, f"{chart} did not render"
+    page.goto(live_viewer.at("/"))
+    page.wait_for_function("[...document.images].every(i => i.complete && i.naturalWidth > 0)")
+    screenshot(page, "home")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator("section.pictures").screenshot(path=str(SCREENSHOTS / "home-pictures.png"))
+
+
+def test_keyboard_alone_reaches_search_and_a_memory(live_viewer, page):
+    db = seed(live_viewer.pm)
+    page.goto(live_viewer.at("/"))
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent") == "Skip to content"
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "main"
+    page.goto(live_viewer.at("/search?q=PostgreSQL"))
+    link = page.locator("ol.results a.memory-link").first
+    for _ in range(40):  # tab until the first result link has focus
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.classList.contains('memory-link')"):
+            break
+    else:
+        pytest.fail("the first result was not reachable with Tab")
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"**/memories/{db.id}")
+    assert link is not None
+
+
+def test_archived_memories_are_listed_and_restored(live_viewer, page):
+    pm = live_viewer.pm
+    now = datetime.now(pm.tz)
+    faded = pm.store("an unused note from long ago", location="notes", importance=0.0,
+                     created_at=now - timedelta(days=400))
+    report = pm.run_decay()
+    assert faded.id in report.archived
+    page.goto(live_viewer.at("/"))
+    page.get_by_role("link", name=re.compile(r"^Archived \(1\)")).click()
+    row = page.locator(f"#m-{faded.id}")
+    assert "archived" in row.inner_text()
+    row.get_by_role("button", name=re.compile("^Restore to active")).click()
+    page.wait_for_selector(".flash")
+    assert pm.get(faded.id, record_access=False).status == "active"
+    assert page.locator(f"#m-{faded.id}").count() == 0  # no longer in the archived list

@@ -1,0 +1,117 @@
+"""The token, Host and CSRF rules, over real HTTP against a real server."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+import pytest
+
+from palace.errors import ConfigError
+from palace.viewer import create_viewer_app
+from palace.viewer.security import check_bind_address
+
+from .conftest import free_port, start_server, stop_server
+
+
+@pytest.fixture
+def token_viewer(viewer_pm):
+    port = free_port()
+    server, thread = start_server(create_viewer_app(viewer_pm, token="s3cret-token"), port)
+    yield f"http://127.0.0.1:{port}", viewer_pm
+    stop_server(server, thread)
+
+
+def csrf_of(html: str) -> str:
+    return re.search(r'name="csrf" content="([0-9a-f]+)"', html).group(1)
+
+
+def test_a_non_loopback_address_needs_a_token():
+    with pytest.raises(ConfigError, match="token"):
+        check_bind_address("0.0.0.0", None)
+    check_bind_address("0.0.0.0", "a-token")
+    for host in ("127.0.0.1", "localhost", "::1"):
+        check_bind_address(host, None)
+
+
+def test_edits_need_the_form_token_and_the_same_origin(live_viewer):
+    memory = live_viewer.pm.store("keep me")
+    with httpx.Client(base_url=live_viewer.url, follow_redirects=False) as client:
+        csrf = csrf_of(client.get("/").text)
+        # no form token: refused, nothing deleted
+        answer = client.post(f"/memories/{memory.id}/delete", data={})
+        assert answer.status_code == 403
+        # a page on another site posting the right-looking form: refused by Origin
+        answer = client.post(f"/memories/{memory.id}/delete", data={"csrf": csrf},
+                             headers={"Origin": "http://evil.example"})
+        assert answer.status_code == 403
+        assert live_viewer.pm.get(memory.id, record_access=False) is not None
+        # our own form: done, and answered with a redirect (post/redirect/get)
+        answer = client.post(f"/memories/{memory.id}/delete", data={"csrf": csrf},
+                             headers={"Origin": live_viewer.url})
+        assert answer.status_code == 303
+    assert live_viewer.pm.get(memory.id, record_access=False) is None
+
+
+def test_without_a_token_only_loopback_host_names_are_served(live_viewer):
+    """DNS rebinding: a site whose name now points at 127.0.0.1 must not read memories."""
+    live_viewer.pm.store("secret plans")
+    with httpx.Client(base_url=live_viewer.url) as client:
+        assert client.get("/", headers={"Host": "attacker.example"}).status_code == 403
+        assert client.get("/", headers={"Host": "localhost:1234"}).status_code == 200
+
+
+def test_with_a_token_every_page_needs_it(token_viewer):
+    url, pm = token_viewer
+    memory = pm.store("private memory")
+    with httpx.Client(base_url=url, follow_redirects=False) as client:
+        answer = client.get(f"/memories/{memory.id}")
+        assert answer.status_code == 303 and "/login" in answer.headers["location"]
+        assert client.get("/charts/decay.svg").status_code == 401
+        assert client.get("/feed/events").status_code == 401
+        login = client.get("/login")
+        assert login.status_code == 200 and "private memory" not in login.text
+        assert "Trash" not in login.text  # nothing of the palace before logging in
+        # wrong token: back to the form
+        answer = client.post("/login", data={"token": "wrong", "next": "/"})
+        assert "failed=1" in answer.headers["location"]
+        # a Bearer header works for scripts
+        answer = client.get(f"/memories/{memory.id}", headers={"Authorization": "Bearer s3cret-token"})
+        assert answer.status_code == 200 and "private memory" in answer.text
+    with httpx.Client(base_url=url, follow_redirects=True) as browser:
+        # ?token= sets the cookie and drops the token from the address
+        answer = browser.get(f"/memories/{memory.id}?token=s3cret-token")
+        assert answer.status_code == 200 and "private memory" in answer.text
+        assert "token" not in str(answer.url)
+        assert browser.get("/").status_code == 200  # the cookie carries on
+
+
+@pytest.mark.browser
+def test_login_form_in_the_browser(token_viewer, page):
+    url, pm = token_viewer
+    pm.store("behind the login")
+    page.goto(url + "/")
+    page.get_by_label("Token").fill("s3cret-token")
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_selector("ol.memories")
+    assert "behind the login" in page.locator("main").inner_text()
+    page.get_by_role("button", name="Log out").click()
+    page.wait_for_url("**/login")
+    page.goto(url + "/")
+    assert page.url.startswith(url + "/login")
+
+
+def test_redirects_stay_on_this_server_and_bad_input_is_explained(live_viewer):
+    memory = live_viewer.pm.store("a memory")
+    with httpx.Client(base_url=live_viewer.url, follow_redirects=False) as client:
+        csrf = csrf_of(client.get("/").text)
+        for target in ("//evil.example/", "/\\evil.example/", "https://evil.example/"):
+            answer = client.post("/login", data={"token": "", "next": target})
+            assert answer.headers["location"].startswith("/"), target
+            assert not answer.headers["location"].startswith(("//", "/\\")), target
+        answer = client.post(f"/memories/{memory.id}/edit", data={"csrf": csrf, "importance": "2"})
+        assert answer.status_code == 400 and "importance" in answer.text
+        assert client.get("/memories/0123456789abcdef").status_code == 404
+        assert client.get("/memories/not-an-id!").status_code == 400
+        assert client.get("/?page=0").status_code == 400
+    assert live_viewer.pm.get(memory.id, record_access=False).importance == 0.5
