@@ -36,6 +36,7 @@ from .capture.tasks import TASK_CLOSED_STATUSES, TASK_DONE_TAGS, TASK_STATUS_KEY
 from .errors import EssenceTooLargeError, InvalidInputError
 from .models import Memory
 from .tokens import estimate_tokens, truncate_to_tokens
+from .validation import validate_query
 
 ESSENCE_ID = "essence"
 ESSENCE_LOCATION = "essence"
@@ -277,6 +278,7 @@ def get_context(pm, query: str, max_tokens: int = DEFAULT_CONTEXT_TOKENS, *, now
     (``supersededBy`` in their frontmatter) are left out unless ``include_superseded``.
     """
     max_tokens = _validate_budget(max_tokens)
+    validate_query(query)
     when = pm.now(now)
     packer = _Packer(max_tokens)
     notes, time_range = _pack_relevant(pm, packer, query, when=when, top_k=top_k, exclude=set(),
@@ -361,8 +363,8 @@ def bootstrap(pm, query: str | None = None, max_tokens: int = DEFAULT_BOOTSTRAP_
     shown counts as accessed (kind ``bootstrap``).
     """
     max_tokens = _validate_budget(max_tokens)
-    if query is not None and not isinstance(query, str):
-        raise InvalidInputError("query must be a string")
+    if query is not None:
+        validate_query(query)  # the same limit as search, whatever the budget leaves room for
     query = (query or "").strip() or None
     when = pm.now(now)
     packer = _Packer(max_tokens)

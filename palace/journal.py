@@ -15,8 +15,10 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
+
+from .validation import ID_PATTERN, parse_time
 
 JOURNAL_DIR = ".journal"
 ACCESS_FILE = "access.jsonl"
@@ -36,10 +38,13 @@ def journal_path(palace_root: Path) -> Path:
 def append_access(path: Path, ids: list[str] | tuple[str, ...], at: datetime, kind: str) -> None:
     if not ids:
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
+    # A time the next read could not use would poison every later read: refuse it here
+    # (callers pass coerced times, so this is a last line of defence).
+    at = parse_time(at, tz=at.tzinfo or timezone.utc, what="access time")
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     line = json.dumps({"at": at.isoformat(), "ids": list(ids), "kind": kind},
                       ensure_ascii=False, separators=(",", ":")) + "\n"
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         os.write(fd, line.encode("utf-8"))
     finally:
@@ -72,11 +77,28 @@ def read_events(path: Path, offset: int) -> tuple[list[AccessEvent], int, int]:
     for raw in data[: end + 1].splitlines():
         if not raw.strip():
             continue
-        try:
-            record = json.loads(raw)
-            at = datetime.fromisoformat(record["at"])
-            ids = tuple(str(i) for i in record["ids"])
-            events.append(AccessEvent(at=at, ids=ids, kind=str(record.get("kind", "access"))))
-        except (ValueError, KeyError, TypeError):
+        event = _parse_line(raw)
+        if event is None:
             skipped += 1
+        else:
+            events.append(event)
     return events, offset + end + 1, skipped
+
+
+def _parse_line(raw: bytes) -> AccessEvent | None:
+    """One journal line, or None when it is unusable: not JSON, a time outside the
+    calendar range palace accepts (one such line once broke every read), ids that are
+    not memory ids. Whatever is on disk, reading never raises."""
+    try:
+        record = json.loads(raw)
+        if not isinstance(record, dict) or not isinstance(record.get("at"), str):
+            return None
+        at = parse_time(record["at"], tz=timezone.utc, what="access time")
+        at.timestamp()  # in range by parse_time's bounds; this proves it
+        ids = record.get("ids")
+        if not isinstance(ids, list) or not all(isinstance(i, str) and ID_PATTERN.match(i) for i in ids):
+            return None
+        kind = record.get("kind", "access")
+        return AccessEvent(at=at, ids=tuple(ids), kind=kind if isinstance(kind, str) else "access")
+    except (ValueError, TypeError, OverflowError, OSError, RecursionError):
+        return None

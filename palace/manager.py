@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import sqlite3
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -33,10 +34,12 @@ from .graph.service import GraphService
 from .journal import journal_path
 from .models import Memory, SearchResult
 from .settings import Settings
+from .recovery import recover_after_crash
 from .storage import FileStorage
 from .validation import (check_updatable, coerce_datetime, list_statuses, normalize_location,
                          normalize_tags, resolve_timezone, validate_changes, validate_content,
-                         validate_id, validate_importance, validate_summary, validate_word)
+                         validate_flag, validate_id, validate_importance, validate_summary,
+                         validate_word, coerce_days)
 
 _UNSET: Any = object()
 NO_EMBEDDER = ("no embedder configured: set MEMORY_VECTOR_MODEL and install palace[vector], or "
@@ -61,7 +64,9 @@ class MemoryPalaceManager:
             settings = settings.replace(workspace_dir=str(workspace_dir))
         self.settings = settings
         self.tz = resolve_timezone(settings.timezone)
-        backend = open_backend(settings, self.tz, derive_graph=self._graph_rows)  # MEMORY_BACKEND: local files or Postgres
+        self.notes: list[str] = []  # what opening had to repair or could not do
+        # MEMORY_BACKEND: local files or Postgres
+        backend = open_backend(settings, self.tz, derive_graph=self._graph_rows, notes=self.notes)
         self.backend = backend.name
         self.storage, self.index, self.syncer, self._lock = (backend.storage, backend.index,
                                                              backend.syncer, backend.lock)
@@ -79,9 +84,18 @@ class MemoryPalaceManager:
         self._expander = None
         self._experiences = None
         self._graph: GraphService | None = None
-        if sync:
-            self.sync(full=None)
-        self.syncer.catch_up_journal(self.journal_path)
+        self.read_only = False
+        try:
+            # what killed writers left: their temp files, a memory both live and trashed
+            if sync:
+                self.sync(full=None)
+            self.syncer.catch_up_journal(self.journal_path)
+            if self.backend == "local":  # the files' leftovers (Postgres writes are transactions)
+                recover_after_crash(self)
+        except (OSError, sqlite3.OperationalError) as exc:
+            # a read-only folder or a full disk: reads go on with the index as it is
+            self.read_only = True
+            self.notes.append(f"palace is read-only here ({exc}); reads use the index as last written")
 
     # ------------------------------------------------------------------ plumbing
 
@@ -173,11 +187,14 @@ class MemoryPalaceManager:
         """Rebuild the index from the files and the journal. Vectors whose text did not
         change are kept (keyed by content hash); ``vectors=True`` also embeds every
         memory missing a vector for the current model."""
-        with self.write_lock():
+        # One lock and one transaction for the whole rebuild: other processes' writers
+        # wait for it, and their readers see the old index until the new one commits
+        # (WAL), so a rebuild is invisible to them; a rebuild that dies rolls back.
+        with self.write_lock(), self.index.write():
             self.index.clear_memories()
-        report = self.sync(full=True)
-        self.syncer.catch_up_journal(self.journal_path)
-        self.index.prune_orphan_vectors()
+            report = self.sync(full=True)
+            self.syncer.catch_up_journal(self.journal_path)
+            self.index.prune_orphan_vectors()
         self._vectors.invalidate()
         if vectors:
             self.embed_pending()
@@ -224,8 +241,8 @@ class MemoryPalaceManager:
             importance=validate_importance(importance), status="active",
             location=normalize_location(location), type=validate_word(type, "type"),
             source=validate_word(source, "source"),
-            created_at=coerce_datetime(created_at, tz=self.tz, what="created_at") if created_at else now,
-            updated_at=now, pinned=bool(pinned), extra=_with_scope(extra, self.settings.scope))
+            created_at=now if created_at is None else coerce_datetime(created_at, tz=self.tz, what="created_at"),
+            updated_at=now, pinned=validate_flag(pinned, "pinned"), extra=_with_scope(extra, self.settings.scope))
         read_facts(memory.extra, memory.content, created_at=memory.created_at, tz=self.tz)  # bad facts: error
         if self.settings.graph_extract:
             memory = replace(memory, extra=with_extracted(memory.extra, memory.content, memory.tags))
@@ -263,7 +280,10 @@ class MemoryPalaceManager:
             changes = validate_changes(fields, extra=memory.extra, max_bytes=self.settings.max_content_bytes,
                                        tz=self.tz)
             self._write(replace(memory, **changes, updated_at=self.now()), old=memory)
-        return self._rows_to_memories([self.index.row_by_id(id)])[0]
+            # read back inside the lock: a rebuild or a delete by another process
+            # afterwards must not turn this successful update into an error
+            row = self.index.row_by_id(id)
+        return self._rows_to_memories([row])[0]
 
     def delete(self, id: str) -> Memory:
         """Soft delete: the file moves to ``.trash/``; ``restore`` brings it back."""
@@ -279,6 +299,7 @@ class MemoryPalaceManager:
     def restore(self, id: str, *, now: Any = None) -> Memory:
         """Bring a memory back from the trash, or an archived memory back to active."""
         validate_id(id)
+        when = self.now(now)  # refused before anything is written
         with self.write_lock():
             trashed = self.storage.read_trash(id)
             if trashed is None:
@@ -296,13 +317,16 @@ class MemoryPalaceManager:
                         "rename it first")
                 extra = {k: v for k, v in trashed.extra.items() if k != "deletedAt"}
                 restored = replace(trashed, status="active", extra=extra, updated_at=self.now())
-            self._write(restored)
             if trashed is not None:
-                self.storage.discard_trash(id)
-        # bringing a memory back is a deliberate use of it: reinforce it, or the next
-        # run_decay would archive it again at once
-        self.record_access([id], at=self.now(now), kind="restore")
-        return self._rows_to_memories([self.index.row_by_id(id)])[0]
+                # the trash file itself moves back (one rename), then gets its new
+                # frontmatter: a kill in between never leaves it both live and trashed
+                self.storage.move_from_trash(restored)
+            self._write(restored)
+            # bringing a memory back is a deliberate use of it: reinforce it, or the
+            # next run_decay would archive it again at once
+            self.record_access([id], at=when, kind="restore")
+            row = self.index.row_by_id(id)
+        return self._rows_to_memories([row])[0]
 
     def list(self, *, location: str | None = None, tags: Sequence[str] | None = None,
              status: str | None = "active", type: str | None = None, limit: int | None = None,
@@ -334,8 +358,8 @@ class MemoryPalaceManager:
 
     def empty_trash(self, *, older_than_days: float | None = None, now: Any = None) -> List[str]:
         """Delete trashed files for good (only those trashed ``older_than_days`` ago, if given)."""
-        if older_than_days is not None and older_than_days < 0:
-            raise InvalidInputError("older_than_days must be >= 0")
+        if older_than_days is not None:
+            older_than_days = coerce_days(older_than_days)
         with self.write_lock():
             return self.storage.empty_trash(older_than_days=older_than_days, now=self.now(now))
 
@@ -412,7 +436,29 @@ class MemoryPalaceManager:
         """Count these memories as used at ``at`` (reinforcing them against decay)."""
         if not ids:
             return
-        self.syncer.record_access(self.journal_path, list(ids), self.now(at), kind)
+        when = self.now(at)
+        try:
+            self.syncer.record_access(self.journal_path, list(ids), when, kind)
+        except (OSError, sqlite3.OperationalError) as exc:
+            if not self.read_only:
+                raise
+            # a read on a read-only or full disk still answers; this use goes uncounted
+            self.notes.append(f"access not recorded: {exc}")
+
+    def doctor(self, *, repair: bool = True, move_unreadable: bool = False,
+               journal_max_bytes: int | None = None):
+        """Find (and with ``repair``, fix) drift between files and index, orphaned
+        vectors, leftover temp files, memories both live and in the trash, unreadable
+        files (moved to .quarantine/ with ``move_unreadable``), an oversized journal.
+        Returns a ``palace.doctor.DoctorReport`` (``.ok``, ``.findings``)."""
+        from .doctor import examine
+
+        if self.backend != "local":
+            raise ConfigError("palace doctor checks the Markdown files against the index "
+                              "(MEMORY_BACKEND=local); a Postgres palace is one transactional store")
+        with self.write_lock():
+            return examine(self, repair=repair, move_unreadable=move_unreadable,
+                           journal_max_bytes=journal_max_bytes)
 
     def access_times(self, ids: Sequence[str], *, kinds: Sequence[str] | None = None) -> dict[str, List[float]]:
         """Journalled access timestamps (POSIX seconds, oldest first) of these memories."""

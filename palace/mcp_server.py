@@ -24,13 +24,14 @@ from typing import Annotated, Any, Callable, Literal
 
 from pydantic import Field, ValidationError
 
+from . import limits
 from .errors import ConfigError, InvalidInputError, MemoryNotFoundError, PalaceError
 from .responses import memory_view, search_response
 from .settings import Settings
 
 SERVER_NAME = "palace"
 SYNC_INTERVAL_S = 2.0          # notice hand-edited files at most this often
-MAX_RESULTS = 100
+MAX_RESULTS = limits.MAX_RESULTS  # palace/limits.py holds every limit
 
 INSTRUCTIONS = """\
 palace is your long-term memory: Markdown memories in rooms (folders), found again by
@@ -96,6 +97,48 @@ def _describe_schema(schema: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
+_JSON_TYPES: dict[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+    "array": lambda v: isinstance(v, list),
+    "object": lambda v: isinstance(v, dict),
+}
+
+
+def _matches(value: Any, spec: dict[str, Any]) -> bool:
+    options = spec.get("anyOf") or spec.get("oneOf") or [spec]
+    for option in options:
+        kind = option.get("type")
+        if kind is None:
+            return True  # no type to hold it to (an enum, a reference): pydantic decides
+        kinds = kind if isinstance(kind, list) else [kind]
+        if any(_JSON_TYPES.get(k, lambda v: True)(value) for k in kinds):
+            items = option.get("items")
+            if isinstance(value, list) and isinstance(items, dict):
+                if not all(_matches(item, items) for item in value):
+                    continue
+            return True
+    return False
+
+
+def strict_type_problems(arguments: dict[str, Any], schema: dict[str, Any]) -> list[str]:
+    """Arguments whose JSON type is not the schema's: pydantic would quietly turn
+    ``"true"`` into True and ``5.0`` into 5; an agent that sends them has a bug it
+    should hear about."""
+    problems = []
+    properties = schema.get("properties", {})
+    for name, value in (arguments or {}).items():
+        spec = properties.get(name)
+        if spec is not None and not _matches(value, spec):
+            given = repr(value)
+            given = given if len(given) <= 60 else given[:57] + "..."
+            problems.append(f"'{name}' has the wrong type (got {given} of type {type(value).__name__})")
+    return problems
+
+
 def describe_validation_error(tool: str, error: ValidationError, schema: dict[str, Any]) -> str:
     problems = []
     for item in error.errors():
@@ -126,6 +169,10 @@ def _make_server_class():
             unknown = sorted(set(arguments or {}) - set(schema.get("properties", {})))
             if unknown:
                 raise ToolError(f"unknown argument(s) for {name}: {', '.join(unknown)}. "
+                                f"Expected arguments: {_describe_schema(schema)}")
+            problems = strict_type_problems(arguments, schema)
+            if problems:
+                raise ToolError(f"invalid arguments for {name}: {'; '.join(problems)}. "
                                 f"Expected arguments: {_describe_schema(schema)}")
             try:
                 return await super().call_tool(name, arguments, context)

@@ -30,6 +30,7 @@ from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
+from . import limits
 from .decay import DecayInfo, DecayParams, decay_info
 from .errors import EmbedderUnavailableError, InvalidInputError
 from .index import Filters, Index, VectorStore, row_to_memory
@@ -37,12 +38,12 @@ from .models import Explanation, SearchResult
 from .retrieval import (TermGroup, document_stems, final_score, fuse, matched_terms, phrase_words,
                         term_groups)
 from .tokenize import query_terms, stem
-from .validation import coerce_datetime, normalize_location, normalize_tags, validate_word
+from .validation import coerce_datetime, normalize_location, normalize_tags, validate_query, validate_word
 
 if TYPE_CHECKING:
     from .settings import Settings
 
-MAX_QUERY_CHARS = 4000
+MAX_QUERY_CHARS = limits.MAX_QUERY_CHARS  # every limit lives in palace/limits.py
 # A search embeds at most this many un-embedded memories first (a slow model does ~15
 # chunks/s on 2 cores); `palace reindex --vectors` / pm.embed_pending() do the rest.
 VECTOR_BACKFILL_PER_SEARCH = 256
@@ -77,12 +78,10 @@ class SearchServices:
 
 
 def check_request(query: object, top_k: object) -> None:
-    if not isinstance(query, str):
-        raise InvalidInputError("query must be a string")
-    if len(query) > MAX_QUERY_CHARS:
-        raise InvalidInputError(f"query is {len(query)} characters; keep it under {MAX_QUERY_CHARS}")
-    if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1 or top_k > 1000:
-        raise InvalidInputError(f"top_k must be an integer from 1 to 1000, got {top_k!r}")
+    validate_query(query)  # the same check as get_context and bootstrap
+    top = limits.MAX_API_TOP_K
+    if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1 or top_k > top:
+        raise InvalidInputError(f"top_k must be an integer from 1 to {top}, got {top_k!r}")
 
 
 @dataclass(frozen=True)

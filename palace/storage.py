@@ -14,6 +14,7 @@ import json
 import os
 import re
 import secrets
+import stat as stat_module
 import unicodedata
 from dataclasses import replace
 from datetime import date, datetime, timedelta, tzinfo
@@ -22,19 +23,15 @@ from typing import Any, BinaryIO, Callable, Iterator
 
 import yaml
 
-from .errors import InvalidInputError, MemoryFileError
+from . import limits
+from .errors import InvalidInputError, MemoryFileError, PalaceError
+from .limits import MAX_FILE_BYTES
 from .models import MEMORY_STATUSES, Memory
 from .validation import ID_PATTERN, normalize_location, parse_time
-
-try:  # the C loader is ~10x faster; fall back to pure Python where libyaml is missing
-    _YamlLoader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover
-    _YamlLoader = yaml.SafeLoader
 
 PALACE_SUBDIR = Path("memory") / "palace"
 TRASH_DIR = ".trash"
 SUMMARY_HEADING = "## Summary"
-MAX_FILE_BYTES = 8 * 1024 * 1024
 
 # Frontmatter keys palace owns, in the order they are written.
 KNOWN_KEYS = ("id", "tags", "importance", "status", "pinned", "createdAt", "updatedAt",
@@ -53,20 +50,137 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any] | None, str]:
     if not match:
         raise ValueError("frontmatter starts with '---' but has no closing '---' line")
     raw = match.group(1)
+    size = len(raw.encode("utf-8"))
+    if size > limits.MAX_FRONTMATTER_BYTES:
+        raise ValueError(f"frontmatter is {size} bytes, over the {limits.MAX_FRONTMATTER_BYTES}-byte limit")
     fast = _json_lines_frontmatter(raw)
     if fast is not None:
+        _refuse_surrogates(fast)
         return fast, text[match.end():]
-    try:
-        data = yaml.load(raw, Loader=_YamlLoader) if raw.strip() else {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 2}" if mark is not None else ""
-        raise ValueError(f"frontmatter is not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
+    data = _load_yaml(raw) if raw.strip() else {}
     if data is None:
         data = {}
     if not isinstance(data, dict):
         raise ValueError("frontmatter must be a mapping of keys to values")
+    _refuse_surrogates(data)
     return data, text[match.end():]
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader with limits: nesting depth and the node count with every
+    alias expanded, so that 100,000 nested lists or a 1 KB "billion laughs" alias bomb
+    is refused in milliseconds instead of recursing away or taking all memory.
+
+    Pure Python on purpose: the C loader composes recursively in C, out of reach of
+    these checks. Palace's own files never get here (see _json_lines_frontmatter).
+    """
+
+    def __init__(self, stream: str):
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent, index):  # noqa: D401 - PyYAML's hook
+        self._depth += 1
+        try:
+            if self._depth > limits.MAX_FRONTMATTER_DEPTH:
+                raise ValueError(f"frontmatter is nested deeper than {limits.MAX_FRONTMATTER_DEPTH} levels")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def get_single_node(self):
+        node = super().get_single_node()
+        if node is not None:
+            _check_expanded_size(node)
+        return node
+
+
+def _check_expanded_size(root: yaml.Node) -> None:
+    """Count the nodes ``root`` stands for with aliases expanded (memoised per node,
+    so the count itself is cheap) and refuse recursive aliases."""
+    sizes: dict[int, int] = {}
+    in_progress: set[int] = set()
+    limit = limits.MAX_FRONTMATTER_NODES
+
+    def size(node: yaml.Node, depth: int) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in in_progress:
+            raise ValueError("frontmatter holds a recursive alias (a value that contains itself)")
+        if depth > limits.MAX_FRONTMATTER_DEPTH:
+            raise ValueError(f"frontmatter is nested deeper than {limits.MAX_FRONTMATTER_DEPTH} levels")
+        in_progress.add(key)
+        total = 1
+        if isinstance(node, yaml.SequenceNode):
+            children = node.value
+        elif isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        else:
+            children = []
+        for child in children:
+            total += size(child, depth + 1)
+            if total > limit:
+                raise ValueError(f"frontmatter expands to more than {limit} values (an alias bomb?)")
+        in_progress.discard(key)
+        sizes[key] = total
+        return total
+
+    size(root, 0)
+
+
+def _load_yaml(raw: str) -> Any:
+    try:
+        return yaml.load(raw, Loader=_BoundedLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 2}" if mark is not None else ""
+        raise ValueError(f"frontmatter is not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
+    except (RecursionError, OverflowError, OSError, MemoryError) as exc:
+        raise ValueError(f"frontmatter cannot be read: {type(exc).__name__}") from None
+
+
+def _json_too_deep(text: str, limit: int) -> bool:
+    """Whether a JSON text nests [ and { deeper than ``limit`` (strings skipped)."""
+    depth = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif char in "]}":
+            depth -= 1
+    return False
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _refuse_surrogates(data: Any) -> None:
+    """An escape like "\\ud800" decodes to a lone surrogate, which no UTF-8 file can
+    hold: the memory could be read but never written back. (Depth is bounded above.)"""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                raise ValueError("frontmatter holds an escaped lone surrogate (\\ud800-\\udfff), "
+                                 "which is not Unicode text")
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
 
 
 _KEY_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*): (.+)$")
@@ -83,9 +197,12 @@ def _json_lines_frontmatter(raw: str) -> dict[str, Any] | None:
         match = _KEY_LINE.match(line)
         if not match:
             return None
+        text = match.group(2)
+        if ("[" in text or "{" in text) and _json_too_deep(text, limits.MAX_FRONTMATTER_DEPTH):
+            raise ValueError(f"frontmatter is nested deeper than {limits.MAX_FRONTMATTER_DEPTH} levels")
         try:
-            value = json.loads(match.group(2))
-        except ValueError:
+            value = json.loads(text)
+        except (ValueError, RecursionError):
             return None
         if isinstance(value, dict):
             return None  # a YAML mapping may differ from JSON in corner cases
@@ -110,7 +227,10 @@ def split_summary(body: str) -> tuple[str, str | None]:
 def _as_datetime(value: Any, key: str, tz: tzinfo) -> datetime | None:
     if value is None or value == "":
         return None
-    return parse_time(value, tz=tz, what=key)
+    try:
+        return parse_time(value, tz=tz, what=key)
+    except (OverflowError, OSError) as exc:  # parse_time bounds them; never let one escape
+        raise ValueError(f"{key} {str(value)[:60]!r} is out of range: {exc}") from None
 
 
 def _as_tags(value: Any) -> tuple[str, ...]:
@@ -201,10 +321,16 @@ def parse_memory(text: str, *, path: Path, location: str, fallback_time: datetim
     )
 
 
+# Characters JSON leaves raw but YAML reads as line breaks (NEL, LS, PS), refuses
+# (DEL, C1 controls) or strips (BOM): written as \u escapes, valid in both.
+_YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff]")
+
+
 def _yaml_scalar(value: Any) -> str:
     # JSON is valid YAML flow syntax, and keeps every string quoted: no 'yes'→True
     # or '010'→8 surprises when a person or another tool reads the file.
-    return json.dumps(value, ensure_ascii=False)
+    text = json.dumps(value, ensure_ascii=False)
+    return _YAML_UNSAFE.sub(lambda m: "\\u%04x" % ord(m.group()), text)
 
 
 def _extra_value(value: Any) -> str:
@@ -238,6 +364,12 @@ def render_memory(memory: Memory) -> str:
             continue
         safe_key = key if re.match(r"^[A-Za-z_][A-Za-z0-9_-]*$", str(key)) else _yaml_scalar(str(key))
         lines.append(f"{safe_key}: {_extra_value(value)}")
+    frontmatter_bytes = sum(len(line.encode("utf-8")) + 1 for line in lines[1:])
+    if frontmatter_bytes > limits.MAX_FRONTMATTER_BYTES:
+        # the reader would refuse the file: refuse to write it
+        raise InvalidInputError(
+            f"memory {memory.id!r}: its metadata is {frontmatter_bytes} bytes, over the "
+            f"{limits.MAX_FRONTMATTER_BYTES}-byte frontmatter limit; store less metadata")
     lines.append("---")
     lines.append("")
     lines.append(memory.content.strip("\n"))
@@ -254,11 +386,20 @@ def atomic_write(path: Path, data: str | bytes | Callable[[BinaryIO], object]) -
     The one way palace writes a file it must not leave half-written: memories,
     the trash, the concept cache and the vector snapshots. ``data`` is text
     (written as UTF-8, ``\n`` line ends kept), bytes, or a function that writes
-    into the open binary file (a large array, without a copy in memory)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    into the open binary file (a large array, without a copy in memory).
+
+    New files are owner-only (0600, whatever the umask: memories are private); a
+    rewrite keeps the mode the file had (someone may have widened it on purpose)."""
+    make_private_dirs(path.parent)
+    try:
+        mode = stat_module.S_IMODE(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        mode = 0o600
     tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     try:
-        with open(tmp, "wb") as handle:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        os.fchmod(fd, mode)
+        with open(fd, "wb") as handle:
             if callable(data):
                 data(handle)
             else:
@@ -269,6 +410,28 @@ def atomic_write(path: Path, data: str | bytes | Callable[[BinaryIO], object]) -
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def make_private_dirs(folder: Path) -> None:
+    """``mkdir -p`` with every folder it creates owner-only (0700): Path.mkdir gives
+    the parents it creates the umask's mode, not the one asked for."""
+    missing = []
+    current = Path(folder)
+    while not current.exists():
+        missing.append(current)
+        if current.parent == current:
+            break
+        current = current.parent
+    for part in reversed(missing):
+        try:
+            part.mkdir(mode=0o700)
+            os.chmod(part, 0o700)  # mkdir's mode is masked by the umask too
+        except FileExistsError:
+            pass
+
+
+class UnsafePathError(PalaceError):
+    """A path inside the palace is a symlink (or not what palace put there)."""
 
 
 class WriteLock:
@@ -300,7 +463,35 @@ class FileStorage:
         self.tz = tz
 
     def ensure(self) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(self.root)
+
+    # ------------------------------------------------------------------ links
+
+    def check_inside(self, path: Path) -> Path:
+        """``path`` if no folder or file from the palace root down to it is a symlink.
+
+        A palace pulled with git (or a hostile tarball) may hold links; following one
+        would read, write or delete outside the workspace. Links above the palace
+        root (a workspace that is itself a link) are the user's choice and fine.
+        """
+        try:
+            rel = path.relative_to(self.root)
+        except ValueError:
+            raise UnsafePathError(f"{path} is outside the palace {self.root}") from None
+        current = self.root
+        for part in rel.parts:
+            current = current / part
+            if current.is_symlink():
+                raise UnsafePathError(
+                    f"{current} is a symlink: palace never reads, writes or deletes through links "
+                    "inside the palace (they could lead outside it); replace it with a real "
+                    "folder or file (`palace doctor` lists every link)")
+        return path
+
+    def check_palace_folders(self) -> None:
+        """Palace's own folders (trash, index, journal) must not be links."""
+        for name in (TRASH_DIR, ".palace", ".journal"):
+            self.check_inside(self.root / name)
 
     def path_for(self, location: str, memory_id: str) -> Path:
         return self.root.joinpath(*location.split("/"), f"{memory_id}.md")
@@ -320,10 +511,19 @@ class FileStorage:
                       ) -> tuple[Memory, bytes, os.stat_result]:
         """``read``, also handing back the bytes and stat it read (one read per file)."""
         try:
-            stat = path.stat()
-            if stat.st_size > MAX_FILE_BYTES:
-                raise MemoryFileError(path, f"file is {stat.st_size} bytes, over the {MAX_FILE_BYTES}-byte limit")
-            raw = path.read_bytes()
+            self.check_inside(path)
+        except UnsafePathError as exc:
+            raise MemoryFileError(path, str(exc)) from None
+        try:
+            # O_NOFOLLOW: a file swapped for a link after the check is still not followed
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            with open(fd, "rb") as handle:
+                stat = os.fstat(handle.fileno())
+                if not stat_module.S_ISREG(stat.st_mode):
+                    raise MemoryFileError(path, "not a regular file")
+                if stat.st_size > MAX_FILE_BYTES:
+                    raise MemoryFileError(path, f"file is {stat.st_size} bytes, over the {MAX_FILE_BYTES}-byte limit")
+                raw = handle.read(MAX_FILE_BYTES + 1)
         except FileNotFoundError:
             raise MemoryFileError(path, "file does not exist") from None
         except OSError as exc:
@@ -341,14 +541,19 @@ class FileStorage:
                                   fallback_time=datetime.fromtimestamp(stat.st_mtime, self.tz), tz=self.tz)
         except ValueError as exc:
             raise MemoryFileError(path, str(exc)) from None
+        if memory.status == "deleted" and path.parent != self.trash:
+            # a restore killed between moving the file back and rewriting it: the
+            # file is in a room, so it is live
+            memory = replace(memory, status="active")
         return memory, raw, stat
 
     def write(self, memory: Memory) -> Path:
-        path = self.path_for(memory.location, memory.id)
+        path = self.check_inside(self.path_for(memory.location, memory.id))
         atomic_write(path, render_memory(memory))
         return path
 
     def remove_file(self, path: Path) -> None:
+        self.check_inside(path)
         try:
             path.unlink()
         except FileNotFoundError:
@@ -436,19 +641,35 @@ class FileStorage:
         self.trash_path(memory_id).unlink(missing_ok=True)
 
     def move_to_trash(self, memory: Memory, deleted_at: datetime) -> Path:
-        """Write the trashed copy first, then remove the original: a crash in between
-        leaves two copies, never none."""
+        """Move the file itself into the trash (one rename, so it is never in both
+        places and never in neither), then record status and deletedAt in it. A kill
+        between the two leaves a trashed file without deletedAt: still in the trash."""
         extra = dict(memory.extra)
         extra["deletedAt"] = deleted_at.isoformat()
         trashed = replace(memory, status="deleted", extra=extra)
-        target = self.trash_path(memory.id)
-        atomic_write(target, render_memory(trashed))
+        target = self.check_inside(self.trash_path(memory.id))
+        make_private_dirs(self.trash)
         if memory.path is not None and memory.path != target:
-            self.remove_file(memory.path)
+            os.replace(self.check_inside(memory.path), target)
+            self._prune_empty_dirs(memory.path.parent)
+        try:
+            atomic_write(target, render_memory(trashed))
+        except OSError:
+            pass  # the memory is in the trash, which is what was asked; the date is not
+        return target
+
+    def move_from_trash(self, memory: Memory) -> Path:
+        """The trashed file back into its room, by one rename (see move_to_trash); the
+        caller then rewrites it with its restored frontmatter."""
+        source = self.check_inside(self.trash_path(memory.id))
+        target = self.check_inside(self.path_for(memory.location, memory.id))
+        make_private_dirs(target.parent)
+        self.check_inside(target)
+        os.replace(source, target)
         return target
 
     def read_trash(self, memory_id: str) -> Memory | None:
-        path = self.trash_path(memory_id)
+        path = self.check_inside(self.trash_path(memory_id))
         if not path.exists():
             return None
         # location recorded in the frontmatter says where to restore it
@@ -464,6 +685,7 @@ class FileStorage:
     def list_trash(self) -> tuple[list[Memory], list[MemoryFileError]]:
         memories: list[Memory] = []
         errors: list[MemoryFileError] = []
+        self.check_inside(self.trash)
         if not self.trash.exists():
             return memories, errors
         for path in sorted(self.trash.glob("*.md")):

@@ -12,14 +12,14 @@ import unicodedata
 from datetime import datetime, timezone, tzinfo
 from typing import Any
 
+from . import limits
 from .errors import ConfigError, InvalidInputError
+from .limits import MAX_LOCATION_DEPTH, MAX_ROOM_NAME_BYTES, MAX_TAG_CHARS, MAX_TAGS
 
-ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,%d}$" % (limits.MAX_ID_CHARS - 1))
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _BAD_SEGMENT_CHARS = re.compile(r'[\x00-\x1f\x7f\\:*?"<>|]')
-MAX_LOCATION_DEPTH = 8
-MAX_TAGS = 64
-MAX_TAG_CHARS = 64
+__all__ = ["MAX_LOCATION_DEPTH", "MAX_ROOM_NAME_BYTES", "MAX_TAGS", "MAX_TAG_CHARS"]  # re-exported
 
 
 def validate_id(memory_id: object) -> str:
@@ -57,10 +57,21 @@ def normalize_location(location: object) -> str:
                 f"invalid location {location!r}: room names may not be '.', '..' or start "
                 "with '.' (those names are reserved for palace's own folders)"
             )
-        if _BAD_SEGMENT_CHARS.search(segment) or len(segment) > 80:
+        if _BAD_SEGMENT_CHARS.search(segment):
             raise InvalidInputError(
                 f"invalid location {location!r}: room names may not contain control "
-                'characters or any of \\ : * ? " < > | and must be at most 80 characters'
+                'characters or any of \\ : * ? " < > |'
+            )
+        if len(segment) > limits.MAX_ROOM_NAME_CHARS:
+            raise InvalidInputError(
+                f"invalid location {location[:60]!r}…: room names must be at most "
+                f"{limits.MAX_ROOM_NAME_CHARS} characters")
+        size = len(segment.encode("utf-8"))
+        if size > MAX_ROOM_NAME_BYTES:
+            # a room is a folder: file systems allow 255 bytes per name, not characters
+            raise InvalidInputError(
+                f"invalid location {location[:60]!r}…: the room name {segment[:20]!r}… is {size} "
+                f"bytes of UTF-8, over the {MAX_ROOM_NAME_BYTES}-byte limit; use a shorter name"
             )
     return "/".join(segments)
 
@@ -148,10 +159,22 @@ def validate_word(value: object, what: str) -> str:
     return text
 
 
+def _refuse_range(what: str, value: object) -> ValueError:
+    return ValueError(
+        f"{what} {repr(value)[:80]} is outside the range palace accepts "
+        f"({limits.EARLIEST_TIME.year}-01-01 to {limits.LATEST_TIME.year - 1}-12-31)")
+
+
 def parse_time(value: object, *, tz: tzinfo, what: str = "time") -> datetime:
     """A datetime, date, ISO 8601 string or epoch number (seconds, or milliseconds as
     JavaScript writes them) as an aware datetime; naive values are taken in ``tz``.
-    Raises ``ValueError`` saying what was wrong."""
+    Raises ``ValueError`` saying what was wrong.
+
+    Times outside ``limits.EARLIEST_TIME`` .. ``LATEST_TIME`` (and non-finite numbers)
+    are refused here, the one door every time goes through: a time at the calendar's
+    edge would overflow the first offset or interval computed from it, and once
+    stored (in a file or the journal) it would break every later read.
+    """
     from datetime import date
 
     if isinstance(value, datetime):
@@ -159,7 +182,17 @@ def parse_time(value: object, *, tz: tzinfo, what: str = "time") -> datetime:
     elif isinstance(value, date):
         result = datetime(value.year, value.month, value.day)  # a date means its midnight
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        return datetime.fromtimestamp(value / 1000 if value > 10**11 else value, tz)
+        try:
+            seconds = float(value)
+        except OverflowError:  # an int too large for a float
+            raise _refuse_range(what, value) from None
+        if not math.isfinite(seconds):
+            raise ValueError(f"{what} {value!r} is not a finite number")
+        if abs(seconds) > 10**11:  # milliseconds, as JavaScript writes them
+            seconds /= 1000
+        if not limits.EARLIEST_TIME.timestamp() <= seconds < limits.LATEST_TIME.timestamp():
+            raise _refuse_range(what, value)
+        return datetime.fromtimestamp(seconds, tz)
     elif isinstance(value, str):
         text = value.strip()
         if text.endswith("Z"):
@@ -167,10 +200,13 @@ def parse_time(value: object, *, tz: tzinfo, what: str = "time") -> datetime:
         try:
             result = datetime.fromisoformat(text)
         except ValueError:
-            raise ValueError(f"{what} {value!r} is not an ISO 8601 time such as "
+            raise ValueError(f"{what} {value[:80]!r} is not an ISO 8601 time such as "
                              "2026-03-18T10:00:00+08:00") from None
     else:
-        raise ValueError(f"{what} must be a datetime or an ISO 8601 string, got {value!r}")
+        raise ValueError(f"{what} must be a datetime or an ISO 8601 string, got {value!r}"[:300])
+    # The local year first: converting 0001-01-01T00:00+23:59 to UTC would overflow.
+    if not limits.EARLIEST_TIME.year <= result.year < limits.LATEST_TIME.year:
+        raise _refuse_range(what, value)
     if result.tzinfo is None:
         result = result.replace(tzinfo=tz)
     return result
@@ -180,8 +216,39 @@ def coerce_datetime(value: object, *, tz: tzinfo, what: str = "time") -> datetim
     """``parse_time`` for arguments: a bad value is an ``InvalidInputError``."""
     try:
         return parse_time(value, tz=tz, what=what)
-    except ValueError as exc:
+    except (ValueError, OverflowError, OSError) as exc:
         raise InvalidInputError(str(exc)) from None
+
+
+def coerce_days(value: object, *, what: str = "older_than_days") -> float:
+    """A finite, non-negative number of days, at most ``limits.MAX_DAYS``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidInputError(f"{what} must be a number of days, got {value!r}"[:200])
+    try:
+        days = float(value)
+    except OverflowError:
+        days = math.inf
+    if not math.isfinite(days) or not 0 <= days <= limits.MAX_DAYS:
+        raise InvalidInputError(f"{what} must be a number of days from 0 to {limits.MAX_DAYS}, got {value!r}"[:200])
+    return days
+
+
+def validate_query(query: object) -> str:
+    """A search / context / bootstrap query: text, at most ``limits.MAX_QUERY_CHARS``."""
+    if not isinstance(query, str):
+        raise InvalidInputError(f"query must be a string, got {type(query).__name__}")
+    if len(query) > limits.MAX_QUERY_CHARS:
+        raise InvalidInputError(
+            f"query is {len(query)} characters; keep it under {limits.MAX_QUERY_CHARS} "
+            "(a query is a question, not a document)")
+    return query
+
+
+def validate_flag(value: object, what: str) -> bool:
+    """A yes/no argument: True or False itself (``bool("false")`` is True)."""
+    if not isinstance(value, bool):
+        raise InvalidInputError(f"{what} must be true or false, got {value!r}"[:200])
+    return value
 
 
 UPDATABLE_FIELDS = frozenset({"content", "summary", "tags", "importance", "location", "type",
@@ -207,7 +274,7 @@ def validate_changes(fields: dict[str, Any], *, extra: dict[str, Any], max_bytes
         "summary": lambda v: validate_summary(v, max_bytes=max_bytes),
         "tags": normalize_tags, "importance": validate_importance, "location": normalize_location,
         "type": lambda v: validate_word(v, "type"), "source": lambda v: validate_word(v, "source"),
-        "pinned": bool, "created_at": lambda v: coerce_datetime(v, tz=tz, what="created_at"),
+        "pinned": lambda v: validate_flag(v, "pinned"), "created_at": lambda v: coerce_datetime(v, tz=tz, what="created_at"),
     }
     changes = {name: check(fields[name]) for name, check in checks.items() if name in fields}
     if "status" in fields:

@@ -191,7 +191,7 @@ def test_palace_sidecar_is_the_same_server(tmp_path, minilm_path, minilm_model):
     try:
         health = running.wait_until_listening()
         assert health["model"] == minilm_model.name
-        assert health["workspace"] == str(workspace)
+        assert health["workspace"] is True  # served, but where is not told (issue 12)
     finally:
         running.stop()
 

@@ -7,7 +7,7 @@ answers at once (``loading`` → ``ready``); embedding calls made before that ge
 
 Endpoints (JSON in, JSON out; errors are ``{"error": code, "message": text}``):
 
-* ``GET /health`` → ``{status, model, dimension, max_chars, backend, load_seconds, workspace, error?}``
+* ``GET /health`` → ``{status, model, dimension, max_chars, backend, load_seconds, workspace (bool), error?}``
 * ``POST /embed`` ``{texts: [str], kind: "document"|"query"}`` → ``{model, dimension, vectors}``
 * OpenClaw's VectorSearchProvider over ``workspace`` (see palace/provider.py):
   ``POST /search`` ``{query, topK?, filter?}`` → ``{results: [{id, score, content, metadata}]}``,
@@ -42,6 +42,7 @@ from fastapi.responses import JSONResponse
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 from starlette.concurrency import run_in_threadpool
 
+from palace import limits
 from palace.embedders import InProcessEmbedder
 from palace.errors import (
     ConfigError,
@@ -67,7 +68,7 @@ class ServiceLimits:
     # A model reads a few hundred tokens at most; longer texts should be chunked
     # (palace.chunking) rather than silently truncated by the model.
     max_chars_per_text: int = 8192
-    max_body_bytes: int = 2 * 1024 * 1024
+    max_body_bytes: int = limits.MAX_REQUEST_BYTES  # palace/limits.py
 
     @classmethod
     def for_settings(cls, settings: Settings) -> "ServiceLimits":
@@ -202,7 +203,9 @@ def create_app(
             "max_chars": model.max_chars if model else None,
             "backend": model.backend if model else None,
             "load_seconds": round(model.load_seconds, 2) if model else None,
-            "workspace": str(workspace_path) if workspace_path else None,
+            # whether one is served, not where: /health answers without the token,
+            # and a path tells a stranger who runs this and how the disk is laid out
+            "workspace": workspace_path is not None,
         }
         if status == "error":
             body["error"] = embedder.error
@@ -266,6 +269,10 @@ def create_app(
     add_capture_route(app, capture_manager)
     _add_error_handlers(app)
     _add_host_api(app, provider)
+    # Added first = innermost of ours: an unexpected error becomes a 500 answer here,
+    # so Starlette's outermost handler never re-raises it and the server keeps the
+    # client's keep-alive connection.
+    app.add_middleware(CatchAllMiddleware)
     # Added last = runs first: refuse strangers before buffering their bodies.
     app.add_middleware(BodyLimitMiddleware, max_bytes=limits.max_body_bytes)
     app.add_middleware(BearerTokenMiddleware, token=settings.vector_service_token)
@@ -398,6 +405,32 @@ def _add_error_handlers(app: FastAPI) -> None:
 
 
 # --- middleware (plain ASGI: they must see a request before any body is read) ---------
+
+
+class CatchAllMiddleware:
+    """Answers 500 (JSON, like every error) for an exception nothing else handled."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        started = False
+
+        async def watch(message):
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watch)
+        except Exception as exc:  # noqa: BLE001 - the point is to catch what nobody did
+            log.exception("unexpected error")
+            if started:
+                raise  # half an answer was sent: only closing the connection is honest
+            await _error(500, "internal_error", f"{type(exc).__name__}: {exc}")(scope, receive, send)
 
 
 class BearerTokenMiddleware:

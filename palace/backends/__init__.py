@@ -13,7 +13,8 @@ from datetime import tzinfo
 from typing import Any, ContextManager
 
 from ..errors import ConfigError
-from ..index import INDEX_DIR, INDEX_FILE, Index, Syncer
+from ..index import INDEX_DIR, INDEX_FILE, Syncer
+from ..index.opening import open_index
 from ..settings import Settings
 from ..storage import FileStorage, WriteLock
 
@@ -27,14 +28,18 @@ class Backend:
     lock: ContextManager[Any]
 
 
-def open_backend(settings: Settings, tz: tzinfo, *, derive_graph: Any = None) -> Backend:
-    """``derive_graph(memory, raw)`` gives the graph rows the local index keeps beside
-    each memory (palace.graph); the Postgres backend has no graph tables yet."""
+def open_backend(settings: Settings, tz: tzinfo, *, derive_graph: Any = None,
+                 notes: list[str] | None = None) -> Backend:
+    """``derive_graph(memory)`` gives the graph rows the local index keeps beside each
+    memory (palace.graph); the Postgres backend has no graph tables yet. ``notes``
+    collects what opening had to repair (a corrupt index rebuilt, a read-only folder)."""
     if settings.backend == "postgres":
         return _open_postgres(settings, tz)
     storage = FileStorage(settings.workspace, tz)
     storage.ensure()
-    index = Index(storage.root / INDEX_DIR / INDEX_FILE, derive_graph=derive_graph)
+    storage.check_palace_folders()  # never through a link (UnsafePathError)
+    index = open_index(storage.root / INDEX_DIR / INDEX_FILE, [] if notes is None else notes,
+                       derive_graph=derive_graph)
     lock = WriteLock(storage.root / INDEX_DIR / "write.lock")
     return Backend("local", storage, index, Syncer(storage, index, lambda: lock), lock)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import sqlite3
 import sys
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -160,6 +161,11 @@ class PalaceGroup(click.Group):
         except BrokenPipeError:  # `palace list | head`: the reader left, nothing is wrong
             _silence_stdout()
             ctx.exit(EXIT_OK)
+        except sqlite3.Error as exc:  # the index: full disk, read-only, damaged beyond the open check
+            click.echo(f"palace: the index failed: {exc}. Nothing in the memory files was lost; "
+                       "`palace doctor` checks the palace, and deleting memory/palace/.palace/"
+                       "index.sqlite3 rebuilds the index from the files", err=True)
+            ctx.exit(EXIT_ERROR)
         except OSError as exc:  # a folder palace cannot read or write: say which, no traceback
             where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
             click.echo(f"palace: {exc.strerror or exc}{where}", err=True)
@@ -202,7 +208,10 @@ def open_manager(*, sync: bool = True, create: bool = False, config: Settings | 
     # in Postgres mode the database is the palace: the workspace only holds caches
     check_workspace(config.workspace, must_exist=not create and config.backend == "local")
     embedder = make_embedder(config, allow_inprocess=False)
-    return MemoryPalaceManager(config.workspace_dir, settings=config, embedder=embedder, sync=sync)
+    pm = MemoryPalaceManager(config.workspace_dir, settings=config, embedder=embedder, sync=sync)
+    for note in pm.notes:  # what opening repaired, or could not do (a read-only disk)
+        click.echo(f"palace: {note}", err=True)
+    return pm
 
 
 # --------------------------------------------------------------------------- input

@@ -7,7 +7,7 @@ from datetime import datetime
 
 import click
 
-from . import render
+from . import app, render
 from .app import Reply, open_manager, settings, shared_options, unknown_setting_names
 
 
@@ -118,4 +118,33 @@ def decay(dry_run: bool, now: str | None) -> Reply:
     return Reply(report.to_dict(), text)
 
 
-COMMANDS = (reindex, sync, stats, config, decay)
+@click.command("doctor", short_help="Find (and repair) drift, leftovers and damaged files.")
+@click.option("--check", is_flag=True, help="Only report; exit 4 when something is wrong.")
+@click.option("--move-unreadable", is_flag=True,
+              help="Move files that cannot be parsed to .quarantine/ (they are listed either way).")
+@shared_options
+def doctor(check: bool, move_unreadable: bool) -> Reply:
+    """Find what crashes, hand edits and time leave, and repair it: drift between files
+    and index, orphaned vectors, leftover temp files, memories both live and in the
+    trash, unreadable files, an oversized journal. Exit 0 when all is (now) well."""
+    with open_manager() as pm:
+        report = pm.doctor(repair=not check, move_unreadable=move_unreadable)
+    data = report.to_dict()
+
+    def text() -> str:
+        if not report.findings:
+            return "all well: nothing to repair"
+        lines = [f"{'repaired' if f.repaired else 'found'}  {f.kind}  {f.path or '-'}: {f.detail}"
+                 for f in report.findings]
+        if check:
+            lines.append("(--check: nothing was changed; run `palace doctor` to repair)")
+        return "\n".join(lines)
+
+    reply = Reply(data, text)
+    if not report.ok:
+        app.render(reply, as_json=app.state().json)
+        click.get_current_context().exit(app.EXIT_ERROR)
+    return reply
+
+
+COMMANDS = (reindex, sync, stats, config, decay, doctor)

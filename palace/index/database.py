@@ -142,22 +142,35 @@ class Filters:
 class Index:
     supports_graph = True  # keeps the entity graph's tables (palace/index/graph_tables.py)
 
-    def __init__(self, db_path: Path, *, derive_graph: GraphDeriver | None = None):
+    def __init__(self, db_path: Path, *, derive_graph: GraphDeriver | None = None,
+                 read_only: bool = False):
+        """``read_only``: open an index on a read-only folder or disk as immutable (no
+        journal files, no writes); every write then fails with OperationalError."""
         self.path = Path(db_path)
         # memory -> its entity, alias and relation rows (palace.graph, passed in by the
         # manager: the rules live a layer above the index)
         self.derive_graph = derive_graph
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None,
-                                    check_same_thread=False)
+        self.read_only = read_only
+        if read_only:
+            self.conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?immutable=1", uri=True,
+                                        isolation_level=None, check_same_thread=False)
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None,
+                                        check_same_thread=False)
         self.conn.row_factory = sqlite3.Row
         self.conn.execute("PRAGMA busy_timeout = 30000")
-        self.conn.execute("PRAGMA journal_mode = WAL")
-        self.conn.execute("PRAGMA synchronous = NORMAL")
+        if not read_only:
+            self.conn.execute("PRAGMA journal_mode = WAL")
+            self.conn.execute("PRAGMA synchronous = NORMAL")
         # during a rebuild, postings deltas are folded once at the end (finish_bulk)
         self.bulk = False
         try:
-            self.rebuilt_schema = self._ensure_schema()
+            if read_only:
+                self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+                self.rebuilt_schema = False
+            else:
+                self.rebuilt_schema = self._ensure_schema()
         except BaseException:
             self.conn.close()
             raise

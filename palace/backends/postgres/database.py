@@ -193,6 +193,8 @@ class PgStore:
                 f"{updates}, version = memories.version + 1 RETURNING rid", row).fetchone()["rid"]
             conn.execute("DELETE FROM memory_tags WHERE rid = %s", (rid,))
             conn.execute("DELETE FROM postings WHERE rid = %s", (rid,))
+            # a live memory leaves the trash in the same transaction (restore: never both)
+            conn.execute("DELETE FROM trash WHERE id = %s", (memory.id,))
             with conn.cursor() as cur:
                 cur.executemany("INSERT INTO memory_tags VALUES (%s, %s) ON CONFLICT DO NOTHING",
                                 [(tag, rid) for tag in memory.tags])
@@ -256,6 +258,11 @@ class PgStore:
     def in_trash(self, memory_id: str) -> bool:
         with self.palace.connection() as conn:
             return conn.execute("SELECT 1 FROM trash WHERE id = %s", (memory_id,)).fetchone() is not None
+
+    def move_from_trash(self, memory: Memory) -> Path:
+        """Restore's first step (see FileStorage.move_from_trash): here the trash row goes
+        in the same transaction as the restored memory's write (``write``), so nothing."""
+        return self.path_for(memory.location, memory.id)
 
     def discard_trash(self, memory_id: str) -> None:
         with self.palace.connection() as conn:

@@ -1,0 +1,321 @@
+"""``palace doctor``: find, and on request repair, what crashes, hand edits and time leave.
+
+What it looks for (each a ``Finding`` with a kind, a path and what it means):
+
+* ``drift``: files and index disagree (a file not indexed, an index row whose file is
+  gone or changed). Repair: a full sync.
+* ``orphan-vectors``: vectors of texts no memory has any more. Repair: prune them.
+* ``temp-file``: a temp file a killed or failed writer left (``.name.PID.HEX.tmp``)
+  whose process is gone or which is over an hour old. Repair: remove it.
+* ``live-and-trash``: a memory both in its room and in ``.trash`` (a kill inside
+  restore, a failed delete). Repair: the live copy wins (no acknowledged delete is
+  lost: a delete is acknowledged only once the original is gone); the trash copy is
+  removed when it holds the same text, else moved to ``.quarantine/``.
+* ``unreadable``: a memory file that cannot be parsed, with the reason. Repair, only
+  with ``move_unreadable``: moved to ``.quarantine/<its path>`` (never scanned).
+* ``journal``: the access journal is over ``limits.MAX_JOURNAL_BYTES`` or holds
+  unreadable lines. Repair: compaction (unreadable lines and ids that exist nowhere
+  dropped, bursts of accesses folded as decay folds them anyway), then a refold.
+* ``symlink``: a link inside the palace. Palace never follows one; a person decides.
+
+``check`` (``palace doctor --check``) only reports; ``ok`` is False when anything was
+found that is still there after the repairs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import limits
+from .journal import ACCESS_FILE, JOURNAL_DIR, read_events
+
+QUARANTINE_DIR = ".quarantine"
+# ".<name>.<pid>.<hex>.tmp" (atomic writes) and ".<name>.<pid>.tmp" (caches)
+_TEMP_NAME = re.compile(r"^\..+\.(\d+)(?:\.[0-9a-f]+)?\.tmp$")
+STALE_TEMP_AGE_S = 3600.0
+
+
+@dataclass
+class Finding:
+    kind: str
+    path: str | None
+    detail: str
+    repaired: bool = False
+
+
+@dataclass
+class DoctorReport:
+    repair: bool
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(f.repaired for f in self.findings)
+
+    def add(self, kind: str, path: str | None, detail: str) -> Finding:
+        finding = Finding(kind, path, detail)
+        self.findings.append(finding)
+        return finding
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ok": self.ok, "repair": self.repair, "findings": [asdict(f) for f in self.findings]}
+
+
+# --------------------------------------------------------------------------- temp files
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return pid > 0  # exists but is someone else's (or cannot be asked): leave it
+    return True
+
+
+def stale_temp_files(root: Path, *, now: float | None = None, dot_folders_only: bool = False) -> list[Path]:
+    """Temp files under ``root`` whose writer is gone (dead pid) or that are old."""
+    now = time.time() if now is None else now
+    found: list[Path] = []
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if not dot_folders_only or folder != root or entry.name.startswith("."):
+                        stack.append(Path(entry.path))
+                    continue
+                match = _TEMP_NAME.match(entry.name)
+                if not match or not entry.is_file(follow_symlinks=False):
+                    continue
+                age = now - entry.stat(follow_symlinks=False).st_mtime
+            except OSError:
+                continue
+            if not _pid_alive(int(match.group(1))) or age > STALE_TEMP_AGE_S:
+                found.append(Path(entry.path))
+    return found
+
+
+def remove_stale_temp_files(root: Path, *, dot_folders_only: bool = False) -> list[Path]:
+    removed = []
+    for path in stale_temp_files(root, dot_folders_only=dot_folders_only):
+        try:
+            path.unlink()
+            removed.append(path)
+        except OSError:
+            pass
+    return removed
+
+
+# --------------------------------------------------------------------------- the checks
+
+def _rel(pm, path: Path) -> str:
+    try:
+        return path.relative_to(pm.root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _check_temp_files(pm, report: DoctorReport) -> None:
+    for path in stale_temp_files(pm.root):
+        finding = report.add("temp-file", _rel(pm, path), "left by a writer that was killed or failed")
+        if report.repair:
+            try:
+                path.unlink()
+                finding.repaired = True
+            except FileNotFoundError:
+                finding.repaired = True
+            except OSError as exc:
+                finding.detail += f"; cannot remove: {exc.strerror or exc}"
+
+
+def _check_symlinks(pm, report: DoctorReport) -> None:
+    stack = [pm.root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_symlink():
+                report.add("symlink", _rel(pm, Path(entry.path)),
+                           f"a link to {os.readlink(entry.path)}: palace neither follows nor removes it; "
+                           "replace it with a real folder or file")
+            elif entry.is_dir(follow_symlinks=False) and entry.name != QUARANTINE_DIR:
+                stack.append(Path(entry.path))
+
+
+def _check_live_and_trash(pm, report: DoctorReport, only: set[str] | None = None) -> None:
+    storage = pm.storage
+    if not storage.trash.is_dir() or storage.trash.is_symlink():
+        return
+    for trashed in sorted(storage.trash.glob("*.md")):
+        if only is not None and trashed.name not in only:
+            continue
+        memory_id = trashed.stem
+        live = [p for p in pm.root.rglob(f"{memory_id}.md")
+                if not any(part.startswith(".") for part in p.relative_to(pm.root).parts)]
+        if not live:
+            continue
+        finding = report.add("live-and-trash", _rel(pm, trashed),
+                             f"memory {memory_id} is also live at {_rel(pm, live[0])}")
+        if not report.repair:
+            continue
+        try:
+            same = storage.read(live[0]).content == storage.read(trashed, location="general").content
+        except Exception:  # noqa: BLE001 - unreadable either way: keep the copy aside
+            same = False
+        if same:
+            trashed.unlink(missing_ok=True)
+            finding.detail += "; the trash copy (same text) was removed"
+        else:
+            target = _quarantine(pm, trashed)
+            finding.detail += f"; the trash copy differs: moved to {_rel(pm, target)}"
+        finding.repaired = True
+
+
+def _quarantine(pm, path: Path) -> Path:
+    target = pm.root / QUARANTINE_DIR / path.relative_to(pm.root)
+    target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if target.exists():
+        target = target.with_name(f"{target.stem}.{int(time.time())}{target.suffix}")
+    os.replace(path, target)
+    return target
+
+
+def _check_drift(pm, report: DoctorReport) -> None:
+    disk = {rel: (mtime, size) for rel, mtime, size in pm.storage.scan()}
+    indexed = pm.index.file_stats()
+    unreadable = {rel for rel, _reason in pm.index.problems()}
+    drift = []
+    for rel in sorted(set(disk) | set(indexed)):
+        if rel in unreadable:
+            continue
+        if rel not in indexed:
+            drift.append((rel, "on disk but not in the index"))
+        elif rel not in disk:
+            drift.append((rel, "in the index but the file is gone"))
+        elif disk[rel] != indexed[rel]:
+            drift.append((rel, "changed since it was indexed"))
+    findings = [report.add("drift", rel, detail) for rel, detail in drift]
+    if findings and report.repair:
+        pm.sync(full=True)
+        after = pm.index.file_stats()
+        disk_after = {rel: (mtime, size) for rel, mtime, size in pm.storage.scan()}
+        for finding in findings:
+            finding.repaired = after.get(finding.path) == disk_after.get(finding.path)
+
+
+def _check_unreadable(pm, report: DoctorReport, move: bool) -> None:
+    for rel, reason in pm.index.problems():
+        finding = report.add("unreadable", rel, reason)
+        if move:
+            path = pm.root / rel
+            if path.exists() and not path.is_symlink():
+                target = _quarantine(pm, path)
+                finding.detail += f"; moved to {_rel(pm, target)}"
+            finding.repaired = True
+    if move and report.findings and any(f.kind == "unreadable" for f in report.findings):
+        pm.sync(full=True)
+
+
+def _check_orphan_vectors(pm, report: DoctorReport) -> None:
+    (count,) = pm.index.conn.execute(
+        "SELECT count(*) FROM vectors WHERE content_hash NOT IN (SELECT content_hash FROM memories)").fetchone()
+    if count:
+        finding = report.add("orphan-vectors", None, f"{count} vectors of texts no memory has")
+        if report.repair:
+            pm.index.prune_orphan_vectors()
+            finding.repaired = True
+
+
+def _check_journal(pm, report: DoctorReport, max_bytes: int) -> None:
+    path = pm.root / JOURNAL_DIR / ACCESS_FILE
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return
+    _events, _offset, skipped = read_events(path, 0)
+    if size <= max_bytes and not skipped:
+        return
+    finding = report.add("journal", _rel(pm, path),
+                         f"{size} bytes (limit {max_bytes}), {skipped} unreadable lines")
+    if report.repair:
+        before, after = compact_journal(pm)
+        finding.detail += f"; compacted {before} -> {after} bytes"
+        finding.repaired = True
+
+
+def compact_journal(pm) -> tuple[int, int]:
+    """Rewrite the journal: unreadable lines and ids that exist nowhere dropped, each
+    id's accesses folded into one per burst window (what decay counts anyway), then the
+    index refolds it. Holds the write lock; lines appended meanwhile are carried over."""
+    from .decay import ACCESS_MERGE_WINDOW_S, collapse_bursts
+
+    path = pm.root / JOURNAL_DIR / ACCESS_FILE
+    with pm.write_lock():
+        before = path.stat().st_size
+        events, offset, _skipped = read_events(path, 0)
+        known = {m.id for m in pm.list(status="all")} | {m.id for m in pm.list_trash()}
+        per_id: dict[str, list[tuple[float, str, str]]] = {}
+        for event in events:
+            for memory_id in event.ids:
+                if memory_id in known:
+                    per_id.setdefault(memory_id, []).append((event.at.timestamp(), event.at.isoformat(), event.kind))
+        lines = []
+        for memory_id, items in per_id.items():
+            kept = set(collapse_bursts([ts for ts, _iso, _kind in items], ACCESS_MERGE_WINDOW_S))
+            seen = set()
+            for ts, iso, kind in sorted(items):
+                if ts in kept and ts not in seen:
+                    seen.add(ts)
+                    lines.append((ts, json.dumps({"at": iso, "ids": [memory_id], "kind": kind},
+                                                 ensure_ascii=False, separators=(",", ":"))))
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.compact.tmp")
+        try:
+            with open(tmp, "w", encoding="utf-8") as handle:
+                os.chmod(tmp, 0o600)
+                handle.write("".join(line + "\n" for _ts, line in sorted(lines)))
+                with open(path, "rb") as old:  # lines appended since the read
+                    old.seek(offset)
+                    handle.write(old.read().decode("utf-8", "replace"))
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        finally:
+            if tmp.exists():
+                tmp.unlink()
+        pm.index.clear_accesses()
+        pm.index.set_meta("journal_offset", "0")
+        pm.syncer.catch_up_journal(pm.journal_path)
+        return before, path.stat().st_size
+
+
+def examine(pm, *, repair: bool = False, move_unreadable: bool = False,
+            journal_max_bytes: int | None = None) -> DoctorReport:
+    """Every check above, in an order where one repair cannot hide another's finding."""
+    report = DoctorReport(repair=repair)
+    _check_symlinks(pm, report)
+    _check_temp_files(pm, report)
+    _check_live_and_trash(pm, report)
+    _check_drift(pm, report)
+    _check_unreadable(pm, report, move_unreadable and repair)
+    _check_orphan_vectors(pm, report)
+    _check_journal(pm, report, journal_max_bytes or limits.MAX_JOURNAL_BYTES)
+    return report
+
+
+__all__ = ["DoctorReport", "Finding", "examine", "compact_journal", "remove_stale_temp_files",
+           "stale_temp_files", "QUARANTINE_DIR"]
