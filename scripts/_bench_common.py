@@ -29,6 +29,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from palace import MemoryPalaceManager, Settings  # noqa: E402
 
 CONFIGS = ("palace", "bm25", "vector")
+HALVES = ("tune", "check")
+
+
+def half_of(key: str) -> str:
+    """The fixed split every development set uses (issue 11, tuning discipline):
+    the first byte of sha1(key) even → "tune" (tune on these only), odd → "check"
+    (report, never tune). ``key`` is a question's stable id: LongMemEval's
+    question_id, "<sample_id>#<index>" for LoCoMo, the query id of our JSON sets."""
+    return "tune" if hashlib.sha1(key.encode("utf-8")).digest()[0] % 2 == 0 else "check"
+
+
+def pick_half(items: list, keys: list[str], half: str | None) -> list:
+    """``items`` of one half ("tune"/"check"), or all of them for None/"all"."""
+    if half in (None, "all"):
+        return list(items)
+    if half not in HALVES:
+        raise ValueError(f"half must be one of {HALVES} or 'all', got {half!r}")
+    return [item for item, key in zip(items, keys) if half_of(key) == half]
 
 
 def minilm_path() -> str | None:
