@@ -17,13 +17,13 @@ from .errors import (
     PalaceError,
 )
 from .manager import DecayReport, MemoryPalaceManager
-from .models import Explanation, Memory, SearchResult
+from .models import Explanation, Memory, SearchResult, SearchResults
 from .settings import Settings
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "MemoryPalaceManager", "Memory", "SearchResult", "Explanation", "DecayReport", "Settings",
+    "MemoryPalaceManager", "Memory", "SearchResult", "SearchResults", "Explanation", "DecayReport", "Settings",
     "PalaceError", "InvalidInputError", "MemoryNotFoundError", "MemoryFileError", "ConfigError",
     "EmbedderUnavailableError", "EssenceTooLargeError", "IndexVersionError", "__version__",
 ]

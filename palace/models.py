@@ -56,6 +56,9 @@ class Explanation:
     time_range: dict[str, Any] | None = None
     filters: dict[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()           # e.g. "vectors unavailable: keyword only"
+    # "strong": at least one retriever's calibrated score clears its floor
+    # (palace/relevance.py); "weak": returned only with include_weak=True
+    confidence: str = "strong"
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -75,6 +78,8 @@ class Explanation:
             label = f"time {self.time_range.get('text') or 'range'}"
             parts.append(f"{label} ({placement})" if placement and placement != "inside" else label)
         parts.append(f"rel {self.relevance:.2f} imp {self.importance:.2f} decay {self.decay:.2f}")
+        if self.confidence == "weak":
+            parts.append("weak")
         return " · ".join(parts)
 
 
@@ -90,3 +95,23 @@ class SearchResult:
             "score": self.score,
             "explanation": self.explanation.to_dict(),
         }
+
+
+class SearchResults(list):
+    """The results of one search, best first (a plain ``list`` of ``SearchResult``),
+    carrying what the response says as a whole: ``notes`` ("nothing above the
+    relevance floor", "vectors unavailable…", "nothing found in '上周'…") and the
+    ``time_range`` understood from the query, so that an empty answer says why."""
+
+    def __init__(self, results=(), *, notes: tuple[str, ...] | list[str] = (),
+                 time_range: dict[str, Any] | None = None):
+        super().__init__(results)
+        self.notes: tuple[str, ...] = tuple(notes)
+        self.time_range = time_range
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"results": [r.to_dict() for r in self], "notes": list(self.notes),
+                "time_range": self.time_range}
+
+    def __repr__(self) -> str:
+        return f"SearchResults({list.__repr__(self)}, notes={self.notes!r}, time_range={self.time_range!r})"

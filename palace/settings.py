@@ -56,6 +56,13 @@ def _parse_choice(*choices: str) -> Callable[[str], str]:
     return parse
 
 
+def _parse_floor(raw: str) -> float | None:
+    value = raw.strip().lower()
+    if value in ("", "auto"):
+        return None
+    return _parse_float_01(value)
+
+
 def _parse_optional_str(raw: str) -> str | None:
     return raw.strip() or None
 
@@ -84,6 +91,15 @@ SETTINGS: tuple[SettingSpec, ...] = (
                 "Share of the final score that comes from the current decay score."),
     SettingSpec("weight_vector", "MEMORY_WEIGHT_VECTOR", 0.5, _parse_float_01,
                 "In hybrid search, share of relevance from vector similarity (rest: BM25)."),
+    SettingSpec("min_relevance", "MEMORY_MIN_RELEVANCE", None, _parse_floor,
+                "Relevance floor: a result must clear it (by keyword coverage or calibrated "
+                "cosine) to be returned; auto/empty = the floors measured per model and "
+                "retriever (docs/search-quality.md), a number in [0, 1] = that floor for "
+                "both, 0 = no floor."),
+    SettingSpec("reinforce", "MEMORY_REINFORCE", "top", _parse_choice("returned", "top", "used"),
+                "Which search results count as accessed (reinforced against decay): "
+                "returned = all, top = the best one, used = only what the agent reports "
+                "with record_access. Weak results never count."),
     SettingSpec("concepts_enabled", "MEMORY_CONCEPTS_ENABLED", True, _parse_bool,
                 "Expand queries with related terms from the concept map."),
     SettingSpec("concepts_file", "MEMORY_CONCEPTS_FILE", None, _parse_optional_str,
@@ -152,6 +168,8 @@ class Settings:
     weight_importance: float = 0.10
     weight_decay: float = 0.15
     weight_vector: float = 0.5
+    min_relevance: float | None = None
+    reinforce: str = "top"
     concepts_enabled: bool = True
     concepts_file: str | None = None
     time_filter: str = "soft"
