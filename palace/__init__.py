@@ -6,6 +6,9 @@
     pm.search("上周讨论的数据库选型")
 """
 
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _distribution_version
+
 from .errors import (
     ConfigError,
     EmbedderUnavailableError,
@@ -20,7 +23,10 @@ from .manager import DecayReport, MemoryPalaceManager
 from .models import Explanation, Memory, SearchResult, SearchResults
 from .settings import Settings
 
-__version__ = "0.1.0"
+try:  # the installed distribution's version, so it is written in one place (pyproject.toml)
+    __version__ = _distribution_version("palace-memory")
+except PackageNotFoundError:  # imported from a checkout that was never pip-installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "MemoryPalaceManager", "Memory", "SearchResult", "SearchResults", "Explanation", "DecayReport", "Settings",

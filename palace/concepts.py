@@ -68,7 +68,7 @@ import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence, cast
 
 from .errors import ConfigError, PalaceError
 
@@ -487,10 +487,12 @@ class ConceptExpander:
         groups: Iterable[ConceptGroup | Mapping[str, Any]],
         neighbour_fn: NeighbourFn | None = None,
     ):
-        if not (isinstance(groups, tuple) and all(isinstance(g, ConceptGroup) for g in groups)):
-            groups = tuple(_coerce_group(g, i) for i, g in enumerate(groups))
         # Kept as the very same tuple when possible: the match index is cached by it.
-        self.groups: tuple[ConceptGroup, ...] = groups
+        self.groups: tuple[ConceptGroup, ...]
+        if isinstance(groups, tuple) and all(isinstance(g, ConceptGroup) for g in groups):
+            self.groups = cast("tuple[ConceptGroup, ...]", groups)  # checked just above
+        else:
+            self.groups = tuple(_coerce_group(g, i) for i, g in enumerate(groups))
         self.neighbour_fn = neighbour_fn
         self._index = _build_index(self.groups)
 

@@ -73,14 +73,12 @@ class DecayParams:
 
     @classmethod
     def from_settings(cls, settings: "Settings") -> "DecayParams":
-        return cls(
-            enabled=settings.decay_enabled,
-            archive_threshold=settings.decay_archive_threshold,
-            recovery_factor=settings.decay_recovery_factor,
-            base_stability_days=settings.decay_base_stability_days,
-            importance_boost=settings.decay_importance_boost,
-            access_growth=settings.decay_access_growth,
-        )
+        # Every ``decay_*`` setting is one of these knobs (``decay_enabled`` -> ``enabled``),
+        # so a new decay setting needs no second list here.
+        from .settings import SETTINGS
+
+        return cls(**{spec.attr.removeprefix("decay_"): getattr(settings, spec.attr)
+                      for spec in SETTINGS if spec.attr.startswith("decay_")})
 
 
 @dataclass(frozen=True)

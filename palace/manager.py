@@ -775,3 +775,9 @@ class MemoryPalaceManager:
                 self._index_memory(archived, path)
                 report.archived.append(memory_id)
         return report
+
+    @staticmethod
+    def palace_root(workspace_dir: str | os.PathLike) -> Path:
+        """Where the palace of a workspace lives, without creating it (opening a
+        manager does): lets the CLI tell a mistyped --workspace from a palace."""
+        return FileStorage(Path(workspace_dir).expanduser(), timezone.utc).root

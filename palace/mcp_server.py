@@ -20,17 +20,16 @@ import logging
 import sys
 import threading
 import time
-from datetime import datetime
 from typing import Annotated, Any, Callable, Literal
 
 from pydantic import Field, ValidationError
 
 from .errors import ConfigError, InvalidInputError, MemoryNotFoundError, PalaceError
+from .responses import memory_view, search_response
 from .settings import Settings
 
 SERVER_NAME = "palace"
 SYNC_INTERVAL_S = 2.0          # notice hand-edited files at most this often
-CONTENT_PREVIEW_CHARS = 800    # search and list results; get_memory returns everything
 MAX_RESULTS = 100
 
 INSTRUCTIONS = """\
@@ -51,38 +50,6 @@ log = logging.getLogger("palace.mcp")
 
 
 # --------------------------------------------------------------------------- views
-
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value else None
-
-
-def memory_view(memory, *, preview: bool = False) -> dict[str, Any]:
-    """A memory as the agent sees it. ``preview`` (search and list results) shortens
-    long content and leaves out what only matters for one memory, to save tokens."""
-    content = memory.content
-    truncated = preview and len(content) > CONTENT_PREVIEW_CHARS
-    view: dict[str, Any] = {
-        "id": memory.id,
-        "content": content[:CONTENT_PREVIEW_CHARS] + " …" if truncated else content,
-    }
-    if truncated:
-        view["content_truncated"] = True
-    if memory.summary or not preview:
-        view["summary"] = memory.summary
-    view.update({"tags": list(memory.tags), "location": memory.location, "type": memory.type,
-                 "created_at": _iso(memory.created_at), "importance": memory.importance})
-    if memory.status != "active" or not preview:
-        view["status"] = memory.status
-    if preview:
-        return view
-    view.update({"pinned": memory.pinned, "updated_at": _iso(memory.updated_at),
-                 "source": memory.source, "decay_score": round(memory.decay_score, 4),
-                 "access_count": memory.access_count,
-                 "path": str(memory.path) if memory.path else None})
-    if memory.extra:
-        view["extra"] = json.loads(json.dumps(memory.extra, ensure_ascii=False, default=str))
-    return view
-
 
 def _result(data: dict[str, Any], text: str | None = None):
     """A tool result: readable text for the model, the same data as structured content."""
@@ -253,16 +220,7 @@ def build_server(pm, *, sync_interval_s: float = SYNC_INTERVAL_S):
     ):
         results = pm.search(query, top_k=top_k, now=now, tags=tags, location=location, type=type,
                             include_archived=include_archived)
-        first = results[0].explanation if results else None
-        data = {
-            "count": len(results),
-            "time_range": first.time_range if first else None,
-            "notes": list(first.notes) if first else [],
-            "results": [memory_view(r.memory, preview=True)
-                        | {"score": round(r.score, 4), "why": r.explanation.summary_line()}
-                        for r in results],
-        }
-        return _result(data)
+        return _result(search_response(results))
 
     @tool("Get one memory in full by its id: whole content, summary, tags, dates, decay score "
           "and file path (search and list results shorten long content).", read_only)

@@ -1,15 +1,17 @@
 """One settings object, read from ``MEMORY_*`` environment variables at the entry
 points (CLI, sidecar, MCP server, ``MemoryPalaceManager``) and passed down.
 
-Every setting is declared once in ``SETTINGS`` with its variable, default and
-meaning; ``palace config`` and the README table are generated from it.
+Every setting is declared once, as one field of ``Settings`` made by ``setting()``:
+attribute name, variable, default, parser and help on one line. ``SETTINGS`` (the table
+that ``from_env``, ``palace config``, the README test and decay's ``DecayParams`` read) is
+derived from those fields, so a fact cannot be written twice and drift.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -69,6 +71,8 @@ def _parse_optional_str(raw: str) -> str | None:
 
 @dataclass(frozen=True)
 class SettingSpec:
+    """One row of the settings table (derived from the ``Settings`` fields)."""
+
     attr: str
     env: str
     default: Any
@@ -76,121 +80,116 @@ class SettingSpec:
     help: str
 
 
-SETTINGS: tuple[SettingSpec, ...] = (
-    SettingSpec("workspace_dir", "MEMORY_WORKSPACE_DIR", ".", str,
-                "Workspace folder; memories live in <workspace>/memory/palace/."),
-    SettingSpec("timezone", "MEMORY_TIMEZONE", None, _parse_optional_str,
-                "IANA zone (e.g. Asia/Shanghai) for new timestamps and for time words "
-                "like 'yesterday'; empty = the machine's local zone."),
-    # --- ranking -------------------------------------------------------------
-    SettingSpec("weight_relevance", "MEMORY_WEIGHT_RELEVANCE", 0.75, _parse_float_01,
-                "Share of the final score that comes from retrieval relevance."),
-    SettingSpec("weight_importance", "MEMORY_WEIGHT_IMPORTANCE", 0.10, _parse_float_01,
-                "Share of the final score that comes from the memory's importance."),
-    SettingSpec("weight_decay", "MEMORY_WEIGHT_DECAY", 0.15, _parse_float_01,
-                "Share of the final score that comes from the current decay score."),
-    SettingSpec("weight_vector", "MEMORY_WEIGHT_VECTOR", 0.5, _parse_float_01,
-                "In hybrid search, share of relevance from vector similarity (rest: BM25)."),
-    SettingSpec("min_relevance", "MEMORY_MIN_RELEVANCE", None, _parse_floor,
-                "Relevance floor: a result must clear it (by keyword coverage or calibrated "
-                "cosine) to be returned; auto/empty = the floors measured per model and "
-                "retriever (docs/search-quality.md), a number in [0, 1] = that floor for "
-                "both, 0 = no floor."),
-    SettingSpec("reinforce", "MEMORY_REINFORCE", "top", _parse_choice("returned", "top", "used"),
-                "Which search results count as accessed (reinforced against decay): "
-                "returned = all, top = the best one, used = only what the agent reports "
-                "with record_access. Weak results never count."),
-    SettingSpec("concepts_enabled", "MEMORY_CONCEPTS_ENABLED", True, _parse_bool,
-                "Expand queries with related terms from the concept map."),
-    SettingSpec("concepts_file", "MEMORY_CONCEPTS_FILE", None, _parse_optional_str,
-                "Extra concept map (YAML) merged over the built-in one."),
-    SettingSpec("time_filter", "MEMORY_TIME_FILTER", "soft", _parse_choice("soft", "strict"),
-                "soft: memories inside a period named in the query rank first, the rest "
-                "keep half their relevance; strict: only memories of the period (and of "
-                "up to 30 days after it, ranked lower) are returned."),
-    SettingSpec("time_reasoning_enabled", "MEMORY_TIME_REASONING_ENABLED", True, _parse_bool,
-                "Understand time words in queries ('上周', 'last Friday') as a filter."),
-    # --- decay ---------------------------------------------------------------
-    SettingSpec("decay_enabled", "MEMORY_DECAY_ENABLED", True, _parse_bool,
-                "Memories fade along an Ebbinghaus curve and unused ones get archived."),
-    SettingSpec("decay_archive_threshold", "MEMORY_DECAY_ARCHIVE_THRESHOLD", 0.1, _parse_float_01,
-                "`run_decay` archives memories whose decay score is below this."),
-    SettingSpec("decay_recovery_factor", "MEMORY_DECAY_RECOVERY_FACTOR", 0.2, _parse_float_01,
-                "An access sets score = min(1, score x 0.9 + this)."),
-    SettingSpec("decay_base_stability_days", "MEMORY_DECAY_BASE_STABILITY_DAYS", 30.0,
-                _parse_positive_float,
-                "Stability S (days) of a fresh memory of importance 0: R = exp(-days/S)."),
-    SettingSpec("decay_importance_boost", "MEMORY_DECAY_IMPORTANCE_BOOST", 4.0,
-                _parse_positive_float,
-                "S is multiplied by (1 + boost x importance): important memories last longer."),
-    SettingSpec("decay_access_growth", "MEMORY_DECAY_ACCESS_GROWTH", 0.5, _parse_positive_float,
-                "Each spaced access multiplies S by (1 + growth x spacing factor)."),
-    # --- vectors -------------------------------------------------------------
-    SettingSpec("vector_enabled", "MEMORY_VECTOR_ENABLED", True, _parse_bool,
-                "Use semantic vectors when an embedder is available."),
-    SettingSpec("vector_mode", "MEMORY_VECTOR_MODE", "auto",
-                _parse_choice("auto", "inprocess", "http", "none"),
-                "auto = the sidecar if MEMORY_VECTOR_SERVICE_URL is set, else in process "
-                "(library) / none (CLI); inprocess; http; none."),
-    SettingSpec("vector_model", "MEMORY_VECTOR_MODEL", "BAAI/bge-small-zh-v1.5", str,
-                "sentence-transformers model (hub name or local folder), or "
-                "'use-multilingual' for the torch-free Universal Sentence Encoder."),
-    SettingSpec("vector_query_instruction", "MEMORY_VECTOR_QUERY_INSTRUCTION", None,
-                _parse_optional_str,
-                "Prefix for query texts; empty = the model's own default (BGE zh: "
-                "为这个句子生成表示以用于检索相关文章：)."),
-    SettingSpec("vector_service_url", "MEMORY_VECTOR_SERVICE_URL", None, _parse_optional_str,
-                "URL of the embedding sidecar (python scripts/vector-service.py)."),
-    SettingSpec("vector_service_token", "MEMORY_VECTOR_SERVICE_TOKEN", None, _parse_optional_str,
-                "Bearer token for the sidecar; required to bind a non-loopback address."),
-    SettingSpec("vector_timeout_s", "MEMORY_VECTOR_TIMEOUT", 2.0, _parse_positive_float,
-                "Seconds to wait for the sidecar before falling back to keyword search."),
-    SettingSpec("vector_breaker_cooldown_s", "MEMORY_VECTOR_BREAKER_COOLDOWN", 30.0,
-                _parse_positive_float,
-                "After a sidecar failure, seconds to skip it before trying again."),
-    SettingSpec("vector_batch_size", "MEMORY_VECTOR_BATCH_SIZE", 32, _parse_positive_int,
-                "Texts per embedding batch."),
-    # --- context ------------------------------------------------------------
-    SettingSpec("essence_max_bytes", "MEMORY_ESSENCE_MAX_BYTES", 15 * 1024, _parse_positive_int,
-                "Size cap of the pinned essence memory (bytes of UTF-8)."),
-    SettingSpec("max_content_bytes", "MEMORY_MAX_CONTENT_BYTES", 1024 * 1024, _parse_positive_int,
-                "Largest memory content accepted (bytes of UTF-8)."),
-)
-
-_SPEC_BY_ATTR = {spec.attr: spec for spec in SETTINGS}
+def setting(env: str, default: Any, parse: Callable[[str], Any], help: str) -> Any:
+    """A ``Settings`` field that is also a ``MEMORY_*`` variable (``help`` feeds ``palace config``)."""
+    return field(default=default, metadata={"env": env, "parse": parse, "help": help})
 
 
 @dataclass(frozen=True)
 class Settings:
-    workspace_dir: str = "."
-    timezone: str | None = None
-    weight_relevance: float = 0.75
-    weight_importance: float = 0.10
-    weight_decay: float = 0.15
-    weight_vector: float = 0.5
-    min_relevance: float | None = None
-    reinforce: str = "top"
-    concepts_enabled: bool = True
-    concepts_file: str | None = None
-    time_filter: str = "soft"
-    time_reasoning_enabled: bool = True
-    decay_enabled: bool = True
-    decay_archive_threshold: float = 0.1
-    decay_recovery_factor: float = 0.2
-    decay_base_stability_days: float = 30.0
-    decay_importance_boost: float = 4.0
-    decay_access_growth: float = 0.5
-    vector_enabled: bool = True
-    vector_mode: str = "auto"
-    vector_model: str = "BAAI/bge-small-zh-v1.5"
-    vector_query_instruction: str | None = None
-    vector_service_url: str | None = None
-    vector_service_token: str | None = None
-    vector_timeout_s: float = 2.0
-    vector_breaker_cooldown_s: float = 30.0
-    vector_batch_size: int = 32
-    essence_max_bytes: int = 15 * 1024
-    max_content_bytes: int = 1024 * 1024
+    """Every palace setting; the fields below are the one settings table."""
+
+    workspace_dir: str = setting(
+        "MEMORY_WORKSPACE_DIR", ".", str,
+        "Workspace folder; memories live in <workspace>/memory/palace/.")
+    timezone: str | None = setting(
+        "MEMORY_TIMEZONE", None, _parse_optional_str,
+        "IANA zone (e.g. Asia/Shanghai) for new timestamps and for time words "
+        "like 'yesterday'; empty = the machine's local zone.")
+    # --- ranking -------------------------------------------------------------
+    weight_relevance: float = setting(
+        "MEMORY_WEIGHT_RELEVANCE", 0.75, _parse_float_01,
+        "Share of the final score that comes from retrieval relevance.")
+    weight_importance: float = setting(
+        "MEMORY_WEIGHT_IMPORTANCE", 0.10, _parse_float_01,
+        "Share of the final score that comes from the memory's importance.")
+    weight_decay: float = setting(
+        "MEMORY_WEIGHT_DECAY", 0.15, _parse_float_01,
+        "Share of the final score that comes from the current decay score.")
+    weight_vector: float = setting(
+        "MEMORY_WEIGHT_VECTOR", 0.5, _parse_float_01,
+        "In hybrid search, share of relevance from vector similarity (rest: BM25).")
+    min_relevance: float | None = setting(
+        "MEMORY_MIN_RELEVANCE", None, _parse_floor,
+        "Relevance floor: a result must clear it (by keyword coverage or calibrated cosine) "
+        "to be returned; auto/empty = the floors measured per model and retriever "
+        "(docs/search-quality.md), a number in [0, 1] = that floor for both, 0 = no floor.")
+    reinforce: str = setting(
+        "MEMORY_REINFORCE", "top", _parse_choice("returned", "top", "used"),
+        "Which search results count as accessed (reinforced against decay): returned = all, "
+        "top = the best one, used = only what the agent reports with record_access. "
+        "Weak results never count.")
+    concepts_enabled: bool = setting(
+        "MEMORY_CONCEPTS_ENABLED", True, _parse_bool,
+        "Expand queries with related terms from the concept map.")
+    concepts_file: str | None = setting(
+        "MEMORY_CONCEPTS_FILE", None, _parse_optional_str,
+        "Extra concept map (YAML) merged over the built-in one.")
+    time_filter: str = setting(
+        "MEMORY_TIME_FILTER", "soft", _parse_choice("soft", "strict"),
+        "soft: memories inside a period named in the query rank first, the rest "
+        "keep half their relevance; strict: only memories of the period (and of "
+        "up to 30 days after it, ranked lower) are returned.")
+    time_reasoning_enabled: bool = setting(
+        "MEMORY_TIME_REASONING_ENABLED", True, _parse_bool,
+        "Understand time words in queries ('上周', 'last Friday') as a filter.")
+    # --- decay (DecayParams.from_settings takes every decay_* field) ----------
+    decay_enabled: bool = setting(
+        "MEMORY_DECAY_ENABLED", True, _parse_bool,
+        "Memories fade along an Ebbinghaus curve and unused ones get archived.")
+    decay_archive_threshold: float = setting(
+        "MEMORY_DECAY_ARCHIVE_THRESHOLD", 0.1, _parse_float_01,
+        "`run_decay` archives memories whose decay score is below this.")
+    decay_recovery_factor: float = setting(
+        "MEMORY_DECAY_RECOVERY_FACTOR", 0.2, _parse_float_01,
+        "An access sets score = min(1, score x 0.9 + this).")
+    decay_base_stability_days: float = setting(
+        "MEMORY_DECAY_BASE_STABILITY_DAYS", 30.0, _parse_positive_float,
+        "Stability S (days) of a fresh memory of importance 0: R = exp(-days/S).")
+    decay_importance_boost: float = setting(
+        "MEMORY_DECAY_IMPORTANCE_BOOST", 4.0, _parse_positive_float,
+        "S is multiplied by (1 + boost x importance): important memories last longer.")
+    decay_access_growth: float = setting(
+        "MEMORY_DECAY_ACCESS_GROWTH", 0.5, _parse_positive_float,
+        "Each spaced access multiplies S by (1 + growth x spacing factor).")
+    # --- vectors -------------------------------------------------------------
+    vector_enabled: bool = setting(
+        "MEMORY_VECTOR_ENABLED", True, _parse_bool,
+        "Use semantic vectors when an embedder is available.")
+    vector_mode: str = setting(
+        "MEMORY_VECTOR_MODE", "auto", _parse_choice("auto", "inprocess", "http", "none"),
+        "auto = the sidecar if MEMORY_VECTOR_SERVICE_URL is set, else in process "
+        "(library) / none (CLI); inprocess; http; none.")
+    vector_model: str = setting(
+        "MEMORY_VECTOR_MODEL", "BAAI/bge-small-zh-v1.5", str,
+        "sentence-transformers model (hub name or local folder), or "
+        "'use-multilingual' for the torch-free Universal Sentence Encoder.")
+    vector_query_instruction: str | None = setting(
+        "MEMORY_VECTOR_QUERY_INSTRUCTION", None, _parse_optional_str,
+        "Prefix for query texts; empty = the model's own default (BGE zh: "
+        "为这个句子生成表示以用于检索相关文章：).")
+    vector_service_url: str | None = setting(
+        "MEMORY_VECTOR_SERVICE_URL", None, _parse_optional_str,
+        "URL of the embedding sidecar (python scripts/vector-service.py).")
+    vector_service_token: str | None = setting(
+        "MEMORY_VECTOR_SERVICE_TOKEN", None, _parse_optional_str,
+        "Bearer token for the sidecar; required to bind a non-loopback address.")
+    vector_timeout_s: float = setting(
+        "MEMORY_VECTOR_TIMEOUT", 2.0, _parse_positive_float,
+        "Seconds to wait for the sidecar before falling back to keyword search.")
+    vector_breaker_cooldown_s: float = setting(
+        "MEMORY_VECTOR_BREAKER_COOLDOWN", 30.0, _parse_positive_float,
+        "After a sidecar failure, seconds to skip it before trying again.")
+    vector_batch_size: int = setting(
+        "MEMORY_VECTOR_BATCH_SIZE", 32, _parse_positive_int,
+        "Texts per embedding batch.")
+    # --- context ------------------------------------------------------------
+    essence_max_bytes: int = setting(
+        "MEMORY_ESSENCE_MAX_BYTES", 15 * 1024, _parse_positive_int,
+        "Size cap of the pinned essence memory (bytes of UTF-8).")
+    max_content_bytes: int = setting(
+        "MEMORY_MAX_CONTENT_BYTES", 1024 * 1024, _parse_positive_int,
+        "Largest memory content accepted (bytes of UTF-8).")
     # Not an env setting: lets tests and the CLI say where a value came from.
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
@@ -243,3 +242,11 @@ class Settings:
                 "help": spec.help,
             })
         return rows
+
+
+SETTINGS: tuple[SettingSpec, ...] = tuple(
+    SettingSpec(f.name, f.metadata["env"], f.default, f.metadata["parse"], f.metadata["help"])
+    for f in fields(Settings) if "env" in f.metadata
+)
+
+_SPEC_BY_ATTR = {spec.attr: spec for spec in SETTINGS}

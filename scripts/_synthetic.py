@@ -251,7 +251,7 @@ def generate_memories(count: int, seed: int = 42) -> list[MemorySpec]:
     rng = random.Random(f"palace-memories-{seed}")
     offsets = sorted(rng.random() for _ in range(count))
     specs: list[MemorySpec] = []
-    for i, frac in enumerate(offsets):
+    for frac in offsets:
         day = END - timedelta(days=SPAN_DAYS * (1 - frac))
         # working hours, minute resolution
         created = day.replace(hour=rng.randint(8, 22), minute=rng.randint(0, 59), second=0,

@@ -60,7 +60,7 @@ def memory_texts(n: int, seed: int = 7) -> list[str]:
 
 
 def bench(name: str, texts: list[str], batch_size: int) -> dict:
-    from vector_service.model import load_model
+    from palace.embedders.models import load_model
 
     model = load_model(name, batch_size=batch_size)
     chunks = [chunk for text in texts for chunk in chunk_text(text, model.max_chars)]

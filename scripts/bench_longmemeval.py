@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _bench_common import (CONFIGS, Doc, Run, add_common_args, make_embedder, mean,  # noqa: E402
+from _bench_common import (Doc, Run, add_common_args, make_embedder, mean,  # noqa: E402
                            print_table, progress, rank_workspace, safe_id)
 
 
@@ -112,7 +112,7 @@ def main() -> int:
     print(f"\nofficial subset: {metrics[configs[0]]['official n']} questions")
     if args.by_type:
         types = sorted({q["question_type"] for q in questions})
-        print(f"\nrecall_any@5 by question type")
+        print("\nrecall_any@5 by question type")
         for qtype in types:
             picked = [i for i, q in enumerate(questions) if q["question_type"] == qtype]
             row = f"{qtype:<28}({len(picked):>3})"

@@ -34,36 +34,6 @@ _hypothesis_settings.register_profile("thorough", max_examples=1000, deadline=No
 _hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
-def _time_reasoning_ready() -> bool:
-    """Time reasoning is written by others in parallel; until it can be imported the
-    core tests (whose queries hold no time words) run with it switched off."""
-    try:
-        from datetime import datetime, timezone
-
-        from palace.time_reasoning import TimeReasoner
-
-        TimeReasoner().parse("数据库选型", now=datetime(2026, 3, 18, tzinfo=timezone.utc))
-        return True
-    except Exception:
-        return False
-
-
-def _concepts_ready() -> bool:
-    """The concept map is written by others in parallel: core tests use it once it
-    works, and otherwise run without it so that a failure here is about the core."""
-    try:
-        from palace.concepts import ConceptExpander
-
-        ConceptExpander.load(None).expand("我们决定用 PostgreSQL 作为主数据库 部署")
-        return True
-    except Exception:
-        return False
-
-
-TIME_REASONING_READY = _time_reasoning_ready()
-CONCEPTS_READY = _concepts_ready()
-
-
 @pytest.fixture(autouse=True)
 def isolated_env(monkeypatch, tmp_path):
     """No MEMORY_* setting leaks in from the machine; vectors are off by default."""
@@ -72,10 +42,8 @@ def isolated_env(monkeypatch, tmp_path):
             monkeypatch.delenv(name)
     monkeypatch.setenv("MEMORY_VECTOR_ENABLED", "false")
     monkeypatch.setenv("MEMORY_TIMEZONE", TIMEZONE)
-    if not TIME_REASONING_READY:
-        monkeypatch.setenv("MEMORY_TIME_REASONING_ENABLED", "false")
-    if not CONCEPTS_READY:
-        monkeypatch.setenv("MEMORY_CONCEPTS_ENABLED", "false")
+    # Time reasoning and concept expansion stay on (their defaults): a feature that is
+    # broken must fail the suite, not be switched off quietly.
     cwd = tmp_path / "cwd"
     cwd.mkdir()
     monkeypatch.chdir(cwd)

@@ -32,7 +32,7 @@ def minilm_model(minilm_path):
     """One loaded MiniLM ``EmbeddingModel`` for the whole session (~5 s to load)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("HF_HUB_OFFLINE", "1")
-        from vector_service.model import load_model
+        from palace.embedders.models import load_model
 
         return load_model(minilm_path)
 

@@ -71,7 +71,7 @@ def run_together(*argvs, timeout=120):
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
-    for proc, (out, err) in zip(procs, outputs):
+    for proc, (_out, err) in zip(procs, outputs):
         assert proc.returncode == 0, err
         assert "Traceback" not in err, err
     return [json.loads(out.strip().splitlines()[-1]) for out, _ in outputs]

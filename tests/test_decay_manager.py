@@ -370,14 +370,14 @@ def test_cli_decay_dry_run_then_archive_then_restore(cli_env, capsys):
     assert [m["id"] for m in json.loads(out)] == [memory_id]
 
     code, out = run_cli(capsys, "search", "confluence wiki", "--now", now, "--json")
-    assert json.loads(out) == []
+    assert json.loads(out)["results"] == []
     code, out = run_cli(capsys, "search", "confluence wiki", "--now", now, "--include-archived", "--json")
-    assert [r["memory"]["id"] for r in json.loads(out)] == [memory_id]
+    assert [r["id"] for r in json.loads(out)["results"]] == [memory_id]
 
     code, out = run_cli(capsys, "restore", memory_id, "--json")
     assert code == 0 and json.loads(out)["status"] == "active"
     code, out = run_cli(capsys, "search", "confluence wiki", "--now", now, "--json")
-    assert [r["memory"]["id"] for r in json.loads(out)] == [memory_id]
+    assert [r["id"] for r in json.loads(out)["results"]] == [memory_id]
 
 
 def test_cli_decay_leaves_pinned_and_used_memories(cli_env, capsys):

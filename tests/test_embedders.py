@@ -14,7 +14,7 @@ from vector_helpers import REPO, free_port
 from palace.embedders import Embedder, HttpEmbedder, InProcessEmbedder, make_embedder
 from palace.errors import ConfigError, EmbedderUnavailableError, InvalidInputError
 from palace.settings import Settings
-from vector_service.model import (
+from palace.embedders.models import (
     BGE_EN_QUERY_INSTRUCTION,
     BGE_ZH_QUERY_INSTRUCTION,
     default_query_instruction,
@@ -271,3 +271,16 @@ def test_use_matches_across_languages(use_embedder):
     assert cosine(zh, en) > cosine(zh, other) + 0.3
     query = use_embedder.embed_query("weekend hobbies outdoors")
     assert cosine(query, zh) > cosine(query, other)
+
+
+def test_the_old_vector_service_import_paths_still_work():
+    """The model backends moved into palace; code that imported them from the sidecar's
+    package gets the very same objects."""
+    import palace.embedders.models as models
+    import vector_service
+    import vector_service.model as old
+
+    for name in ("load_model", "model_id", "default_query_instruction", "EmbeddingModel",
+                 "backend_importable"):
+        assert getattr(old, name) is getattr(models, name), name
+    assert vector_service.load_model is models.load_model

@@ -390,6 +390,7 @@ def cli(tmp_path, monkeypatch, capsys):
         captured = capsys.readouterr()
         return code, captured.out, captured.err
 
+    assert run("init")[0] == 0  # only init and add create a palace
     return run
 
 
@@ -435,10 +436,10 @@ def test_cli_record_verify_search_list(cli):
 
 
 def test_cli_errors(cli):
-    with pytest.raises(SystemExit):
-        cli("experience", "verify", "abc")  # --worked or --failed is required
-    with pytest.raises(SystemExit):
-        cli("experience", "verify", "abc", "--worked", "--failed")
+    code, _, err = cli("experience", "verify", "abc")  # --worked or --failed is required
+    assert code == 2 and "--worked or --failed" in err
+    code, _, err = cli("experience", "verify", "abc", "--worked", "--failed")
+    assert code == 2 and "--worked or --failed" in err
     code, _, err = cli("experience", "verify", "no-such-id", "--worked")
     assert code == 1 and "no-such-id" in err
     code, _, err = cli("experience", "record", "--happened", " ", "--worked", "x")

@@ -17,7 +17,8 @@ import anyio  # noqa: E402
 from mcp.client.session import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
-from conftest import TIME_REASONING_READY, TIMEZONE  # noqa: E402
+from cli_helpers import invoke  # noqa: E402
+from conftest import TIMEZONE  # noqa: E402
 
 TOOLS = {"save_memory", "search_memory", "get_memory", "update_memory", "delete_memory",
          "restore_memory", "list_memories", "get_context", "get_summary", "bootstrap",
@@ -41,6 +42,8 @@ def server_parameters(workspace: Path) -> StdioServerParameters:
 
 def run_session(workspace: Path, scenario: Callable[["Client"], Awaitable[Any]]) -> Any:
     workspace.parent.mkdir(parents=True, exist_ok=True)
+    if not (workspace / "memory" / "palace").is_dir():  # `palace mcp` serves an existing palace
+        assert invoke("init", "--workspace", str(workspace)).rc == 0
     log_path = workspace.parent / "server-stderr.log"
 
     async def main() -> Any:
@@ -147,7 +150,6 @@ def test_save_search_context_update_delete_restore(workspace):
     assert list((workspace / "memory" / "palace" / "projects" / "palace").glob("*.md"))
 
 
-@pytest.mark.skipif(not TIME_REASONING_READY, reason="palace.time_reasoning is not in place yet")
 def test_time_words_with_the_server_clock_and_with_now(workspace, monkeypatch):
     # strict: only the period (and what was noted just after it); the default, soft,
     # ranks the period first — tested through the API in tests/test_time_search.py

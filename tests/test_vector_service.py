@@ -183,6 +183,27 @@ def test_non_loopback_address_needs_a_token(tmp_path, minilm_path):
     assert "MEMORY_VECTOR_SERVICE_TOKEN" in refused.stderr
 
 
+def test_palace_sidecar_is_the_same_server(tmp_path, minilm_path, minilm_model):
+    """`palace -w WS sidecar` serves what scripts/vector-service.py --workspace WS serves."""
+    workspace = tmp_path / "workspace"
+    running = start_sidecar(tmp_path, minilm_path,
+                            command=[sys.executable, "-m", "palace", "-w", str(workspace), "sidecar"])
+    try:
+        health = running.wait_until_listening()
+        assert health["model"] == minilm_model.name
+        assert health["workspace"] == str(workspace)
+    finally:
+        running.stop()
+
+
+def test_palace_sidecar_refuses_a_public_address_without_a_token(monkeypatch, minilm_path):
+    from cli_helpers import BAD_CONFIG, assert_failed, invoke
+
+    monkeypatch.setenv("MEMORY_VECTOR_MODEL", minilm_path)
+    result = invoke("sidecar", "--host", "0.0.0.0", "--port", str(free_port()))
+    assert_failed(result, BAD_CONFIG, "refusing to listen on 0.0.0.0", "MEMORY_VECTOR_SERVICE_TOKEN")
+
+
 def test_with_a_token_every_call_but_health_needs_it(tmp_path, minilm_path):
     token = "s3cret-token"
     running = start_sidecar(tmp_path, minilm_path, "--host", "0.0.0.0",

@@ -77,8 +77,9 @@ class Sidecar:
 
 
 def start_sidecar(tmp_dir: Path, model: str, *args: str, env: dict | None = None,
-                  port: int | None = None) -> Sidecar:
-    """Start the sidecar on a free loopback port; returns once the process runs."""
+                  port: int | None = None, command: list[str] | None = None) -> Sidecar:
+    """Start the sidecar on a free loopback port; returns once the process runs.
+    ``command``: how to start it (default: python scripts/vector-service.py)."""
     port = port or free_port()
     run_env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
     run_env.update({"HF_HUB_OFFLINE": "1", "MEMORY_VECTOR_MODEL": model,
@@ -87,7 +88,7 @@ def start_sidecar(tmp_dir: Path, model: str, *args: str, env: dict | None = None
     log_path = Path(tmp_dir) / f"sidecar-{port}.log"
     with open(log_path, "wb") as log_file:
         process = subprocess.Popen(
-            [sys.executable, str(SIDECAR_SCRIPT), "--port", str(port), "--log-level", "warning", *args],
+            [*(command or [sys.executable, str(SIDECAR_SCRIPT)]), "--port", str(port), "--log-level", "warning", *args],
             cwd=str(tmp_dir), env=run_env, stdout=log_file, stderr=subprocess.STDOUT,
         )
     return Sidecar(process, f"http://127.0.0.1:{port}", log_path)

@@ -27,7 +27,7 @@ import threading
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -259,11 +259,15 @@ def create_app(
     return app
 
 
+# _parse returns the very request class it was given (for the type checker)
+BodyT = TypeVar("BodyT", bound=_Body)
+
+
 class _NoWorkspace(Exception):
     pass
 
 
-async def _parse(request: Request, model: type[_Body]) -> _Body:
+async def _parse(request: Request, model: type[BodyT]) -> BodyT:
     """The body as ``model``, whatever Content-Type it came with: fetch() sends a
     string body as text/plain unless told otherwise, and that should still work."""
     raw = await request.body()

@@ -1,4 +1,4 @@
-"""Find the time expression in a query and turn it into a datetime range.
+"""Time reasoning layer: find the time expression in a query and turn it into a datetime range.
 
     >>> tr = TimeReasoner().parse("上周讨论的数据库选型", now=datetime(2026, 3, 18, 10))
     >>> tr.start, tr.end, tr.text, tr.remainder
@@ -7,16 +7,16 @@
 A self-contained rule engine (no dateparser, no jionlp: the CLI must start fast),
 for Chinese, English and both mixed.  It works in three steps:
 
-1. **Lex** (``_time_lexicon``): every rule is a regular expression that recognises
+1. **Lex** (``lexicon``): every rule is a regular expression that recognises
    one *token*: a time word ("上周四", "March 18", "下午", "三天前") or an operator
    ("到", "since", "以来").  A time token carries *parts*: an ``Anchor`` (a range
    fixed by ``now`` alone: 昨天, last week, 2025年) and/or ``Piece``s (a calendar
    slot that needs a container: 12月 within a year, 周三 within a week, 下午 within
-   a day).  Names, holidays and the lunar calendar are in ``_time_tables``.
+   a day).  Names, holidays and the lunar calendar are in ``tables``.
 2. **Group** (here): neighbouring tokens separated only by glue (spaces, 的, "of",
    "at"…) form one point: "去年" + "12月" + "18日" + "下午".  Operators around
    points make ranges ("3月1日到3月10日", "since Monday", "3月1日至今", "春节前").
-3. **Resolve** (``_time_calendar``): parts are sorted coarse to fine, so
+3. **Resolve** (``calendar``): parts are sorted coarse to fine, so
    "March 18, 2025" and "2025年3月18日" resolve the same way; an anchor is narrowed
    by the pieces after it, and pieces with no anchor take their most recent
    occurrence (see below).
@@ -76,9 +76,9 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Iterator, NamedTuple
 
-from ._time_calendar import (DAY, GRAIN_ORDER, HOUR, OPEN_END, OPEN_START, Anchor, Part, Span,
+from .calendar import (DAY, GRAIN_ORDER, HOUR, OPEN_END, OPEN_START, Anchor, Part, Span,
                              day_start, resolve_after, resolve_point)
-from ._time_lexicon import Token, lex
+from .lexicon import Token, lex
 
 __all__ = ["TimeRange", "TimeReasoner", "parse_time", "OPEN_START", "OPEN_END"]
 

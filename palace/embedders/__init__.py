@@ -1,4 +1,6 @@
-"""Where vectors come from: a model in this process, or the embedding sidecar.
+"""Embedders layer: where vectors come from, a model in this process or the embedding sidecar.
+
+The model backends (sentence-transformers, USE) are in ``palace.embedders.models``.
 
 ``make_embedder(settings)`` picks one from ``MEMORY_VECTOR_ENABLED`` /
 ``MEMORY_VECTOR_MODE``. Both kinds answer the same ``Embedder`` protocol, and both
@@ -12,17 +14,18 @@ never pays for them.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
-from .errors import ConfigError, EmbedderUnavailableError, InvalidInputError
-from .settings import Settings
+from ..errors import ConfigError, EmbedderUnavailableError, InvalidInputError
+from ..settings import Settings
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
-    from vector_service.model import EmbeddingModel
+    from .models import EmbeddingModel
 
 
 # Not runtime_checkable: on Python 3.11 isinstance() would read the properties,
@@ -121,8 +124,10 @@ class InProcessEmbedder:
         def run() -> None:
             try:
                 self.load()
-            except EmbedderUnavailableError:
-                pass  # kept in self._error, reported by state/status
+            except EmbedderUnavailableError as exc:
+                # kept in self._error for state/status; said once here too, so that a
+                # sidecar's or MCP server's log shows at once why vectors are off
+                logging.getLogger(__name__).warning("%s", exc)
             finally:
                 self._loading_in_background = False
 
@@ -136,7 +141,7 @@ class InProcessEmbedder:
             # on every query would cost seconds each time.
             return
         try:
-            from vector_service.model import load_model
+            from .models import load_model
 
             self._model = load_model(
                 self.settings.vector_model,
@@ -185,7 +190,7 @@ class InProcessEmbedder:
     def name(self) -> str:
         # Known without loading, so stored vectors can be checked before paying for torch.
         if self._name is None:
-            from vector_service.model import model_id
+            from .models import model_id
 
             self._name = model_id(self.settings.vector_model)
         return self._name
@@ -200,9 +205,9 @@ class InProcessEmbedder:
 
     @property
     def status(self) -> str:
-        state = self.state
-        if state == "ready":
-            return f"in-process model {self.name} ready ({self._model.dimension}-d)"
+        state, model = self.state, self._model
+        if state == "ready" and model is not None:
+            return f"in-process model {self.name} ready ({model.dimension}-d)"
         if state == "error":
             return f"in-process model unavailable: {self._error}"
         return f"in-process model {self.name} {state}"
@@ -408,10 +413,8 @@ class HttpEmbedder:
 
 
 def _backend_importable(model_name: str) -> bool:
-    try:
-        from vector_service.model import backend_importable
-    except ImportError:  # vector_service not on the path (palace installed alone)
-        return False
+    from .models import backend_importable
+
     return backend_importable(model_name)
 
 

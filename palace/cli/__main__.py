@@ -1,0 +1,7 @@
+"""``python -m palace.cli``: the same as the ``palace`` command."""
+
+import sys
+
+from palace.cli import main
+
+sys.exit(main())

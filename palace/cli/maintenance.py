@@ -1,0 +1,121 @@
+"""``palace reindex | sync | stats | config | decay``: keeping the palace in shape."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+
+import click
+
+from . import render
+from .app import Reply, open_manager, settings, shared_options, unknown_setting_names
+
+
+def _unreadable(errors) -> list[str]:
+    return [f"  unreadable: {path}: {reason}" for path, reason in errors]
+
+
+@click.command("reindex")
+@click.option("--vectors", is_flag=True,
+              help="Also embed every memory (needs the sidecar or palace[vector]).")
+@shared_options
+def reindex(vectors: bool) -> Reply:
+    """Rebuild the index from the files (nothing is lost)."""
+    with open_manager(sync=False) as pm:
+        report = pm.reindex(vectors=vectors)
+        total = pm.stats()["total"]
+    return Reply(report.to_dict() | {"memories": total}, lambda: f"reindexed {total} memories",
+                 notes=_unreadable(report.errors))
+
+
+@click.command("sync")
+@shared_options
+def sync() -> Reply:
+    """Pick up files added, edited, moved or removed by hand."""
+    with open_manager(sync=False) as pm:
+        report = pm.sync(full=True)
+    data = report.to_dict()
+    return Reply(data, lambda: (f"added {data['added']}, updated {data['updated']}, moved "
+                                f"{data['moved']}, removed {data['removed']}, unchanged "
+                                f"{data['unchanged']}"),
+                 notes=_unreadable(report.errors))
+
+
+@click.command("stats")
+@shared_options
+def stats() -> Reply:
+    """Counts per status, room and type; unreadable files."""
+    with open_manager() as pm:
+        data = pm.stats()
+        data["problems"] = [{"path": p, "reason": r} for p, r in pm.problems()]
+    return Reply(data, lambda: _stats_text(data))
+
+
+def _stats_text(data) -> str:
+    lines = [
+        f"palace:   {data['palace']}",
+        f"memories: {data['total']}  " + "  ".join(f"{k}={v}" for k, v in data["by_status"].items())
+        + f"  trash={data['trash']}",
+        "rooms:    " + ", ".join(f"{k} ({v})" for k, v in data["by_location"].items()),
+        "types:    " + ", ".join(f"{k} ({v})" for k, v in data["by_type"].items()),
+        f"accesses: {data['accesses']}",
+    ]
+    if data["vectors"]:
+        lines.append("vectors:  " + ", ".join(f"{k} ({v})" for k, v in data["vectors"].items()))
+    lines += [f"unreadable: {p['path']}: {p['reason']}" for p in data["problems"]]
+    return "\n".join(lines)
+
+
+def timezone_in_use(name: str | None) -> str:
+    """The zone timestamps and time words really use: MEMORY_TIMEZONE, else the machine's."""
+    from ..manager import resolve_timezone
+
+    zone = resolve_timezone(name)
+    key = getattr(zone, "key", None)
+    if key:
+        return key
+    now = datetime.now(zone)
+    return f"{now.tzname()} (UTC{now.strftime('%z')[:3]}:{now.strftime('%z')[3:]}, the machine's local zone)"
+
+
+@click.command("config", short_help="Every MEMORY_* setting, its value and help.")
+@shared_options
+def config() -> Reply:
+    """Every MEMORY_* setting: value, default, where it came from, what it does."""
+    current = settings()
+    rows = current.describe()
+    for row in rows:
+        if row["variable"] == "MEMORY_TIMEZONE":
+            row["value"] = timezone_in_use(current.timezone)
+    notes = []
+    for name, close in unknown_setting_names(os.environ, [r["variable"] for r in rows]):
+        guess = f" (did you mean {close}?)" if close else ""
+        notes.append(f"palace: warning: {name} is set but is not a palace setting{guess}; "
+                     "`palace config` lists them all")
+    return Reply(rows, lambda: render.table(
+        ["variable", "value", "default", "source", "help"],
+        [[r["variable"], r["value"], r["default"], r["source"], r["help"]] for r in rows]),
+        notes=notes)
+
+
+@click.command("decay")
+@click.option("--dry-run", is_flag=True, help="Only say what would be archived.")
+@click.option("--now", help="Pretend it is this ISO time.")
+@shared_options
+def decay(dry_run: bool, now: str | None) -> Reply:
+    """Archive memories that have faded under the threshold."""
+    with open_manager() as pm:
+        report = pm.run_decay(now=now, dry_run=dry_run)
+
+    def text() -> str:
+        verb = "would archive" if dry_run else "archived"
+        lines = [f"checked {report.checked} active memories at {report.now.isoformat()}: "
+                 f"{verb} {len(report.archived)} under {report.threshold} ({report.pinned} pinned)"]
+        lines += [f"  {memory_id}  score {report.scores.get(memory_id, 0):.3f}"
+                  for memory_id in report.archived]
+        return "\n".join(lines)
+
+    return Reply(report.to_dict(), text)
+
+
+COMMANDS = (reindex, sync, stats, config, decay)

@@ -1,0 +1,210 @@
+"""``palace init | add | get | list | search | update | delete | restore | trash``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ..errors import InvalidInputError, MemoryNotFoundError
+from ..responses import search_response
+from . import render
+from .app import Reply, open_manager, read_stdin_text, shared_options
+
+TAG = click.option("--tag", "-t", "tags", multiple=True, help="A tag (repeatable).")
+NOW_HELP = "Pretend it is this ISO time (for time words and decay)."
+
+
+def _tags(values: tuple[str, ...]) -> list[str] | None:
+    return list(values) if values else None
+
+
+@click.command("init")
+@shared_options
+def init() -> Reply:
+    """Create the palace folders in the workspace."""
+    with open_manager(create=True) as pm:
+        stats = pm.stats()
+    data = {"workspace": stats["workspace"], "palace": stats["palace"], "memories": stats["total"]}
+    return Reply(data, lambda: f"palace ready at {data['palace']} ({data['memories']} memories)")
+
+
+@click.command("add", short_help="Store a memory (text as argument or on stdin).")
+@click.argument("content", required=False)
+@TAG
+@click.option("--importance", "-i", type=float, default=0.5, show_default=True,
+              help="0..1 (1.0 = pinned).")
+@click.option("--location", "-l", default="general", show_default=True,
+              help="Room, e.g. projects/palace.")
+@click.option("--type", "memory_type", default="fact", show_default=True,
+              help="fact, decision, preference, event, experience…")
+@click.option("--source", default="cli", show_default=True)
+@click.option("--summary")
+@click.option("--created-at", help="ISO time, e.g. 2026-03-18T10:00:00+08:00.")
+@click.option("--id", "memory_id", help="Choose the id (letters, digits, . _ -).")
+@click.option("--pin", is_flag=True, help="Never decays.")
+@shared_options
+def add(content: str | None, tags, importance, location, memory_type, source, summary, created_at,
+        memory_id, pin) -> Reply:
+    """Store a memory (CONTENT as argument, or '-' / nothing: read from stdin)."""
+    text = read_stdin_text("memory text") if content in (None, "-") else content
+    with open_manager(create=True) as pm:
+        memory = pm.store(text, tags=tags, importance=importance, location=location,
+                          type=memory_type, source=source, summary=summary, created_at=created_at,
+                          id=memory_id, pinned=pin)
+    return Reply(memory.to_dict(), lambda: f"stored {memory.id} in {memory.location} ({memory.path})")
+
+
+@click.command("get")
+@click.argument("memory_id", metavar="ID")
+@shared_options
+def get(memory_id: str) -> Reply:
+    """Show one memory."""
+    with open_manager() as pm:
+        memory = pm.get(memory_id)
+        if memory is None:
+            in_trash = any(m.id == memory_id for m in pm.list_trash())
+            raise MemoryNotFoundError(
+                memory_id, f"it is in the trash: `palace restore {memory_id}`" if in_trash
+                else "`palace list` and `palace search` show ids")
+    return Reply(memory.to_dict(), lambda: render.memory_page(memory))
+
+
+@click.command("list")
+@click.option("--location", "-l", help="Only this room (and rooms inside it).")
+@TAG
+@click.option("--type", "memory_type", help="Only this type.")
+@click.option("--status", default="active", show_default=True,
+              type=click.Choice(["active", "archived", "deleted", "all"]))
+@click.option("--limit", "-n", type=int, default=50, show_default=True)
+@shared_options
+def list_(location, tags, memory_type, status, limit) -> Reply:
+    """List memories, newest first."""
+    with open_manager() as pm:
+        memories = pm.list(location=location, tags=_tags(tags), status=status, type=memory_type,
+                           limit=limit)
+    return Reply([m.to_dict() for m in memories], lambda: render.memory_rows(memories))
+
+
+@click.command("search", short_help="Search memories (time words understood).")
+@click.argument("query")
+@click.option("--top-k", "-k", type=int, default=10, show_default=True)
+@TAG
+@click.option("--location", "-l")
+@click.option("--type", "memory_type")
+@click.option("--include-archived", is_flag=True)
+@click.option("--now", help=NOW_HELP)
+@click.option("--start", help="Only memories created at or after this ISO time.")
+@click.option("--end", help="Only memories created before this ISO time.")
+@click.option("--explain", is_flag=True,
+              help="With --json: every number behind each score (retrievers, terms, weights).")
+@shared_options
+def search(query, top_k, tags, location, memory_type, include_archived, now, start, end,
+           explain) -> Reply:
+    """Search memories (time words like '上周' or 'last Friday' are understood).
+
+    --json prints the object MCP's search_memory returns: {count, time_range, notes,
+    results}.
+    """
+    with open_manager() as pm:
+        results = pm.search(query, top_k=top_k, now=now, tags=_tags(tags), location=location,
+                            type=memory_type, include_archived=include_archived, start=start,
+                            end=end)
+    data = search_response(results, explain=explain)
+    return Reply(data, lambda: _search_text(data, results))
+
+
+def _search_text(data: dict[str, Any], results) -> str:
+    lines = []
+    if data["time_range"]:
+        tr = data["time_range"]
+        lines.append(f"time: {tr.get('text') or 'range'} → [{tr['start']}, {tr['end']})")
+    lines += [f"note: {note}" for note in data["notes"]]
+    if not results:
+        lines.append("(nothing found)")
+        return "\n".join(lines)
+    lines.append(render.table(
+        ["#", "score", "id", "created", "room", "content", "why"],
+        [[i + 1, f"{r.score:.3f}", r.memory.id, render.date(r.memory.created_at), r.memory.location,
+          render.short(r.memory.content, 40), r.explanation.summary_line()]
+         for i, r in enumerate(results)]))
+    return "\n".join(lines)
+
+
+@click.command("update")
+@click.argument("memory_id", metavar="ID")
+@click.option("--content", help="New content ('-': read from stdin).")
+@click.option("--summary")
+@click.option("--tag", "-t", "tags", multiple=True, help="Replace the tags (repeatable).")
+@click.option("--importance", "-i", type=float)
+@click.option("--location", "-l")
+@click.option("--type", "memory_type")
+@click.option("--source")
+@click.option("--status", type=click.Choice(["active", "archived"]))
+@click.option("--pin", is_flag=True, help="Never decays.")
+@click.option("--unpin", is_flag=True)
+@shared_options
+def update(memory_id, content, summary, tags, importance, location, memory_type, source, status,
+           pin, unpin) -> Reply:
+    """Change a memory."""
+    fields: dict[str, Any] = {}
+    if content is not None:
+        fields["content"] = read_stdin_text("the new content") if content == "-" else content
+    for name, value in (("summary", summary), ("importance", importance), ("location", location),
+                        ("type", memory_type), ("source", source), ("status", status)):
+        if value is not None:
+            fields[name] = value
+    if tags:
+        fields["tags"] = list(tags)
+    if pin and unpin:
+        raise InvalidInputError("give --pin or --unpin, not both")
+    if pin or unpin:
+        fields["pinned"] = pin
+    if not fields:
+        raise InvalidInputError("nothing to update: give --content, --tag, --importance, "
+                                "--location, --type, --source, --summary, --status, --pin or --unpin")
+    with open_manager() as pm:
+        memory = pm.update(memory_id, **fields)
+    return Reply(memory.to_dict(), lambda: f"updated {memory.id}")
+
+
+@click.command("delete")
+@click.argument("memory_id", metavar="ID")
+@shared_options
+def delete(memory_id: str) -> Reply:
+    """Move a memory to the trash."""
+    with open_manager() as pm:
+        memory = pm.delete(memory_id)
+    return Reply({"deleted": memory.id, "trash": str(memory.path)},
+                 lambda: f"moved {memory.id} to the trash (`palace restore {memory.id}` brings it back)")
+
+
+@click.command("restore")
+@click.argument("memory_id", metavar="ID")
+@shared_options
+def restore(memory_id: str) -> Reply:
+    """Bring a memory back from the trash or from the archive."""
+    with open_manager() as pm:
+        memory = pm.restore(memory_id)
+    return Reply(memory.to_dict(), lambda: f"restored {memory.id} to {memory.location}")
+
+
+@click.command("trash")
+@click.option("--empty", is_flag=True, help="Delete trashed memories for good.")
+@click.option("--older-than", type=float, metavar="DAYS",
+              help="With --empty: only those trashed DAYS ago or earlier.")
+@shared_options
+def trash(empty: bool, older_than: float | None) -> Reply:
+    """List the trash, or empty it."""
+    if older_than is not None and not empty:
+        raise InvalidInputError("--older-than only goes with --empty")
+    with open_manager() as pm:
+        if empty:
+            removed = pm.empty_trash(older_than_days=older_than)
+            return Reply({"removed": removed},
+                         lambda: f"removed {len(removed)} memories from the trash for good")
+        memories = pm.list_trash()
+    return Reply([m.to_dict() for m in memories], lambda: render.memory_rows(memories))
+
+
+COMMANDS = (init, add, get, list_, search, update, delete, restore, trash)

@@ -1,0 +1,219 @@
+"""The import graph keeps palace's layers: no circles, no arrow running back up.
+
+Every module under palace/ and vector_service/ is parsed with ``ast`` (nothing is
+imported), and every import is counted: top-level, lazy ones inside functions, those
+under ``if TYPE_CHECKING:``, and ``__import__("…")`` / ``importlib.import_module("…")``
+with a literal name. A module may import its own layer or lower ones, never a higher one.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+# Module prefix -> layer, lowest first. A prefix covers the module and its submodules
+# ("palace.index" covers palace.index.postings); the longest matching prefix wins.
+LAYERS: dict[str, int] = {
+    # 0 foundation: plain data, rules and text helpers that know nothing of a palace
+    "palace.errors": 0, "palace.models": 0, "palace.validation": 0, "palace.tokenize": 0,
+    "palace.tokens": 0, "palace.settings": 0, "palace.atomic": 0,
+    # 1 storage and index: the Markdown files, the derived SQLite index, the access journal
+    "palace.storage": 1, "palace.index": 1, "palace.database": 1, "palace.postings": 1,
+    "palace.vectors": 1, "palace.sync": 1, "palace.journal": 1,
+    # 2 the engines search uses: pure pieces, time words, concepts, decay, chunks, embedders
+    "palace.retrieval": 2, "palace.time_reasoning": 2, "palace.concepts": 2, "palace.decay": 2,
+    "palace.chunking": 2, "palace.embedders": 2,
+    # 3 search: the pipeline over explicit collaborators
+    "palace.search": 3,
+    # 4 the manager: the one orchestrator, and the package's public face over it
+    "palace.manager": 4, "palace": 4,
+    # 5 features built on the manager's public API
+    "palace.experiences": 5, "palace.context": 5, "palace.summary": 5, "palace.provider": 5,
+    "palace.responses": 5,  # the JSON shapes adapters share (search response, memory view)
+    # 6 adapters: how people and programs reach palace
+    "palace.cli": 6, "palace.__main__": 6,
+    "palace.mcp_server": 6, "palace.viewer": 6, "vector_service": 6,
+}
+ADAPTERS = 6
+# What adapters must reach through the manager instead of importing directly.
+STORAGE_AND_INDEX = 1
+
+# Known violations in today's code, each (importer, imported). The restructure running in
+# parallel removes them; delete this list once it is merged. A listed edge that no longer
+# exists fails the test, so the list cannot silently outlive its reason.
+KNOWN_VIOLATIONS: set[tuple[str, str]] = {
+    ("palace.search", "palace.manager"),          # search() takes the whole manager
+    ("palace.manager", "palace.experiences"),     # manager builds ExperienceManager
+    ("palace.manager", "palace"),                 # __import__("palace").__version__: a circle
+    ("palace.vectors", "palace.chunking"),        # the index layer chunks texts itself
+}
+
+
+# --------------------------------------------------------------------------- the graph
+
+def _module_files() -> dict[str, Path]:
+    modules = {}
+    for top in ("palace", "vector_service"):
+        for path in sorted((REPO / top).rglob("*.py")):
+            parts = list(path.relative_to(REPO).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            modules[".".join(parts)] = path
+    return modules
+
+
+MODULES = _module_files()
+
+
+def _is_package(module: str) -> bool:
+    return MODULES.get(module, Path()).name == "__init__.py"
+
+
+def _resolve(importer: str, level: int, target: str | None) -> str:
+    """The absolute name of ``from <level dots><target> import …`` inside ``importer``."""
+    if level == 0:
+        return target or ""
+    base = importer.split(".")
+    if not _is_package(importer):
+        base = base[:-1]
+    base = base[: len(base) - (level - 1)]
+    return ".".join(base + ([target] if target else []))
+
+
+def _imports(module: str, path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve(module, node.level, node.module)
+            for alias in node.names:
+                # "from . import tables" imports the submodule palace.time_reasoning.tables
+                # (not the package around it); "from .x import name" imports palace.x
+                submodule = f"{base}.{alias.name}"
+                found.add(submodule if submodule in MODULES else base)
+        elif (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+              and isinstance(node.args[0].value, str)
+              and ((isinstance(node.func, ast.Name) and node.func.id == "__import__")
+                   or (isinstance(node.func, ast.Attribute) and node.func.attr == "import_module"))):
+            found.add(node.args[0].value)
+    return {name for name in found if name in MODULES and name != module}
+
+
+GRAPH: dict[str, set[str]] = {module: _imports(module, path) for module, path in MODULES.items()}
+EDGES = {(a, b) for a, targets in GRAPH.items() for b in targets}
+
+
+def layer_of(module: str) -> int | None:
+    parts = module.split(".")
+    for length in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:length])
+        if prefix in LAYERS and (prefix != "palace" or module == "palace"):
+            return LAYERS[prefix]
+    return None
+
+
+def _cycles(edges: set[tuple[str, str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    graph: dict[str, list[str]] = {}
+    for a, b in edges:
+        graph.setdefault(a, []).append(b)
+        graph.setdefault(b, [])
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in graph[node]:
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                components.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return components
+
+
+# --------------------------------------------------------------------------- the rules
+
+def test_every_module_has_a_layer():
+    assert [m for m in MODULES if layer_of(m) is None] == []
+
+
+def test_the_parser_sees_every_kind_of_import(tmp_path):
+    """Guards the test itself: lazy, TYPE_CHECKING, relative-submodule and __import__
+    imports all count."""
+    source = tmp_path / "fake.py"
+    source.write_text(
+        "import typing\n"
+        "if typing.TYPE_CHECKING:\n"
+        "    from palace.settings import Settings\n"
+        "from . import models\n"
+        "def later():\n"
+        "    from .errors import ConfigError\n"
+        "    __import__('palace.tokens')\n", encoding="utf-8")
+    assert _imports("palace.fake", source) == {"palace.settings", "palace.models", "palace.errors",
+                                               "palace.tokens"}
+    assert "palace.time_reasoning.tables" in GRAPH["palace.time_reasoning.lexicon"]
+
+
+def test_palace_modules_import_no_circle():
+    palace_edges = {(a, b) for a, b in EDGES - KNOWN_VIOLATIONS
+                    if a.startswith("palace") and b.startswith("palace")}
+    assert _cycles(palace_edges) == []
+
+
+def test_no_lower_layer_imports_a_higher_one():
+    upward = sorted(f"{a} (layer {layer_of(a)}) imports {b} (layer {layer_of(b)})"
+                    for a, b in EDGES - KNOWN_VIOLATIONS
+                    if (layer_of(a) or 0) < (layer_of(b) or 0))
+    assert upward == []
+
+
+def test_adapters_go_through_the_manager():
+    """The CLI, the MCP server, the sidecar (and the viewer) never open the index or the
+    files themselves: what they need is a manager method."""
+    reaching = sorted(f"{a} imports {b}" for a, b in EDGES - KNOWN_VIOLATIONS
+                      if layer_of(a) == ADAPTERS and layer_of(b) == STORAGE_AND_INDEX)
+    assert reaching == []
+
+
+# The one adapter that may start the sidecar's app: `palace sidecar` serves the same app
+# as scripts/vector-service.py (an adapter starting an adapter, never the library).
+SIDECAR_LAUNCHERS = {"palace.cli.servers"}
+
+
+def test_palace_never_imports_the_sidecar():
+    """vector_service depends on palace, never the reverse; only the CLI command that
+    starts the sidecar imports its app."""
+    assert sorted(f"{a} imports {b}" for a, b in EDGES
+                  if a.startswith("palace") and b.startswith("vector_service")
+                  and a not in SIDECAR_LAUNCHERS) == []
+
+
+@pytest.mark.parametrize("edge", sorted(KNOWN_VIOLATIONS), ids=lambda e: f"{e[0]}->{e[1]}")
+def test_each_known_violation_still_exists(edge):
+    """Once the restructure removes an edge, remove it from KNOWN_VIOLATIONS too."""
+    assert edge in EDGES, f"{edge} is gone: delete it from KNOWN_VIOLATIONS"
