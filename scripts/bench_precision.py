@@ -52,8 +52,8 @@ from palace.tokenize import query_terms  # noqa: E402
 
 SETS = ("lme", "locomo", "zh", "new")
 MODELS = {"keyword": None, "minilm": "minilm", "use": "use-multilingual", "e5": "e5-multilingual-small"}
-TOP_K = 10  # results a question gets; the dump keeps POOL of them, for calibration
-POOL = 50
+TOP_K = 10  # results a question gets (scored); --pool asks for more, for calibration only
+POOL = TOP_K
 RECALL_K = {"lme": 5, "locomo": 10, "zh": 5, "new": 5}
 
 
@@ -243,6 +243,10 @@ def main() -> int:
     parser.add_argument("--limit", type=int, help="LongMemEval questions / LoCoMo conversations")
     parser.add_argument("--embed-cache", help="pickle prefix keeping vectors between runs "
                                               "(one file per set and model: PREFIX-<set>-<config>.pkl)")
+    parser.add_argument("--pool", type=int, default=TOP_K,
+                        help="ask search for this many results (scores still use the first 10; note "
+                             "that a larger top_k also widens palace's candidate pool and changes the "
+                             "first 10)")
     parser.add_argument("--dump", type=Path, help="write every result's features to this JSON file")
     args = parser.parse_args()
     import os
@@ -254,6 +258,8 @@ def main() -> int:
         if name not in SETS and name not in MODELS:
             parser.error(f"unknown set or config {name!r}")
     MODELS["minilm"] = minilm_path()
+    global POOL
+    POOL = args.pool
     dump: dict[str, dict[str, list[dict]]] = {}
     for set_name in sets:
         loader = {"lme": lambda: lme_haystacks(args.lme, args.limit),
