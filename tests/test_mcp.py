@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from datetime import datetime, timedelta
@@ -22,7 +23,7 @@ from conftest import TIMEZONE  # noqa: E402
 
 TOOLS = {"save_memory", "search_memory", "get_memory", "update_memory", "delete_memory",
          "restore_memory", "list_memories", "get_context", "get_summary", "bootstrap",
-         "record_experience", "verify_experience", "search_experiences"}
+         "record_experience", "verify_experience", "search_experiences", "record_access"}
 SESSION_TIMEOUT_S = 60
 
 
@@ -232,3 +233,17 @@ def test_experiences_over_mcp(workspace):
         assert "'effective' is required" in await client.error("verify_experience", id=lesson["id"])
 
     run_session(workspace, scenario)
+
+
+def test_record_access_reinforces_what_the_agent_used(workspace):
+    async def scenario(client: Client):
+        used = (await client.ok("save_memory", content="The staging cluster runs Kubernetes 1.31."))["id"]
+        recorded = await client.ok("record_access", ids=[used, "no-such-memory"])
+        assert recorded == {"recorded": [used], "unknown": ["no-such-memory"]}
+        return used
+
+    used = run_session(workspace, scenario)
+    lines = (workspace / "memory" / "palace" / ".journal" / "access.jsonl").read_text().splitlines()
+    entries = [json.loads(line) for line in lines]
+    assert [e["ids"] for e in entries if e["kind"] == "used"] == [[used]]
+    assert not any("no-such-memory" in e["ids"] for e in entries)
