@@ -171,3 +171,44 @@ def fuse_calibrated(keyword: Mapping[int, float], vector: Mapping[int, float], *
             for key in set(keyword) | set(vector)}
 
 
+
+
+# ------------------------------------------------------------ over candidates
+
+
+@dataclass(frozen=True)
+class ExpansionMatch:
+    """A concept expansion as coverage sees it: the query word it stands for, its
+    weight, and the terms a memory must hold (all of a multiword phrase, any of
+    a segmented Chinese word)."""
+
+    source: str
+    weight: float
+    terms: tuple[str, ...]
+    needs_all: bool = False
+
+
+def coverage_by_candidate(candidates: Iterable[int], units: Sequence[QueryUnit],
+                          idf: Mapping[str, float], holders: Mapping[str, set],
+                          expansions: Sequence[ExpansionMatch] = ()) -> dict[int, float]:
+    """``keyword_coverage`` for every candidate, from ``holders``: term → the
+    candidates that contain it (what the postings already say; no text is read)."""
+    out = {}
+    for rid in candidates:
+        present = {term for term, rids in holders.items() if rid in rids}
+        expanded: dict[str, float] = {}
+        for exp in expansions:
+            hits = [rid in holders.get(t, ()) for t in exp.terms]
+            if hits and (all(hits) if exp.needs_all else any(hits)):
+                expanded[exp.source] = max(expanded.get(exp.source, 0.0), exp.weight)
+        out[rid] = keyword_coverage(units, idf, present, expanded)
+    return out
+
+
+def keyword_relevance(coverage: float, bm25: float, best_bm25: float) -> float:
+    """Calibrated keyword relevance: coverage (absolute: how much of the query the
+    memory holds) scaled between ½ and 1 by BM25 against the best candidate's,
+    so that among memories covering the query alike, term frequency still ranks."""
+    if best_bm25 <= 0:
+        return 0.0
+    return coverage * (0.5 + 0.5 * max(0.0, bm25) / best_bm25)

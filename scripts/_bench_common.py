@@ -226,3 +226,5 @@ def add_common_args(parser) -> None:
     parser.add_argument("--configs", default=",".join(CONFIGS), help="subset of " + ",".join(CONFIGS))
     parser.add_argument("--embed-cache", help="pickle file keeping document/query vectors between runs")
     parser.add_argument("--weight-vector", type=float, help="override MEMORY_WEIGHT_VECTOR for palace")
+    parser.add_argument("--half", choices=("tune", "check", "all"), default="all",
+                        help="only one half of the fixed split (half_of); 'all' reports both halves")

@@ -81,22 +81,27 @@ def main() -> int:
     for number, sample in enumerate(conversations, 1):
         docs = session_docs(sample["conversation"])
         now = max(d.created_at for d in docs) + timedelta(days=1)
-        qas = sample["qa"]
+        qas = [dict(qa, _key=f"{sample['sample_id']}#{index}") for index, qa in enumerate(sample["qa"])]
+        qas = [qa for qa in qas if args.half == "all" or half_of(qa["_key"]) == args.half]
         questions.extend(qas)
         rank_workspace(docs, [(qa["question"], now) for qa in qas], embedder=embedder,
                        model=args.model, top_k=10, configs=configs, tuning=tuning, run=run)
         progress(number, len(conversations), started)
     if embedder is not None:
         embedder.save()
-    metrics = {}
-    for config in configs:
-        rankings = run.rankings[config]
-        metrics[config] = {
-            "R@5": mean([recall(r, evidence_sessions(q), 5) for q, r in zip(questions, rankings)]),
-            "R@10": mean([recall(r, evidence_sessions(q), 10) for q, r in zip(questions, rankings)]),
-        }
     print(f"LoCoMo dev: {len(conversations)} conversations, {len(questions)} questions, model {args.model}")
-    print_table("session-level recall", metrics, ["R@5", "R@10"])
+    for half in ("tune", "check", "all"):
+        picked = [i for i, q in enumerate(questions) if half == "all" or half_of(q["_key"]) == half]
+        if not picked or (half == "all" and args.half != "all"):
+            continue
+        metrics = {}
+        for config in configs:
+            pairs = [(questions[i], run.rankings[config][i]) for i in picked]
+            metrics[config] = {
+                "R@5": mean([recall(r, evidence_sessions(q), 5) for q, r in pairs]),
+                "R@10": mean([recall(r, evidence_sessions(q), 10) for q, r in pairs]),
+            }
+        print_table(f"session-level recall, {half} half ({len(picked)} questions)", metrics, ["R@5", "R@10"])
     print("\nR@10 by category")
     for category, name in CATEGORIES.items():
         picked = [i for i, q in enumerate(questions) if q.get("category") == category]
