@@ -709,19 +709,24 @@ class MemoryPalaceManager:
     def search(self, query: str, *, top_k: int = 10, now: Any = None,
                tags: Sequence[str] | None = None, location: str | None = None,
                type: str | None = None, include_archived: bool = False,
-               start: Any = None, end: Any = None, record_access: bool = True) -> list[SearchResult]:
+               start: Any = None, end: Any = None, record_access: bool = True,
+               include_weak: bool = False) -> "SearchResults":
         """Best memories for ``query``, best first, each with its score explained.
 
         Time words in the query ("上周", "last Friday") name a period relative to
         ``now`` that ranks (MEMORY_TIME_FILTER=soft) or filters (strict) memories;
-        ``start``/``end`` give an exact range (end exclusive). Results count as
-        accessed at ``now``. The pipeline lives in ``palace.search``.
+        ``start``/``end`` give an exact range (end exclusive). Results below the
+        relevance floor are left out unless ``include_weak`` (then marked
+        ``explanation.confidence == "weak"``). ``MEMORY_REINFORCE`` says which
+        results count as accessed at ``now`` (weak ones never). The returned list
+        also carries ``.notes`` and ``.time_range``, so an empty answer says why.
+        The pipeline lives in ``palace.search``.
         """
         from .search import search
 
         return search(self, query, top_k=top_k, now=now, tags=tags, location=location, type=type,
                       include_archived=include_archived, start=start, end=end,
-                      record_access=record_access)
+                      record_access=record_access, include_weak=include_weak)
 
     def embed_pending(self, *, limit: int | None = None) -> int:
         """Embed every memory that has no vector for the current model yet."""

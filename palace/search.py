@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from .errors import EmbedderUnavailableError, InvalidInputError
 from .index import Filters, row_to_memory
-from .models import Explanation, SearchResult
+from .floor import fused_relevance, measure
+from .models import Explanation, SearchResult, SearchResults
 from .postings import stem
-from .retrieval import document_stems, final_score, fuse, matched_terms, phrase_words, term_groups
+from .retrieval import document_stems, final_score, matched_terms, phrase_words, term_groups
 from .tokenize import query_terms
 from .validation import coerce_datetime, normalize_location, normalize_tags, validate_word
 
@@ -34,12 +35,15 @@ OUTSIDE_FACTOR = 0.5  # soft time filter: a memory outside the period keeps half
 def search(pm: "MemoryPalaceManager", query: str, *, top_k: int = 10, now: Any = None,
            tags: Sequence[str] | None = None, location: str | None = None,
            type: str | None = None, include_archived: bool = False,
-           start: Any = None, end: Any = None, record_access: bool = True) -> list[SearchResult]:
+           start: Any = None, end: Any = None, record_access: bool = True,
+           include_weak: bool = False) -> SearchResults:
     """Best memories for ``query``, best first, each with its score explained.
 
     Time words in the query ("上周", "last Friday") become a time filter relative
     to ``now``; ``start``/``end`` give an explicit range (end exclusive). Results
-    count as accessed at ``now``.
+    below the relevance floor (palace/relevance.py) are left out unless
+    ``include_weak``, then marked ``explanation.confidence == "weak"``. What
+    ``MEMORY_REINFORCE`` says counts as accessed at ``now``; weak results never do.
     """
     if not isinstance(query, str):
         raise InvalidInputError("query must be a string")
@@ -92,13 +96,19 @@ def search(pm: "MemoryPalaceManager", query: str, *, top_k: int = 10, now: Any =
             notes.append(vector_note)
         return kw, vec
 
+    def relevance_of(kw: dict[int, float], vec: dict[int, float]):
+        model = pm.embedder.name if vec and pm.embedder is not None else None
+        measured = measure(pm.index, own_terms, groups, kw, vec, model_name=model,
+                           override=pm.settings.min_relevance)
+        return measured, fused_relevance(kw, vec, measured, vector_share=pm.settings.weight_vector)
+
     # soft: the period ranks memories (inside first) instead of excluding the rest;
     # a question about *when something happened* often finds its answer in a
     # memory written at another time ("on Sunday the rota changes", said Wednesday)
     soft = (pm.settings.time_filter == "soft" and time_range is not None
             and start is None and end is None)
     keyword, vector = retrieve(base_filters if soft else filters)
-    relevance = fuse(keyword, vector, vector_share=pm.settings.weight_vector)
+    measured, relevance = relevance_of(keyword, vector)
     browse = False
     if not relevance and not own_terms and (start_dt or end_dt):
         # a query that is only a time ("上周") lists that period, newest first
@@ -111,7 +121,7 @@ def search(pm: "MemoryPalaceManager", query: str, *, top_k: int = 10, now: Any =
         # nothing at all in that period: better the best matches from any time,
         # clearly labelled, than an empty answer
         keyword, vector = retrieve(base_filters)
-        relevance = fuse(keyword, vector, vector_share=pm.settings.weight_vector)
+        measured, relevance = relevance_of(keyword, vector)
         if relevance:
             notes.append(f"nothing found in {time_range.text!r}; showing matches from any time")
     rows_by_rid = pm.index.rows_by_rid(list(relevance))
@@ -119,11 +129,15 @@ def search(pm: "MemoryPalaceManager", query: str, *, top_k: int = 10, now: Any =
     placement: dict[int, str] = {}
     if time_range is not None and not browse and start_dt is not None and end_dt is not None:
         start_ts, end_ts = start_dt.timestamp(), end_dt.timestamp()
+        point = getattr(time_range, "point", None)
+        point_ts = point.timestamp() if point is not None else None
         late_ts = window_end.timestamp() if window_end else end_ts
         for rid, row in rows_by_rid.items():
             created_ts = row["created_ts"]
             if start_ts <= created_ts < end_ts:
                 placement[rid] = "inside"
+                if point_ts is not None:  # "两周前": the closer to that day, the better
+                    relevance[rid] *= closeness(created_ts, point_ts, start_ts, end_ts)
             elif end_ts <= created_ts < late_ts:
                 placement[rid] = "late"
                 relevance[rid] *= LATE_FACTOR
@@ -147,6 +161,20 @@ def search(pm: "MemoryPalaceManager", query: str, *, top_k: int = 10, now: Any =
         recency = row["created_ts"] if browse else 0.0
         scored.append((score, recency, rid))
     scored.sort(key=lambda item: (-item[0], -item[1]))
+    strength = {rid: ("strong" if browse else
+                      measured.confidence(rid, vector.get(rid))) for _, _, rid in scored}
+    weak_hidden = 0
+    if not include_weak:
+        weak_hidden = sum(1 for _, _, rid in scored if strength[rid] == "weak")
+        scored = [item for item in scored if strength[item[2]] == "strong"]
+        if weak_hidden and not scored:
+            notes.append(f"nothing above the relevance floor ({weak_hidden} weak matches hidden; "
+                         "include_weak=True / --include-weak shows them)")
+    if measured.scale is not None and not measured.scale.measured and vector:
+        notes.append("the relevance floor is not calibrated for this embedding model: "
+                     "vector matches are not filtered")
+    if not scored and not weak_hidden and not any(n.startswith("nothing") for n in notes):
+        notes.append("nothing found")
     scored = scored[:top_k]
     kw_rank = {rid: i + 1 for i, (rid, _) in enumerate(sorted(keyword.items(), key=lambda kv: -kv[1]))}
     vec_rank = {rid: i + 1 for i, (rid, _) in enumerate(sorted(vector.items(), key=lambda kv: -kv[1]))}
@@ -164,9 +192,11 @@ def search(pm: "MemoryPalaceManager", query: str, *, top_k: int = 10, now: Any =
         row = rows_by_rid[rid]
         retrievers: dict[str, dict[str, Any]] = {}
         if rid in keyword:
-            retrievers["bm25"] = {"rank": kw_rank[rid], "score": round(keyword[rid], 4)}
+            retrievers["bm25"] = {"rank": kw_rank[rid], "score": round(keyword[rid], 4),
+                                  "coverage": round(measured.coverage.get(rid, 0.0), 4)}
         if rid in vector:
-            retrievers["vector"] = {"rank": vec_rank[rid], "cosine": round(vector[rid], 4)}
+            retrievers["vector"] = {"rank": vec_rank[rid], "cosine": round(vector[rid], 4),
+                                    "relevance": round(measured.vector.get(rid, 0.0), 4)}
         doc_stems = document_stems(row["content"], row["summary"], row["tags"]) if rid in keyword else set()
         matched = matched_terms(own_terms, doc_stems)
         matched_exp = []
@@ -187,11 +217,24 @@ def search(pm: "MemoryPalaceManager", query: str, *, top_k: int = 10, now: Any =
             matched_terms=tuple(matched), matched_expansions=tuple(matched_exp),
             time_range=(dict(time_info, placement=placement[rid]) if time_info and rid in placement
                         else time_info),
-            filters=filter_info, notes=tuple(notes))
+            filters=filter_info, notes=tuple(notes), confidence=strength[rid])
         results.append(SearchResult(memory=memory, score=round(score, 6), explanation=explanation))
-    if record_access and results:
-        pm.record_access([r.memory.id for r in results], at=when, kind="search")
-    return results
+    if record_access:
+        strong = [r.memory.id for r in results if r.explanation.confidence == "strong"]
+        reinforced = {"returned": strong, "top": strong[:1], "used": []}[pm.settings.reinforce]
+        if reinforced:
+            pm.record_access(reinforced, at=when, kind="search")
+    return SearchResults(results, notes=tuple(notes), time_range=time_info)
+
+
+POINT_FALLOFF = 0.3  # at the edge of an "N units ago" window a memory keeps 70 %
+
+
+def closeness(created_ts: float, point_ts: float, start_ts: float, end_ts: float) -> float:
+    """1 on the day meant by "N units ago", falling linearly to 1 − POINT_FALLOFF at
+    the edge of its tolerance window."""
+    half = max(point_ts - start_ts, end_ts - point_ts, 1.0)
+    return 1.0 - POINT_FALLOFF * min(1.0, abs(created_ts - point_ts) / half)
 
 def vector_scores(pm: "MemoryPalaceManager", text: str, filters: Filters,
                   pool: int) -> tuple[dict[int, float], str | None]:
