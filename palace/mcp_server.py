@@ -216,10 +216,14 @@ def build_server(pm, *, sync_interval_s: float = SYNC_INTERVAL_S):
         type: Annotated[str | None, Field(description="Only this type, e.g. 'decision'.")] = None,
         include_archived: Annotated[bool, Field(description="Also search archived (faded) "
                                                             "memories.")] = False,
+        include_weak: Annotated[bool, Field(description="Also return matches below the relevance "
+                                                        "floor, marked confidence 'weak' (by "
+                                                        "default an empty answer means nothing "
+                                                        "relevant is stored).")] = False,
         now: Now = None,
     ):
         results = pm.search(query, top_k=top_k, now=now, tags=tags, location=location, type=type,
-                            include_archived=include_archived)
+                            include_archived=include_archived, include_weak=include_weak)
         return _result(search_response(results))
 
     @tool("Report which memories you actually used (from search_memory or get_context): they "

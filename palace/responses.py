@@ -66,6 +66,8 @@ def search_response(results: Sequence[Any], *, explain: bool = False) -> dict[st
     for result in results:
         item = memory_view(result.memory, preview=True) | {
             "score": round(result.score, 4), "why": result.explanation.summary_line()}
+        if getattr(result.explanation, "confidence", "strong") == "weak":
+            item["confidence"] = "weak"  # below the relevance floor (include_weak)
         if explain:
             item["explanation"] = result.explanation.to_dict()
         items.append(item)

@@ -174,7 +174,7 @@ def search(pm: "MemoryPalaceManager", query: str, *, top_k: int = 10, now: Any =
         notes.append("the relevance floor is not calibrated for this embedding model: "
                      "vector matches are not filtered")
     if not scored and not weak_hidden and not any(n.startswith("nothing") for n in notes):
-        notes.append("nothing found")
+        notes.append("no memory matches these words" if own_terms else "nothing found")
     scored = scored[:top_k]
     kw_rank = {rid: i + 1 for i, (rid, _) in enumerate(sorted(keyword.items(), key=lambda kv: -kv[1]))}
     vec_rank = {rid: i + 1 for i, (rid, _) in enumerate(sorted(vector.items(), key=lambda kv: -kv[1]))}

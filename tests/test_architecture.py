@@ -26,9 +26,9 @@ LAYERS: dict[str, int] = {
     "palace.vectors": 1, "palace.sync": 1, "palace.journal": 1,
     # 2 the engines search uses: pure pieces, time words, concepts, decay, chunks, embedders
     "palace.retrieval": 2, "palace.time_reasoning": 2, "palace.concepts": 2, "palace.decay": 2,
-    "palace.chunking": 2, "palace.embedders": 2,
+    "palace.chunking": 2, "palace.embedders": 2, "palace.relevance": 2,
     # 3 search: the pipeline over explicit collaborators
-    "palace.search": 3,
+    "palace.search": 3, "palace.floor": 3,
     # 4 the manager: the one orchestrator, and the package's public face over it
     "palace.manager": 4, "palace": 4,
     # 5 features built on the manager's public API

