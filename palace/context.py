@@ -32,7 +32,6 @@ from typing import Any, Sequence
 from .errors import EssenceTooLargeError, InvalidInputError
 from .models import Memory
 from .tokens import estimate_tokens, truncate_to_tokens
-from .validation import coerce_datetime
 
 ESSENCE_ID = "essence"
 ESSENCE_LOCATION = "essence"
@@ -164,10 +163,6 @@ def fit_memory(memory: Memory, budget: int, *, section: str = "relevant",
     return result if result.tokens <= budget else None
 
 
-def render_pieces(pieces: Sequence[ContextPiece]) -> str:
-    return PIECE_SEPARATOR.join(piece.text for piece in pieces)
-
-
 class _Packer:
     """Fills a budget piece by piece; sections get a heading when they start."""
 
@@ -240,12 +235,6 @@ class _Packer:
 
 # --------------------------------------------------------------------------- against a palace
 
-def _coerce_now(pm, now: Any) -> datetime:
-    if now is None:
-        return datetime.now(pm.tz).replace(microsecond=0)
-    return coerce_datetime(now, tz=pm.tz, what="now")
-
-
 def _pack_relevant(pm, packer: _Packer, query: str, *, when: datetime, top_k: int,
                    exclude: set[str], tags: Sequence[str] | None, location: str | None,
                    type: str | None, include_archived: bool) -> tuple[tuple[str, ...], dict | None]:
@@ -281,7 +270,7 @@ def get_context(pm, query: str, max_tokens: int = DEFAULT_CONTEXT_TOKENS, *, now
     returned count as accessed (kind ``context``) at ``now``.
     """
     max_tokens = _validate_budget(max_tokens)
-    when = _coerce_now(pm, now)
+    when = pm.now(now)
     packer = _Packer(max_tokens)
     notes, time_range = _pack_relevant(pm, packer, query, when=when, top_k=top_k, exclude=set(),
                                        tags=tags, location=location, type=type,
@@ -320,7 +309,7 @@ def set_essence(pm, text: str) -> Memory:
                   importance=1.0, status="active")
     if pm.get(ESSENCE_ID, record_access=False) is not None:
         return pm.update(ESSENCE_ID, **fields)
-    if pm.storage.trash_path(ESSENCE_ID).exists():
+    if pm.in_trash(ESSENCE_ID):
         pm.restore(ESSENCE_ID)
         return pm.update(ESSENCE_ID, **fields)
     del fields["status"]
@@ -377,7 +366,7 @@ def bootstrap(pm, query: str | None = None, max_tokens: int = DEFAULT_BOOTSTRAP_
     if query is not None and not isinstance(query, str):
         raise InvalidInputError("query must be a string")
     query = (query or "").strip() or None
-    when = _coerce_now(pm, now)
+    when = pm.now(now)
     packer = _Packer(max_tokens)
     shown: set[str] = set()
 

@@ -17,9 +17,9 @@ accesses arrive in time order. See docs/decay.md for the model in plain words.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone, tzinfo
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple, Sequence
 
 from .errors import ConfigError
 
@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 ACCESS_KEEP_FACTOR = 0.9
 
 _SECONDS_PER_DAY = 86_400.0
+# Accesses closer together than this count as one (see collapse_bursts).
+ACCESS_MERGE_WINDOW_S = 3600.0
 
 
 @dataclass(frozen=True)
@@ -241,3 +243,82 @@ def _days_between(earlier: datetime, later: datetime) -> float:
             "time zone (or none of them)"
         ) from None
     return max(0.0, delta.total_seconds() / _SECONDS_PER_DAY)
+
+
+# ---------------------------------------------------------------------- over index rows
+
+
+def collapse_bursts(timestamps: Sequence[float], window_s: float = ACCESS_MERGE_WINDOW_S) -> list[float]:
+    """One access per window: five searches in a minute are one recall, not five
+    (otherwise a burst would reset the decay score without the spacing that
+    really makes a memory last)."""
+    kept: list[float] = []
+    for ts in sorted(timestamps):
+        if not kept or ts - kept[-1] >= window_s:
+            kept.append(ts)
+    return kept
+
+
+class DecayInfo(NamedTuple):
+    score: float
+    access_count: int
+    last_accessed_at: datetime | None
+
+
+def decay_info(rows: Sequence[Any], access_times: Mapping[str, Sequence[float]],
+               now: datetime, params: DecayParams, tz: tzinfo) -> dict[str, DecayInfo]:
+    """Score, accesses counted and last access of each memory row (``id``,
+    ``created_ts``, ``created_at``, ``importance``, ``pinned``) at ``now``, from its
+    access timestamps (bursts collapsed; times shown in ``tz``)."""
+    info: dict[str, DecayInfo] = {}
+    now_ts = now.timestamp()
+    for row in rows:
+        # accesses before creation belong to an earlier memory that had this id
+        stamps_ts = [ts for ts in collapse_bursts(access_times.get(row["id"], [])) if ts >= row["created_ts"]]
+        pinned = is_pinned(row["importance"], bool(row["pinned"]))
+        if not stamps_ts and not pinned and params.enabled:
+            # never used: the curve from creation, R = exp(-Δt/S0), without
+            # building datetimes (this runs for every search candidate)
+            days = max(0.0, now_ts - row["created_ts"]) / _SECONDS_PER_DAY
+            info[row["id"]] = DecayInfo(math.exp(-days / initial_stability_days(row["importance"], params)),
+                                        0, None)
+            continue
+        stamps = [datetime.fromtimestamp(ts, tz) for ts in stamps_ts]
+        created = datetime.fromisoformat(row["created_at"])
+        score = current_score(created, row["importance"], stamps, now, params, pinned=bool(row["pinned"]))
+        info[row["id"]] = DecayInfo(score, len(stamps), stamps[-1] if stamps else None)
+    return info
+
+
+@dataclass
+class DecayReport:
+    """What ``run_decay`` checked and archived (or, ``dry_run``, would archive)."""
+
+    now: datetime
+    threshold: float
+    checked: int = 0
+    archived: list[str] = field(default_factory=list)
+    pinned: int = 0
+    dry_run: bool = False
+    scores: dict[str, float] = field(default_factory=dict)  # the archived ones
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"now": self.now.isoformat(), "threshold": self.threshold, "checked": self.checked,
+                "archived": list(self.archived), "archived_count": len(self.archived),
+                "pinned": self.pinned, "dry_run": self.dry_run,
+                "scores": {k: round(v, 4) for k, v in self.scores.items()}}
+
+
+def plan_archive(rows: Sequence[Any], info: Mapping[str, DecayInfo], params: DecayParams,
+                 report: DecayReport) -> list[str]:
+    """Ids of the active ``rows`` due for archiving (score under the threshold, not
+    pinned); counts what was checked and pinned, and the due scores, in ``report``."""
+    report.checked = len(rows)
+    due = []
+    for row in rows:
+        if is_pinned(row["importance"], bool(row["pinned"])):
+            report.pinned += 1
+        elif should_archive(info[row["id"]].score, params):
+            due.append(row["id"])
+            report.scores[row["id"]] = info[row["id"]].score
+    return due

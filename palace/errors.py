@@ -17,10 +17,14 @@ class InvalidInputError(PalaceError, ValueError):
 
 
 class MemoryNotFoundError(PalaceError, KeyError):
-    """No memory with this id exists (neither active, archived nor in the trash)."""
+    """No memory with this id exists (active or archived). ``in_trash`` says it is in
+    the trash, and the message then names the command that brings it back."""
 
-    def __init__(self, memory_id: str, hint: str = ""):
+    def __init__(self, memory_id: str, hint: str = "", *, in_trash: bool = False):
         self.memory_id = memory_id
+        self.in_trash = in_trash
+        if in_trash and not hint:
+            hint = f"it is in the trash: `palace restore {memory_id}`"
         message = f"no memory with id {memory_id!r}"
         if hint:
             message += f"; {hint}"

@@ -45,14 +45,30 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, ContextManager, List, Protocol  # List: these classes have list() methods
 
-from .errors import InvalidInputError, MemoryNotFoundError
+from .decay import collapse_bursts
+from .errors import InvalidInputError
 from .models import Memory
 from .validation import validate_id
 
-if TYPE_CHECKING:
-    from .manager import MemoryPalaceManager
+
+
+class Palace(Protocol):
+    """What experiences use of a ``MemoryPalaceManager``: its public methods only.
+    (A protocol, not an import: the manager offers ``pm.experiences``, so this
+    module must not import the manager back.)"""
+
+    def get(self, id: str, *, now: Any = None, record_access: bool = True) -> Memory | None: ...
+    def store(self, content: str, **fields: Any) -> Memory: ...
+    def update(self, id: str, **fields: Any) -> Memory: ...
+    def list(self, **filters: Any) -> List[Memory]: ...
+    def search(self, query: str, **options: Any) -> List[Any]: ...
+    def record_access(self, ids: Sequence[str], *, at: Any = None, kind: str = "access") -> None: ...
+    def access_times(self, ids: Sequence[str], *, kinds: Sequence[str] | None = None) -> dict[str, List[float]]: ...
+    def now(self, value: Any = None) -> datetime: ...
+    def write_lock(self) -> ContextManager[object]: ...
+    def not_found(self, id: str) -> Exception: ...
 
 EXPERIENCE_TYPE = "experience"
 DEFAULT_LOCATION = "experiences"
@@ -144,7 +160,7 @@ def parse_experience(content: str) -> dict[str, str | None]:
             for key in _LABELS.values()}
 
 
-def read_verifications(extra: dict[str, Any]) -> list[dict[str, Any]]:
+def read_verifications(extra: dict[str, Any]) -> List[dict[str, Any]]:
     """The well-formed entries of the ``verifications`` frontmatter list.
 
     The list may have been edited by hand: entries that are not a mapping with a
@@ -194,7 +210,7 @@ def _text(value: Any, what: str) -> str:
 class ExperienceManager:
     """Record, verify and find lessons; ``pm.experiences`` builds one per manager."""
 
-    def __init__(self, manager: MemoryPalaceManager):
+    def __init__(self, manager: Palace):
         self.pm = manager
 
     # ------------------------------------------------------------------ writing
@@ -226,13 +242,13 @@ class ExperienceManager:
                 raise InvalidInputError("note must be text")
             if len(note) > MAX_NOTE_CHARS:
                 raise InvalidInputError(f"note is {len(note)} characters; keep it under {MAX_NOTE_CHARS}")
-        when = self.pm._coerce_now(now)
+        when = self.pm.now(now)
         entry: dict[str, Any] = {"at": when.isoformat(), "effective": effective}
         if note and note.strip():
             entry["note"] = note.strip()
         # Read and rewrite under the palace's (re-entrant) write lock: two agents
         # verifying at once must not drop each other's entry.
-        with self.pm._locked():
+        with self.pm.write_lock():
             memory = self._experience(id)
             raw = memory.extra.get(VERIFICATIONS_KEY)
             # keep whatever a person wrote there, even entries this code cannot read
@@ -249,7 +265,7 @@ class ExperienceManager:
         return self._stats_for([memory])[memory.id]
 
     def search(self, query: str, *, top_k: int = 5, now: Any = None,
-               tags: Sequence[str] | None = None, verified_only: bool = False) -> list[ExperienceResult]:
+               tags: Sequence[str] | None = None, verified_only: bool = False) -> List[ExperienceResult]:
         """Lessons for ``query``, best first by 0.7 × memory score + 0.3 × effectiveness.
 
         Each lesson returned counts as one use (+0.1 effectiveness, at most once
@@ -257,7 +273,7 @@ class ExperienceManager:
         """
         if not isinstance(top_k, int) or isinstance(top_k, bool) or not 1 <= top_k <= 1000:
             raise InvalidInputError(f"top_k must be an integer from 1 to 1000, got {top_k!r}")
-        when = self.pm._coerce_now(now)
+        when = self.pm.now(now)
         # A wider pool than top_k, so that trust can lift a lesson from below the cut
         # and verified_only still has enough to choose from.
         pool = min(1000, max(50, top_k * 10))
@@ -282,7 +298,7 @@ class ExperienceManager:
             self.pm.record_access([r.memory.id for r in results], at=when, kind=USAGE_KIND)
         return results
 
-    def list(self, *, verified_only: bool = False, now: Any = None) -> list[ExperienceResult]:
+    def list(self, *, verified_only: bool = False, now: Any = None) -> List[ExperienceResult]:
         """Active lessons, most effective first (newest first among equals)."""
         memories = self.pm.list(type=EXPERIENCE_TYPE, status="active", now=now)
         stats = self._stats_for(memories)
@@ -299,16 +315,14 @@ class ExperienceManager:
     def _experience(self, id: str) -> Memory:
         memory = self.pm.get(id, record_access=False)
         if memory is None:
-            raise MemoryNotFoundError(id)
+            raise self.pm.not_found(id)
         if memory.type != EXPERIENCE_TYPE:
             raise InvalidInputError(f"memory {id!r} is a {memory.type}, not an experience")
         return memory
 
     def _stats_for(self, memories: Iterable[Memory]) -> dict[str, ExperienceStats]:
-        from .manager import collapse_bursts
-
         memories = list(memories)
-        times = self.pm.index.access_times([m.id for m in memories], kinds=[USAGE_KIND])
+        times = self.pm.access_times([m.id for m in memories], kinds=[USAGE_KIND])
         stats = {}
         for memory in memories:
             created_ts = memory.created_at.timestamp() if memory.created_at else float("-inf")

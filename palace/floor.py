@@ -34,8 +34,6 @@ class Measured:
 def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
             keyword: Mapping[int, float], vector: Mapping[int, float], *,
             model_name: str | None, override: float | None) -> Measured:
-    from . import postings
-
     expansions = []
     for group in groups[1 if own_terms else 0:]:
         for exp in group.expansions:
@@ -43,9 +41,7 @@ def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
             terms = tuple(words) if words else tuple(query_terms(exp.term))
             expansions.append(ExpansionMatch(exp.source, float(exp.weight), terms, bool(words)))
     all_terms = set(own_terms) | {t for e in expansions for t in e.terms}
-    listed = postings._postings(index.conn, {postings.stem(t): None for t in all_terms})
-    holders = {t: set(listed[postings.stem(t)][0].tolist()) for t in all_terms}
-    docs, _length = index._collection()
+    docs, holders = index.term_holders(all_terms)
     idf = {t: smoothed_idf(len(holders[t]), docs) for t in own_terms}
     coverage = coverage_by_candidate(keyword, query_units(own_terms), idf, holders, expansions)
     best = max(keyword.values(), default=0.0)

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 MEMORY_STATUSES = ("active", "archived", "deleted")
+
+
+def embed_text(content: str, summary: str | None) -> str:
+    """The text a memory's vectors are computed from (content, then its summary)."""
+    return content if not summary else f"{content}\n\n{summary}"
+
+
+def embed_key(content: str, summary: str | None) -> str:
+    """The content hash vectors are keyed by: the hash of exactly ``embed_text``, so
+    the text embedded and the key it is stored under cannot drift apart."""
+    return hashlib.blake2b(embed_text(content, summary).encode("utf-8"), digest_size=16).hexdigest()
 
 
 @dataclass(frozen=True)

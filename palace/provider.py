@@ -111,7 +111,8 @@ class PalaceVectorSearchProvider:
         if isinstance(fields.get("tags"), str):
             fields["tags"] = [fields["tags"]]
         # Replaced as a whole on every index: OpenClaw's metadata is its current truth.
-        fields["extra"] = {OPENCLAW_EXTRA_KEY: {key: metadata[key] for key in other_keys} or None}
+        given = metadata or {}
+        fields["extra"] = {OPENCLAW_EXTRA_KEY: {key: given[key] for key in other_keys} or None}
         with self._lock:
             # Indexing is not reading: it must not count as an access for decay.
             exists = self.manager.get(id, record_access=False) is not None

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
-from .postings import stem
-from .tokenize import query_terms, tokenize
+from .tokenize import query_terms, stem, tokenize
 
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
@@ -39,7 +38,7 @@ Unit = tuple[tuple[str, ...], tuple[str, ...]]  # (terms a memory must all conta
 class TermGroup:
     weight: float
     terms: tuple[str, ...]  # every term scored in this group
-    expansions: tuple[object, ...] = ()  # the Expansion objects behind these terms
+    expansions: tuple[Any, ...] = ()  # the Expansion objects behind these terms
     units: tuple[Unit, ...] = ()  # how the terms are matched (see term_groups)
 
 
@@ -53,7 +52,7 @@ def phrase_words(term: str) -> tuple[str, ...] | None:
     return None
 
 
-def term_groups(own_terms: Sequence[str], expansions: Iterable[object]) -> list[TermGroup]:
+def term_groups(own_terms: Sequence[str], expansions: Iterable[Any]) -> list[TermGroup]:
     """Group expansion terms by weight so each weight class is scored with one weight.
 
     The user's own words match one by one; a multiword expansion needs all its
@@ -65,13 +64,13 @@ def term_groups(own_terms: Sequence[str], expansions: Iterable[object]) -> list[
     seen = set(own_terms)
     by_weight: dict[float, tuple[list[str], list[object], list[Unit]]] = {}
     for expansion in expansions:
-        term = getattr(expansion, "term")
+        term = expansion.term
         tokens = query_terms(term)
         scored = [t for t in tokens if t not in seen]
         if not scored:
             continue
         seen.update(scored)
-        weight = round(float(getattr(expansion, "weight")), 2)
+        weight = round(float(expansion.weight), 2)
         bucket = by_weight.setdefault(weight, ([], [], []))
         bucket[0].extend(scored)
         bucket[1].append(expansion)

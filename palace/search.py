@@ -1,27 +1,46 @@
-"""The search pipeline: time words → concept expansion → BM25 and vector candidates
-→ fusion → importance and decay → explained results (DESIGN.md, "Search pipeline").
+"""The search pipeline (DESIGN.md, "Search pipeline"), as a sequence of named stages.
 
-Functions over a ``MemoryPalaceManager`` (``MemoryPalaceManager.search`` calls
-``search`` here), kept apart from the manager's storage and bookkeeping.
+``search`` runs them in order; each is a small function over explicit inputs, so
+each can be tested alone and a new retriever (a graph, a second backend) is one
+more ``Retriever`` in the list ``retrievers`` builds:
+
+1. ``check_request``   the query and ``top_k`` are acceptable
+2. ``parse_time``      time words → a period (``TimeScope``), removed from the query
+3. ``make_filters``    tags, room, type, statuses (and the period) → ``Filters``
+4. ``expand_concepts`` the query's own terms plus weighted concept expansions
+5. ``retrievers``      BM25 and vector candidates, each a ``Retriever``
+6. ``collect``         gather every retriever's scores and ``fuse`` them; browse a
+                       time-only query; widen to any time when the period is empty
+7. ``place_in_time``   inside / late / outside the period: relevance scaled
+8. ``rank``            relevance mixed with importance and decay
+9. ``apply_floor``     results below the relevance floor left out (or marked weak)
+10. ``explain``        each result with every number that went into its score
+
+The collaborators come in one ``SearchServices`` (index, vectors, settings,
+decay parameters, time zone, and the time reasoner, concept expander and
+embedder, loaded only when a query needs them); ``MemoryPalaceManager.search``
+builds it and records the accesses afterwards.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta, tzinfo
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
+from .decay import DecayInfo, DecayParams, decay_info
 from .errors import EmbedderUnavailableError, InvalidInputError
-from .index import Filters, row_to_memory
-from .floor import fused_relevance, measure
+from .index import Filters, Index, VectorStore, row_to_memory
+from .floor import Measured, fused_relevance, measure
 from .models import Explanation, SearchResult, SearchResults
-from .postings import stem
-from .retrieval import document_stems, final_score, matched_terms, phrase_words, term_groups
-from .tokenize import query_terms
+from .retrieval import (TermGroup, document_stems, final_score, matched_terms, phrase_words,
+                        term_groups)
+from .tokenize import query_terms, stem
 from .validation import coerce_datetime, normalize_location, normalize_tags, validate_word
 
 if TYPE_CHECKING:
-    from .manager import MemoryPalaceManager
+    from .settings import Settings
 
 MAX_QUERY_CHARS = 4000
 # A search embeds at most this many un-embedded memories first (a slow model does ~15
@@ -31,200 +50,263 @@ LATE_GRACE = timedelta(days=30)
 LATE_FACTOR = 0.7
 OUTSIDE_FACTOR = 0.5  # soft time filter: a memory outside the period keeps half its relevance
 
+Scores = dict[int, float]  # memory row id → a retriever's score
+Row = Any                  # an index row (sqlite3.Row: read by column name)
 
-def search(pm: "MemoryPalaceManager", query: str, *, top_k: int = 10, now: Any = None,
-           tags: Sequence[str] | None = None, location: str | None = None,
-           type: str | None = None, include_archived: bool = False,
-           start: Any = None, end: Any = None, record_access: bool = True,
-           include_weak: bool = False) -> SearchResults:
-    """Best memories for ``query``, best first, each with its score explained.
 
-    Time words in the query ("上周", "last Friday") become a time filter relative
-    to ``now``; ``start``/``end`` give an explicit range (end exclusive). Results
-    below the relevance floor (palace/relevance.py) are left out unless
-    ``include_weak``, then marked ``explanation.confidence == "weak"``. What
-    ``MEMORY_REINFORCE`` says counts as accessed at ``now``; weak results never do.
-    """
+@dataclass(frozen=True)
+class SearchServices:
+    """What a search reads from. The reasoner, expander and embedder are callables
+    so that a search that does not need one never loads it (the embedder callable
+    returns the embedder, or None and why it is unavailable)."""
+
+    index: Index
+    vectors: VectorStore
+    settings: "Settings"
+    decay_params: DecayParams
+    tz: tzinfo
+    root: Path
+    time_reasoner: Callable[[], Any]
+    concept_expander: Callable[[], Any]
+    embedder: Callable[[], tuple[Any, str | None]]
+
+
+# ---------------------------------------------------------------------- 1-3: the request
+
+
+def check_request(query: object, top_k: object) -> None:
     if not isinstance(query, str):
         raise InvalidInputError("query must be a string")
     if len(query) > MAX_QUERY_CHARS:
         raise InvalidInputError(f"query is {len(query)} characters; keep it under {MAX_QUERY_CHARS}")
     if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1 or top_k > 1000:
         raise InvalidInputError(f"top_k must be an integer from 1 to 1000, got {top_k!r}")
-    when = pm._coerce_now(now)
-    notes: list[str] = []
+
+
+@dataclass(frozen=True)
+class TimeScope:
+    """The period a search is about. ``parsed`` is the time expression found in the
+    query (None without one); ``explicit`` says ``start``/``end`` were given;
+    ``window_end`` admits memories written shortly after a parsed period."""
+
+    remainder: str
+    parsed: Any = None
+    start: datetime | None = None
+    end: datetime | None = None
+    window_end: datetime | None = None
+    explicit: bool = False
+
+    @property
+    def bounded(self) -> bool:
+        return self.start is not None or self.end is not None
+
+
+def parse_time(query: str, *, start: Any, end: Any, now: datetime, tz: tzinfo,
+               reasoner: Any = None) -> TimeScope:
+    """Find the period: from the query's time words (``reasoner``, None when time
+    reasoning is off) narrowed by an explicit ``start``/``end`` (end exclusive)."""
     remainder = query.strip()
-    time_range = None
-    start_dt = coerce_datetime(start, tz=pm.tz, what="start") if start is not None else None
-    end_dt = coerce_datetime(end, tz=pm.tz, what="end") if end is not None else None
+    parsed = None
+    start_dt = coerce_datetime(start, tz=tz, what="start") if start is not None else None
+    end_dt = coerce_datetime(end, tz=tz, what="end") if end is not None else None
     if start_dt and end_dt and start_dt >= end_dt:
         raise InvalidInputError("start must be before end")
-    if pm.settings.time_reasoning_enabled and remainder:
-        parsed = pm.time_reasoner.parse(remainder, now=when)
-        if parsed is not None and parsed.end > parsed.start:
-            time_range = parsed
-            remainder = parsed.remainder
-            start_dt = max(start_dt, parsed.start) if start_dt else parsed.start
-            end_dt = min(end_dt, parsed.end) if end_dt else parsed.end
+    if reasoner is not None and remainder:
+        found = reasoner.parse(remainder, now=now)
+        if found is not None and found.end > found.start:
+            parsed = found
+            remainder = found.remainder
+            start_dt = max(start_dt, found.start) if start_dt else found.start
+            end_dt = min(end_dt, found.end) if end_dt else found.end
     if not remainder.strip() and start_dt is None and end_dt is None:
         raise InvalidInputError("query is empty: give words to search for or a time range")
-    statuses = ("active", "archived") if include_archived else ("active",)
     # Things get written down after they happen ("went camping last week", noted
     # on Monday), so a range parsed from the query also admits memories created
     # shortly after it (one period, at most LATE_GRACE), ranked lower. Nothing
     # from before the range is admitted, and explicit start/end stay exact.
     window_end = end_dt
-    if time_range is not None and end_dt is not None and end is None and start_dt is not None:
+    if parsed is not None and end_dt is not None and end is None and start_dt is not None:
         window_end = end_dt + min(end_dt - start_dt, LATE_GRACE)
-    base_filters = Filters(statuses=statuses, tags=normalize_tags(tags),
-                           location=normalize_location(location) if location else None,
-                           type=validate_word(type, "type") if type else None)
-    filters = replace(base_filters, start_ts=start_dt.timestamp() if start_dt else None,
-                      end_ts=window_end.timestamp() if window_end else None)
-    own_terms = query_terms(remainder)
-    expansions = []
-    if pm.settings.concepts_enabled and remainder.strip():
-        expansions = pm.concept_expander.expand(remainder)
-    groups = term_groups(own_terms, expansions)
-    pool = max(50, top_k * 5)
+    return TimeScope(remainder=remainder, parsed=parsed, start=start_dt, end=end_dt,
+                     window_end=window_end, explicit=start is not None or end is not None)
 
-    def retrieve(active_filters: Filters) -> tuple[dict[int, float], dict[int, float]]:
-        kw = (pm.index.keyword_scores([(g.weight, g.units) for g in groups], active_filters, pool)
-              if groups else {})
-        vec, vector_note = vector_scores(pm, remainder, active_filters, pool)
-        if vector_note and vector_note not in notes:
-            notes.append(vector_note)
-        return kw, vec
 
-    def relevance_of(kw: dict[int, float], vec: dict[int, float]):
-        model = pm.embedder.name if vec and pm.embedder is not None else None
-        measured = measure(pm.index, own_terms, groups, kw, vec, model_name=model,
-                           override=pm.settings.min_relevance)
-        return measured, fused_relevance(kw, vec, measured, vector_share=pm.settings.weight_vector)
+def make_filters(scope: TimeScope, *, tags: Sequence[str] | None, location: str | None,
+                 type: str | None, include_archived: bool) -> tuple[Filters, Filters]:
+    """(filters without the period, filters with it)."""
+    statuses = ("active", "archived") if include_archived else ("active",)
+    base = Filters(statuses=statuses, tags=normalize_tags(tags),
+                   location=normalize_location(location) if location else None,
+                   type=validate_word(type, "type") if type else None)
+    timed = replace(base, start_ts=scope.start.timestamp() if scope.start else None,
+                    end_ts=scope.window_end.timestamp() if scope.window_end else None)
+    return base, timed
 
-    # soft: the period ranks memories (inside first) instead of excluding the rest;
-    # a question about *when something happened* often finds its answer in a
-    # memory written at another time ("on Sunday the rota changes", said Wednesday)
-    soft = (pm.settings.time_filter == "soft" and time_range is not None
-            and start is None and end is None)
-    keyword, vector = retrieve(base_filters if soft else filters)
-    measured, relevance = relevance_of(keyword, vector)
-    browse = False
-    if not relevance and not own_terms and (start_dt or end_dt):
+
+# ---------------------------------------------------------------------- 4: terms
+
+
+@dataclass(frozen=True)
+class QueryTerms:
+    own: tuple[str, ...]            # the user's own words
+    groups: tuple[TermGroup, ...]   # own words and each class of expansion, weighted
+
+
+def expand_concepts(remainder: str, expander: Any = None) -> QueryTerms:
+    """The query's own terms and, with an ``expander``, its concept expansions."""
+    own = query_terms(remainder)
+    expansions = expander.expand(remainder) if expander is not None and remainder.strip() else []
+    return QueryTerms(own=tuple(own), groups=tuple(term_groups(own, expansions)))
+
+
+# ---------------------------------------------------------------------- 5: retrievers
+
+
+@dataclass(frozen=True)
+class Retriever:
+    """One source of candidates. ``scores(filters)`` returns (row id → score, a note
+    for the user or None); ``name`` keys it in the explanation, where its score
+    appears under ``score_label``."""
+
+    name: str
+    score_label: str
+    scores: Callable[[Filters], tuple[Scores, str | None]]
+
+
+def keyword_retriever(index: Index, terms: QueryTerms, pool: int) -> Retriever:
+    units = [(g.weight, g.units) for g in terms.groups]
+
+    def scores(filters: Filters) -> tuple[Scores, str | None]:
+        return (index.keyword_scores(units, filters, pool) if units else {}), None
+
+    return Retriever("bm25", "score", scores)
+
+
+def vector_retriever(services: SearchServices, text: str, pool: int) -> Retriever:
+    def scores(filters: Filters) -> tuple[Scores, str | None]:
+        return vector_scores(services, text, filters, pool)
+
+    return Retriever("vector", "cosine", scores)
+
+
+def vector_scores(services: SearchServices, text: str, filters: Filters,
+                  pool: int) -> tuple[Scores, str | None]:
+    """Cosine candidates for ``text``; on any embedder trouble, none and a note why."""
+    if not services.settings.vector_enabled or not text.strip():
+        return {}, None
+    embedder, unavailable = services.embedder()
+    if embedder is None:
+        return {}, unavailable
+    try:
+        services.vectors.backfill(embedder, limit=VECTOR_BACKFILL_PER_SEARCH,
+                                  batch_size=services.settings.vector_batch_size)
+        query_vector = embedder.embed_query(text)
+        model_name = embedder.name  # an HTTP embedder may have to ask the sidecar
+    except EmbedderUnavailableError as exc:
+        return {}, f"vectors unavailable ({exc}); keyword search only"
+    except Exception as exc:  # the model or sidecar failed: fall back, say so
+        return {}, f"vectors failed ({type(exc).__name__}: {exc}); keyword search only"
+    allowed = None
+    if filters != Filters(statuses=filters.statuses):
+        allowed = services.index.filtered_rids(filters)
+    return services.vectors.scores(model_name, query_vector, allowed=allowed, limit=pool,
+                                   statuses=filters.statuses), None
+
+
+def retrievers(services: SearchServices, scope: TimeScope, terms: QueryTerms, pool: int) -> list[Retriever]:
+    return [keyword_retriever(services.index, terms, pool),
+            vector_retriever(services, scope.remainder, pool)]
+
+
+# ---------------------------------------------------------------------- 6: candidates
+
+
+def gather(sources: Sequence[Retriever], filters: Filters, notes: list[str]) -> dict[str, Scores]:
+    """Every retriever's scores under ``filters``; their notes added once to ``notes``."""
+    found: dict[str, Scores] = {}
+    for source in sources:
+        scores, note = source.scores(filters)
+        found[source.name] = scores
+        if note and note not in notes:
+            notes.append(note)
+    return found
+
+
+Measure = Callable[[Mapping[str, Scores]], Measured]
+
+
+def fuse_candidates(found: Mapping[str, Scores], vector_share: float,
+                    measure_found: Measure) -> tuple[Measured, Scores]:
+    """Calibrated scores of every candidate (palace/floor.py) and their fusion."""
+    measured = measure_found(found)
+    return measured, fused_relevance(found.get("bm25", {}), found.get("vector", {}), measured,
+                                     vector_share=vector_share)
+
+
+@dataclass
+class Candidates:
+    found: dict[str, Scores]   # per retriever
+    relevance: Scores          # fused
+    browse: bool = False       # a time-only query: the period's memories, newest first
+    notes: list[str] = field(default_factory=list)
+    measured: Measured = field(default_factory=Measured)
+
+
+def is_soft(scope: TimeScope, time_filter: str) -> bool:
+    """soft: the period ranks memories (inside first) instead of excluding the rest;
+    a question about *when something happened* often finds its answer in a
+    memory written at another time ("on Sunday the rota changes", said Wednesday)."""
+    return time_filter == "soft" and scope.parsed is not None and not scope.explicit
+
+
+def collect(sources: Sequence[Retriever], scope: TimeScope, terms: QueryTerms, base: Filters,
+            timed: Filters, *, soft: bool, vector_share: float, pool: int,
+            list_rows: Callable[[Filters, int], Sequence[Row]], measure_found: Measure) -> Candidates:
+    notes: list[str] = []
+    found = gather(sources, base if soft else timed, notes)
+    measured, relevance = fuse_candidates(found, vector_share, measure_found)
+    if not relevance and not terms.own and scope.bounded:
         # a query that is only a time ("上周") lists that period, newest first
-        browse = True
-        rows = pm.index.list_rows(replace(filters, end_ts=end_dt.timestamp() if end_dt else None),
-                                    limit=pool)
-        relevance = {row["rid"]: 1.0 for row in rows}
+        rows = list_rows(replace(timed, end_ts=scope.end.timestamp() if scope.end else None), pool)
         notes.append("time-only query: memories of the period, newest first")
-    elif not relevance and time_range is not None and not soft and start is None and end is None:
+        return Candidates(found, {row["rid"]: 1.0 for row in rows}, browse=True, notes=notes,
+                          measured=measured)
+    if not relevance and scope.parsed is not None and not soft and not scope.explicit:
         # nothing at all in that period: better the best matches from any time,
         # clearly labelled, than an empty answer
-        keyword, vector = retrieve(base_filters)
-        measured, relevance = relevance_of(keyword, vector)
+        found = gather(sources, base, notes)
+        measured, relevance = fuse_candidates(found, vector_share, measure_found)
         if relevance:
-            notes.append(f"nothing found in {time_range.text!r}; showing matches from any time")
-    rows_by_rid = pm.index.rows_by_rid(list(relevance))
-    rows = list(rows_by_rid.values())
-    placement: dict[int, str] = {}
-    if time_range is not None and not browse and start_dt is not None and end_dt is not None:
-        start_ts, end_ts = start_dt.timestamp(), end_dt.timestamp()
-        point = getattr(time_range, "point", None)
-        point_ts = point.timestamp() if point is not None else None
-        late_ts = window_end.timestamp() if window_end else end_ts
-        for rid, row in rows_by_rid.items():
-            created_ts = row["created_ts"]
-            if start_ts <= created_ts < end_ts:
-                placement[rid] = "inside"
-                if point_ts is not None:  # "两周前": the closer to that day, the better
-                    relevance[rid] *= closeness(created_ts, point_ts, start_ts, end_ts)
-            elif end_ts <= created_ts < late_ts:
-                placement[rid] = "late"
-                relevance[rid] *= LATE_FACTOR
-            else:
-                placement[rid] = "outside"
-                relevance[rid] *= OUTSIDE_FACTOR
-        if soft and placement and "inside" not in placement.values():
-            notes.append(f"nothing found in {time_range.text!r}; showing matches from any time")
-    info = pm._decay_info(rows, when)
-    weights = {"relevance": pm.settings.weight_relevance,
-               "importance": pm.settings.weight_importance,
-               "decay": pm.settings.weight_decay if pm.decay_params.enabled else 0.0}
-    scored = []
-    for rid, rel in relevance.items():
-        row = rows_by_rid.get(rid)
-        if row is None:
-            continue
-        decay_score = info[row["id"]][0]
-        score = final_score(rel, row["importance"], decay_score, w_relevance=weights["relevance"],
-                            w_importance=weights["importance"], w_decay=weights["decay"])
-        recency = row["created_ts"] if browse else 0.0
-        scored.append((score, recency, rid))
-    scored.sort(key=lambda item: (-item[0], -item[1]))
-    strength = {rid: ("strong" if browse else
-                      measured.confidence(rid, vector.get(rid))) for _, _, rid in scored}
-    weak_hidden = 0
-    if not include_weak:
-        weak_hidden = sum(1 for _, _, rid in scored if strength[rid] == "weak")
-        scored = [item for item in scored if strength[item[2]] == "strong"]
-        if weak_hidden and not scored:
-            notes.append(f"nothing above the relevance floor ({weak_hidden} weak matches hidden; "
-                         "include_weak=True / --include-weak shows them)")
-    if measured.scale is not None and not measured.scale.measured and vector:
-        notes.append("the relevance floor is not calibrated for this embedding model: "
-                     "vector matches are not filtered")
-    if not scored and not weak_hidden and not any(n.startswith("nothing") for n in notes):
-        notes.append("no memory matches these words" if own_terms else "nothing found")
-    scored = scored[:top_k]
-    kw_rank = {rid: i + 1 for i, (rid, _) in enumerate(sorted(keyword.items(), key=lambda kv: -kv[1]))}
-    vec_rank = {rid: i + 1 for i, (rid, _) in enumerate(sorted(vector.items(), key=lambda kv: -kv[1]))}
-    results = []
-    time_info = None
-    if time_range is not None:
-        time_info = {"text": time_range.text, "start": time_range.start.isoformat(),
-                     "end": time_range.end.isoformat()}
-    elif start_dt or end_dt:
-        time_info = {"text": None, "start": start_dt.isoformat() if start_dt else None,
-                     "end": end_dt.isoformat() if end_dt else None}
-    filter_info = {k: v for k, v in {"tags": list(filters.tags), "location": filters.location,
-                                      "type": filters.type, "statuses": list(statuses)}.items() if v}
-    for score, _recency, rid in scored:
-        row = rows_by_rid[rid]
-        retrievers: dict[str, dict[str, Any]] = {}
-        if rid in keyword:
-            retrievers["bm25"] = {"rank": kw_rank[rid], "score": round(keyword[rid], 4),
-                                  "coverage": round(measured.coverage.get(rid, 0.0), 4)}
-        if rid in vector:
-            retrievers["vector"] = {"rank": vec_rank[rid], "cosine": round(vector[rid], 4),
-                                    "relevance": round(measured.vector.get(rid, 0.0), 4)}
-        doc_stems = document_stems(row["content"], row["summary"], row["tags"]) if rid in keyword else set()
-        matched = matched_terms(own_terms, doc_stems)
-        matched_exp = []
-        for group in groups[1 if own_terms else 0:]:
-            hits = set(matched_terms(group.terms, doc_stems))
-            for expansion in group.expansions:
-                words = phrase_words(expansion.term)
-                found = (all(stem(w) in doc_stems for w in words) if words
-                         else hits & set(query_terms(expansion.term)))
-                if found:
-                    matched_exp.append({"term": expansion.term, "from": expansion.source,
-                                        "relation": expansion.relation, "weight": expansion.weight})
-        memory = row_to_memory(row, pm.root, decay_score=info[row["id"]][0],
-                               access_count=info[row["id"]][1], last_accessed_at=info[row["id"]][2])
-        explanation = Explanation(
-            relevance=round(relevance[rid], 4), importance=row["importance"],
-            decay=round(info[row["id"]][0], 4), weights=weights, retrievers=retrievers,
-            matched_terms=tuple(matched), matched_expansions=tuple(matched_exp),
-            time_range=(dict(time_info, placement=placement[rid]) if time_info and rid in placement
-                        else time_info),
-            filters=filter_info, notes=tuple(notes), confidence=strength[rid])
-        results.append(SearchResult(memory=memory, score=round(score, 6), explanation=explanation))
-    if record_access:
-        strong = [r.memory.id for r in results if r.explanation.confidence == "strong"]
-        reinforced = {"returned": strong, "top": strong[:1], "used": []}[pm.settings.reinforce]
-        if reinforced:
-            pm.record_access(reinforced, at=when, kind="search")
-    return SearchResults(results, notes=tuple(notes), time_range=time_info)
+            notes.append(f"nothing found in {scope.parsed.text!r}; showing matches from any time")
+    return Candidates(found, relevance, notes=notes, measured=measured)
+
+
+# ---------------------------------------------------------------------- 7-8: ranking
+
+
+def place_in_time(relevance: Scores, rows: Mapping[int, Row], scope: TimeScope, *,
+                  browse: bool) -> tuple[Scores, dict[int, str]]:
+    """Each candidate inside, late (written just after) or outside the parsed period,
+    its relevance scaled by LATE_FACTOR / OUTSIDE_FACTOR."""
+    if scope.parsed is None or browse or scope.start is None or scope.end is None:
+        return dict(relevance), {}
+    start_ts, end_ts = scope.start.timestamp(), scope.end.timestamp()
+    late_ts = scope.window_end.timestamp() if scope.window_end else end_ts
+    point = getattr(scope.parsed, "point", None)
+    scaled, placement = dict(relevance), {}
+    for rid, row in rows.items():
+        created_ts = row["created_ts"]
+        if start_ts <= created_ts < end_ts:
+            placement[rid] = "inside"
+            if point is not None:  # "两周前": the closer to that day, the better
+                scaled[rid] *= closeness(created_ts, point.timestamp(), start_ts, end_ts)
+        elif end_ts <= created_ts < late_ts:
+            placement[rid] = "late"
+            scaled[rid] *= LATE_FACTOR
+        else:
+            placement[rid] = "outside"
+            scaled[rid] *= OUTSIDE_FACTOR
+    return scaled, placement
 
 
 POINT_FALLOFF = 0.3  # at the edge of an "N units ago" window a memory keeps 70 %
@@ -236,24 +318,186 @@ def closeness(created_ts: float, point_ts: float, start_ts: float, end_ts: float
     half = max(point_ts - start_ts, end_ts - point_ts, 1.0)
     return 1.0 - POINT_FALLOFF * min(1.0, abs(created_ts - point_ts) / half)
 
-def vector_scores(pm: "MemoryPalaceManager", text: str, filters: Filters,
-                  pool: int) -> tuple[dict[int, float], str | None]:
-    if not pm.settings.vector_enabled or not text.strip():
-        return {}, None
-    embedder = pm.embedder
-    if embedder is None:
-        return {}, pm._embedder_error
-    try:
-        pm._vectors.backfill(embedder, limit=VECTOR_BACKFILL_PER_SEARCH,
-                               batch_size=pm.settings.vector_batch_size)
-        query_vector = embedder.embed_query(text)
-        model_name = embedder.name  # an HTTP embedder may have to ask the sidecar
-    except EmbedderUnavailableError as exc:
-        return {}, f"vectors unavailable ({exc}); keyword search only"
-    except Exception as exc:  # the model or sidecar failed: fall back, say so
-        return {}, f"vectors failed ({type(exc).__name__}: {exc}); keyword search only"
-    allowed = None
-    if filters != Filters(statuses=filters.statuses):
-        allowed = pm.index.filtered_rids(filters)
-    return pm._vectors.scores(model_name, query_vector, allowed=allowed, limit=pool,
-                                statuses=filters.statuses), None
+
+def score_weights(settings: "Settings", params: DecayParams) -> dict[str, float]:
+    return {"relevance": settings.weight_relevance, "importance": settings.weight_importance,
+            "decay": settings.weight_decay if params.enabled else 0.0}
+
+
+def rank(relevance: Scores, rows: Mapping[int, Row], decay: Mapping[str, DecayInfo],
+         weights: Mapping[str, float], top_k: int | None, *, browse: bool) -> list[tuple[float, int]]:
+    """(score, row id), best ``top_k`` (None: all) first; a browse breaks ties newest first."""
+    scored = []
+    for rid, rel in relevance.items():
+        row = rows.get(rid)
+        if row is None:
+            continue
+        score = final_score(rel, row["importance"], decay[row["id"]].score,
+                            w_relevance=weights["relevance"], w_importance=weights["importance"],
+                            w_decay=weights["decay"])
+        scored.append((score, row["created_ts"] if browse else 0.0, rid))
+    scored.sort(key=lambda item: (-item[0], -item[1]))
+    return [(score, rid) for score, _recency, rid in scored[:top_k]]
+
+
+def apply_floor(ranked: Sequence[tuple[float, int]], candidates: Candidates, top_k: int, *,
+                include_weak: bool, notes: list[str]) -> tuple[list[tuple[float, int]], dict[int, str]]:
+    """The best ``top_k`` results that clear the relevance floor (all of them, weak
+    ones marked, with ``include_weak``), and each one's confidence. A time-only
+    query lists its period: nothing there is weak."""
+    found = candidates.found
+    strength = {rid: "strong" if candidates.browse else
+                candidates.measured.confidence(rid, found.get("vector", {}).get(rid))
+                for _, rid in ranked}
+    kept = list(ranked)
+    if not include_weak:
+        kept = [item for item in ranked if strength[item[1]] == "strong"]
+        hidden = len(ranked) - len(kept)
+        if hidden and not kept:
+            notes.append(f"nothing above the relevance floor ({hidden} weak matches hidden; "
+                         "include_weak=True / --include-weak shows them)")
+    scale = candidates.measured.scale
+    if scale is not None and not scale.measured and found.get("vector"):
+        notes.append("the relevance floor is not calibrated for this embedding model: "
+                     "vector matches are not filtered")
+    if not ranked and not any(n.startswith("nothing") for n in notes):
+        notes.append("no memory matches these words" if found.get("bm25") is not None else "nothing found")
+    return kept[:top_k], strength
+
+
+# ---------------------------------------------------------------------- 10: explanations
+
+
+def time_info(scope: TimeScope) -> dict[str, Any] | None:
+    if scope.parsed is not None:
+        return {"text": scope.parsed.text, "start": scope.parsed.start.isoformat(),
+                "end": scope.parsed.end.isoformat()}
+    if scope.bounded:
+        return {"text": None, "start": scope.start.isoformat() if scope.start else None,
+                "end": scope.end.isoformat() if scope.end else None}
+    return None
+
+
+def filter_info(filters: Filters) -> dict[str, Any]:
+    return {k: v for k, v in {"tags": list(filters.tags), "location": filters.location,
+                              "type": filters.type, "statuses": list(filters.statuses)}.items() if v}
+
+
+def matched_expansions(terms: QueryTerms, doc_stems: set[str]) -> list[dict[str, Any]]:
+    """The concept expansions a document contains (a multiword one: all its words)."""
+    matched = []
+    for group in terms.groups[1 if terms.own else 0:]:
+        hits = set(matched_terms(group.terms, doc_stems))
+        for expansion in group.expansions:
+            words = phrase_words(expansion.term)
+            found = (all(stem(w) in doc_stems for w in words) if words
+                     else hits & set(query_terms(expansion.term)))
+            if found:
+                matched.append({"term": expansion.term, "from": expansion.source,
+                                "relation": expansion.relation, "weight": expansion.weight})
+    return matched
+
+
+def ranks(scores: Scores) -> dict[int, int]:
+    """Row id → its rank among one retriever's candidates (1 = best; ties keep order)."""
+    return {rid: i + 1 for i, (rid, _) in enumerate(sorted(scores.items(), key=lambda kv: -kv[1]))}
+
+
+def retriever_info(sources: Sequence[Retriever], found: Mapping[str, Scores],
+                   ranked: Mapping[str, Mapping[int, int]], rid: int,
+                   measured: Measured | None = None) -> dict[str, dict[str, Any]]:
+    """Per retriever that found ``rid``: its rank, its own score and its calibrated
+    one (keyword coverage, cosine relevance: what the floor looks at)."""
+    info = {source.name: {"rank": ranked[source.name][rid],
+                          source.score_label: round(found[source.name][rid], 4)}
+            for source in sources if rid in found.get(source.name, {})}
+    if measured is not None:
+        if "bm25" in info and rid in measured.coverage:
+            info["bm25"]["coverage"] = round(measured.coverage[rid], 4)
+        if "vector" in info and rid in measured.vector:
+            info["vector"]["relevance"] = round(measured.vector[rid], 4)
+    return info
+
+
+def explain(ranked: Sequence[tuple[float, int]], rows: Mapping[int, Row], relevance: Scores,
+            candidates: Candidates, sources: Sequence[Retriever], terms: QueryTerms,
+            decay: Mapping[str, DecayInfo], weights: dict[str, float], placement: Mapping[int, str],
+            scope: TimeScope, filters: Filters, root: Path,
+            strength: Mapping[int, str] | None = None) -> list[SearchResult]:
+    period = time_info(scope)
+    filters_shown = filter_info(filters)
+    keyword = candidates.found.get("bm25", {})
+    rank_of = {name: ranks(scores) for name, scores in candidates.found.items()}
+    results = []
+    for score, rid in ranked:
+        row = rows[rid]
+        info = decay[row["id"]]
+        doc_stems = document_stems(row["content"], row["summary"], row["tags"]) if rid in keyword else set()
+        memory = row_to_memory(row, root, decay_score=info.score, access_count=info.access_count,
+                               last_accessed_at=info.last_accessed_at)
+        explanation = Explanation(
+            relevance=round(relevance[rid], 4), importance=row["importance"],
+            decay=round(info.score, 4), weights=weights,
+            retrievers=retriever_info(sources, candidates.found, rank_of, rid, candidates.measured),
+            matched_terms=tuple(matched_terms(terms.own, doc_stems)),
+            matched_expansions=tuple(matched_expansions(terms, doc_stems)),
+            time_range=(dict(period, placement=placement[rid]) if period and rid in placement else period),
+            filters=filters_shown, notes=tuple(candidates.notes),
+            confidence=(strength or {}).get(rid, "strong"))
+        results.append(SearchResult(memory=memory, score=round(score, 6), explanation=explanation))
+    return results
+
+
+# ---------------------------------------------------------------------- the pipeline
+
+
+def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 10,
+           tags: Sequence[str] | None = None, location: str | None = None,
+           type: str | None = None, include_archived: bool = False,
+           start: Any = None, end: Any = None, include_weak: bool = False) -> SearchResults:
+    """Best memories for ``query``, best first, each with its score explained.
+
+    Time words in the query ("上周", "last Friday") become a period relative to
+    ``now``; ``start``/``end`` give an explicit range (end exclusive). Results
+    below the relevance floor are left out unless ``include_weak`` (then marked
+    ``explanation.confidence == "weak"``). The list carries the answer's
+    ``notes`` and ``time_range``. Recording accesses is the caller's business.
+    """
+    check_request(query, top_k)
+    settings = services.settings
+    scope = parse_time(query, start=start, end=end, now=now, tz=services.tz,
+                       reasoner=services.time_reasoner() if settings.time_reasoning_enabled
+                       and query.strip() else None)
+    base, timed = make_filters(scope, tags=tags, location=location, type=type,
+                               include_archived=include_archived)
+    expander = services.concept_expander() if settings.concepts_enabled and scope.remainder.strip() else None
+    terms = expand_concepts(scope.remainder, expander)
+    pool = max(50, top_k * 5)
+    sources = retrievers(services, scope, terms, pool)
+    soft = is_soft(scope, settings.time_filter)
+
+    def measure_found(found: Mapping[str, Scores]) -> Measured:
+        vector = found.get("vector", {})
+        embedder = services.embedder()[0] if vector else None
+        return measure(services.index, terms.own, terms.groups, found.get("bm25", {}), vector,
+                       model_name=embedder.name if embedder is not None else None,
+                       override=settings.min_relevance)
+
+    candidates = collect(sources, scope, terms, base, timed, soft=soft,
+                         vector_share=settings.weight_vector, pool=pool,
+                         list_rows=lambda f, n: services.index.list_rows(f, limit=n),
+                         measure_found=measure_found)
+    rows = services.index.rows_by_rid(list(candidates.relevance))
+    relevance, placement = place_in_time(candidates.relevance, rows, scope, browse=candidates.browse)
+    if soft and placement and "inside" not in placement.values():
+        candidates.notes.append(f"nothing found in {scope.parsed.text!r}; showing matches from any time")
+    rows_list = list(rows.values())
+    decay = decay_info(rows_list, services.index.access_times([r["id"] for r in rows_list]), now,
+                       services.decay_params, services.tz)
+    weights = score_weights(settings, services.decay_params)
+    ranked = rank(relevance, rows, decay, weights, None, browse=candidates.browse)
+    ranked, strength = apply_floor(ranked, candidates, top_k, include_weak=include_weak,
+                                   notes=candidates.notes)
+    results = explain(ranked, rows, relevance, candidates, sources, terms, decay, weights, placement,
+                      scope, timed, services.root, strength)
+    return SearchResults(results, notes=tuple(candidates.notes), time_range=time_info(scope))

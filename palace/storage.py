@@ -14,12 +14,11 @@ import json
 import os
 import re
 import secrets
-import shutil
 import unicodedata
 from dataclasses import replace
 from datetime import date, datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, BinaryIO, Callable, Iterator
 
 import yaml
 
@@ -120,7 +119,7 @@ def _as_tags(value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         items = re.split(r"[,，]", value)
     elif isinstance(value, (list, tuple)):
-        items = value
+        items = list(value)
     else:
         raise ValueError(f"tags must be a list, got {type(value).__name__}")
     tags: dict[str, None] = {}
@@ -220,6 +219,7 @@ def _extra_value(value: Any) -> str:
 
 def render_memory(memory: Memory) -> str:
     """The Markdown text of a memory; ``parse_memory`` reads it back unchanged."""
+    assert memory.created_at is not None and memory.updated_at is not None  # set by parse and store
     lines = ["---", f"id: {_yaml_scalar(memory.id)}", f"tags: {_yaml_scalar(list(memory.tags))}",
              f"importance: {_yaml_scalar(round(memory.importance, 4))}",
              f"status: {_yaml_scalar(memory.status)}"]
@@ -248,19 +248,46 @@ def render_memory(memory: Memory) -> str:
 
 # --------------------------------------------------------------------------- files
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write via a temp file in the same folder, fsync, rename: never a half file."""
+def atomic_write(path: Path, data: str | bytes | Callable[[BinaryIO], object]) -> None:
+    """Write via a temp file in the same folder, fsync, rename: never a half file.
+
+    The one way palace writes a file it must not leave half-written: memories,
+    the trash, the concept cache and the vector snapshots. ``data`` is text
+    (written as UTF-8, ``\n`` line ends kept), bytes, or a function that writes
+    into the open binary file (a large array, without a copy in memory)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     try:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        with open(tmp, "wb") as handle:
+            if callable(data):
+                data(handle)
+            else:
+                handle.write(data.encode("utf-8") if isinstance(data, str) else data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+class WriteLock:
+    """Serialises writers across processes (an agent and a person's CLI) with a lock
+    file; re-entrant within a thread, so a write may call another write. ``filelock``
+    uses ``fcntl`` on POSIX and ``msvcrt`` on Windows."""
+
+    def __init__(self, path: Path):
+        from filelock import FileLock
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = FileLock(str(path))
+
+    def __enter__(self) -> "WriteLock":
+        self._lock.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
 
 
 class FileStorage:
@@ -318,7 +345,7 @@ class FileStorage:
 
     def write(self, memory: Memory) -> Path:
         path = self.path_for(memory.location, memory.id)
-        atomic_write_text(path, render_memory(memory))
+        atomic_write(path, render_memory(memory))
         return path
 
     def remove_file(self, path: Path) -> None:
@@ -408,7 +435,7 @@ class FileStorage:
         extra["deletedAt"] = deleted_at.isoformat()
         trashed = replace(memory, status="deleted", extra=extra)
         target = self.trash_path(memory.id)
-        atomic_write_text(target, render_memory(trashed))
+        atomic_write(target, render_memory(trashed))
         if memory.path is not None and memory.path != target:
             self.remove_file(memory.path)
         return target
@@ -428,7 +455,8 @@ class FileStorage:
         return replace(memory, location=location)
 
     def list_trash(self) -> tuple[list[Memory], list[MemoryFileError]]:
-        memories, errors = [], []
+        memories: list[Memory] = []
+        errors: list[MemoryFileError] = []
         if not self.trash.exists():
             return memories, errors
         for path in sorted(self.trash.glob("*.md")):
@@ -458,6 +486,3 @@ class FileStorage:
             self.trash_path(memory.id).unlink(missing_ok=True)
             removed.append(memory.id)
         return removed
-
-    def remove_tree(self, rel: str) -> None:
-        shutil.rmtree(self.root / rel, ignore_errors=True)

@@ -264,13 +264,11 @@ def summarize_memories(period: str, label: str, start: datetime, end: datetime,
 def get_summary(pm, period: str = "day", date: Any = None, *, now: Any = None) -> PeriodSummary:
     """Summary of the ``period`` ("day", "week" from Monday, "month") holding ``date``
     (default: today in the palace's time zone, or the day of ``now``)."""
-    from .validation import coerce_datetime
-
     if period not in PERIODS:
         raise InvalidInputError(f"period must be one of {', '.join(PERIODS)}, got {period!r}")
-    when = datetime.now(pm.tz) if now is None else coerce_datetime(now, tz=pm.tz, what="now")
+    when = pm.now(now)
     day = parse_day(date, today=when.astimezone(pm.tz).date())
     start, end, label = period_bounds(period, day, pm.tz)
     memories = pm.list(status="all")
-    trashed = [(m, pm.storage.deleted_at(m)) for m in pm.list_trash()]
+    trashed = [(m, pm.trashed_at(m)) for m in pm.list_trash()]
     return summarize_memories(period, label, start, end, memories, trashed, pm.tz)

@@ -5,8 +5,8 @@ Rust port ``rjieba``: ~10x faster to load than Python jieba, which matters for a
 CLI that must answer in half a second) in *search mode*, which emits a long word
 and its dictionary sub-words: 数据库 → 数据, 据库, 数据库. So a two-character word
 like 数据 or 部署 is findable inside longer words. Other scripts are split on
-non-letters and lower-cased; the Porter stemmer (``postings.stem``) then
-folds English inflections (deploys/deployed → deploy).
+non-letters and lower-cased; the Porter stemmer (``stem``) then folds English
+inflections (deploys/deployed → deploi) in the index and in queries alike.
 
 The same function is used for indexing and for queries, so both sides agree.
 """
@@ -81,3 +81,22 @@ def index_text(text: str) -> str:
 
 def has_han(text: str) -> bool:
     return re.search(f"[{_HAN}]", text) is not None
+
+
+@lru_cache(maxsize=1)
+def _porter():
+    from snowballstemmer import stemmer
+
+    return stemmer("porter")
+
+
+@lru_cache(maxsize=200_000)
+def stem(token: str) -> str:
+    """The indexed form of a token: English words Porter-stemmed (deploys,
+    deployed → deploi), accents dropped (café → cafe); Chinese and numbers as is."""
+    if token.isascii():
+        return _porter().stemWord(token) if token.isalpha() and len(token) > 2 else token
+    if any(unicodedata.combining(c) for c in unicodedata.normalize("NFD", token)):
+        token = "".join(c for c in unicodedata.normalize("NFD", token) if not unicodedata.combining(c))
+        return stem(token) if token.isascii() else token
+    return token

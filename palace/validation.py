@@ -10,8 +10,9 @@ import math
 import re
 import unicodedata
 from datetime import datetime, timezone, tzinfo
+from typing import Any
 
-from .errors import InvalidInputError
+from .errors import ConfigError, InvalidInputError
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -183,7 +184,69 @@ def coerce_datetime(value: object, *, tz: tzinfo, what: str = "time") -> datetim
         raise InvalidInputError(str(exc)) from None
 
 
-def to_utc_timestamp(value: datetime) -> float:
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
-    return value.timestamp()
+UPDATABLE_FIELDS = frozenset({"content", "summary", "tags", "importance", "location", "type",
+                              "source", "status", "pinned", "created_at", "extra"})
+
+
+def check_updatable(fields: dict[str, Any]) -> None:
+    unknown = set(fields) - UPDATABLE_FIELDS
+    if unknown:
+        raise InvalidInputError(
+            f"cannot update {', '.join(sorted(unknown))}; updatable fields: "
+            f"{', '.join(sorted(UPDATABLE_FIELDS))}")
+
+
+def validate_changes(fields: dict[str, Any], *, extra: dict[str, Any], max_bytes: int,
+                     tz: tzinfo) -> dict[str, Any]:
+    """The checked, normalised form of an update's ``fields``; ``extra`` is the
+    memory's current extra frontmatter, into which an ``extra`` change is merged
+    (a value of None removes that key)."""
+    check_updatable(fields)
+    checks: dict[str, Any] = {
+        "content": lambda v: validate_content(v, max_bytes=max_bytes),
+        "summary": lambda v: validate_summary(v, max_bytes=max_bytes),
+        "tags": normalize_tags, "importance": validate_importance, "location": normalize_location,
+        "type": lambda v: validate_word(v, "type"), "source": lambda v: validate_word(v, "source"),
+        "pinned": bool, "created_at": lambda v: coerce_datetime(v, tz=tz, what="created_at"),
+    }
+    changes = {name: check(fields[name]) for name, check in checks.items() if name in fields}
+    if "status" in fields:
+        status = fields["status"]
+        if status not in ("active", "archived"):
+            raise InvalidInputError(
+                f"status {status!r} cannot be set by update: use 'active' or 'archived' "
+                "(`palace delete` moves a memory to the trash)")
+        changes["status"] = status
+    if "extra" in fields:
+        if not isinstance(fields["extra"], dict):
+            raise InvalidInputError("extra must be a mapping of frontmatter keys to values")
+        merged = dict(extra)
+        for key, value in fields["extra"].items():
+            if value is None:
+                merged.pop(key, None)
+            else:
+                merged[str(key)] = value
+        changes["extra"] = merged
+    return changes
+
+
+def resolve_timezone(name: str | None) -> tzinfo:
+    """The IANA zone ``name`` (MEMORY_TIMEZONE), or the system's local zone."""
+    if name:
+        try:
+            from zoneinfo import ZoneInfo
+
+            return ZoneInfo(name)
+        except Exception:
+            raise ConfigError(f"MEMORY_TIMEZONE={name!r} is not a known time zone "
+                              "(use an IANA name like Asia/Shanghai)") from None
+    return datetime.now().astimezone().tzinfo or timezone.utc
+
+
+def list_statuses(status: str | None) -> tuple[str, ...]:
+    """The statuses a listing with ``status`` covers (None or "all": active and archived)."""
+    if status in (None, "all"):
+        return ("active", "archived")
+    if status in ("active", "archived"):
+        return (status,)
+    raise InvalidInputError(f"status must be one of active, archived, deleted, all; got {status!r}")

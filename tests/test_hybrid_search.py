@@ -190,7 +190,7 @@ def test_the_vector_cache_follows_writes_without_reloading_everything(filled, mo
     results = pm.search("pet clinic visit", top_k=4, now=now)
     assert reloads == []
     assert "cat" in [r.memory.id for r in results]
-    from palace.vectors import VectorStore
+    from palace.index.vectors import VectorStore
 
     query = counting.embed_query("tyres and brakes")
     cached = pm._vectors.scores(counting.name, query, allowed=None, limit=10)
@@ -244,8 +244,8 @@ def test_a_fresh_process_checks_only_what_was_written_since_the_last_complete_ch
 
 
 def test_a_fresh_process_starts_from_the_snapshot_and_catches_up(filled, monkeypatch):
-    from palace import vectors as vectors_module
-    from palace.vectors import VectorStore
+    from palace.index import vectors as vectors_module
+    from palace.index.vectors import VectorStore
 
     monkeypatch.setattr(vectors_module, "SNAPSHOT_MIN_ROWS", 1)  # small palace, same code path
     pm, counting = filled
@@ -276,7 +276,7 @@ def test_a_fresh_process_starts_from_the_snapshot_and_catches_up(filled, monkeyp
 
 
 def test_a_snapshot_of_a_rebuilt_index_is_not_trusted(filled, monkeypatch):
-    from palace import vectors as vectors_module
+    from palace.index import vectors as vectors_module
 
     monkeypatch.setattr(vectors_module, "SNAPSHOT_MIN_ROWS", 1)
     pm, counting = filled
@@ -296,7 +296,7 @@ def test_a_snapshot_of_a_rebuilt_index_is_not_trusted(filled, monkeypatch):
 
 
 def test_reindex_clears_the_vector_snapshots(filled, monkeypatch):
-    from palace import vectors as vectors_module
+    from palace.index import vectors as vectors_module
 
     monkeypatch.setattr(vectors_module, "SNAPSHOT_MIN_ROWS", 1)
     pm, _ = filled

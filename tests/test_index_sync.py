@@ -11,9 +11,12 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from conftest import memory_files, no_hang, write_file
-from palace import manager as manager_module
 from palace.errors import MemoryFileError
-from palace.sync import plan_sync
+from palace.index import INDEX_DIR, INDEX_FILE, Index
+from palace.index import sync as sync_module
+from palace.index.sync import Syncer, plan_sync
+from palace.models import Memory
+from palace.storage import FileStorage, WriteLock
 
 CST = timezone(timedelta(hours=8))
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=CST)
@@ -190,7 +193,7 @@ def test_get_on_an_open_manager_follows_a_file_moved_by_hand(pm, palace_root):
 def test_get_on_a_big_palace_follows_a_moved_file_without_a_full_scan(pm, palace_root, monkeypatch):
     # a full scan stats every file (seconds at 100k memories); moving or removing a
     # file changes its folders' mtimes, so rescanning those rooms is enough
-    monkeypatch.setattr(manager_module, "QUICK_SYNC_ABOVE", 0)  # treat this palace as big
+    monkeypatch.setattr(sync_module, "QUICK_SYNC_ABOVE", 0)  # treat this palace as big
     m = pm.store("memory about the sacred ibis", id="ibis", location="birds")
     gone = pm.store("memory about the dodo", id="dodo", location="birds")
     (palace_root / "zoo").mkdir()
@@ -228,7 +231,7 @@ def test_removed_file_is_dropped_by_sync(pm):
 
 
 def test_quick_open_on_big_palaces_still_notices_a_new_file(make_pm, palace_root, monkeypatch):
-    monkeypatch.setattr(manager_module, "QUICK_SYNC_ABOVE", 0)  # treat this palace as big
+    monkeypatch.setattr(sync_module, "QUICK_SYNC_ABOVE", 0)  # treat this palace as big
     pm = make_pm()
     pm.store("existing note", location="notes")
     pm.close()
@@ -431,3 +434,29 @@ def test_plan_sync_is_a_pure_diff():
     assert plan.unchanged == 1
     assert not plan.empty
     assert plan_sync(disk, disk).empty
+
+
+# --------------------------------------------------------------------------- the Syncer alone
+
+
+def test_the_syncer_alone_indexes_moves_and_refuses_duplicates(tmp_path):
+    storage = FileStorage(tmp_path, CST)
+    storage.ensure()
+    index = Index(storage.root / INDEX_DIR / INDEX_FILE)
+    lock = WriteLock(storage.root / INDEX_DIR / "write.lock")
+    syncer = Syncer(storage, index, lambda: lock)
+    note = Memory(id="n1", content="the deploy script lives in ops/", location="ops",
+                  created_at=NOW, updated_at=NOW)
+    path = storage.write(note)
+    report = syncer.sync(full=True)
+    assert report.added == ["n1"] and index.row_by_id("n1")["path"] == "ops/n1.md"
+    assert syncer.last is report
+    moved = storage.root / "archive" / "n1.md"
+    moved.parent.mkdir()
+    shutil.move(path, moved)
+    assert syncer.sync(full=True).moved == ["n1"] and index.row_by_id("n1")["location"] == "archive"
+    shutil.copy(moved, storage.root / "ops" / "n1.md")
+    report = syncer.sync(full=True)
+    assert report.duplicates == [("n1", "archive/n1.md", "ops/n1.md")]
+    assert index.row_by_id("n1")["path"] == "archive/n1.md"
+    index.close()

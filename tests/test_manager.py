@@ -3,6 +3,7 @@ English, mixed), filters, ranking, explanations, accesses, decay and stats."""
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -204,7 +205,7 @@ def test_importance_breaks_ties_between_equally_relevant_memories(pm):
 def test_every_result_has_a_score_and_an_explanation(corpus):
     results = corpus.search("部署 deploys")
     assert results
-    for rank, r in enumerate(results, 1):
+    for r in results:
         assert isinstance(r, SearchResult)
         assert 0.0 < r.score <= 1.0
         e = r.explanation
@@ -304,5 +305,5 @@ def test_manager_is_a_context_manager(workspace):
 
     with MemoryPalaceManager(workspace) as pm:
         pm.store("ctx")
-    with pytest.raises(Exception):
+    with pytest.raises(sqlite3.ProgrammingError, match="closed"):
         pm.index.conn.execute("SELECT 1")

@@ -1,4 +1,4 @@
-"""Keyword postings (palace/postings.py): BM25 stays right through stores, edits,
+"""Keyword postings (palace/index/postings.py): BM25 stays right through stores, edits,
 deletes, delta folding, bulk rebuilds, interrupted rebuilds and filters."""
 
 from __future__ import annotations
@@ -11,11 +11,10 @@ from collections import Counter
 
 import pytest
 
-from palace import manager as manager_module
-from palace import postings
 from palace.errors import IndexVersionError
-from palace.index import Filters
-from palace.tokenize import tokenize
+from palace.index import Filters, postings
+from palace.index import sync as sync_module
+from palace.tokenize import stem, tokenize
 
 
 def reference_bm25(pm, weighted: dict[str, float]) -> dict[int, float]:
@@ -24,7 +23,7 @@ def reference_bm25(pm, weighted: dict[str, float]) -> dict[int, float]:
     docs = {}
     for row in pm.index.conn.execute("SELECT rid, content, summary, tags FROM memories"):
         text = " ".join([row[1], row[2] or "", " ".join(json.loads(row[3]))])
-        docs[row[0]] = [postings.stem(t) for t in tokenize(text)]
+        docs[row[0]] = [stem(t) for t in tokenize(text)]
     n = len(docs)
     avgdl = sum(len(d) for d in docs.values()) / n
     scores: dict[int, float] = {}
@@ -53,11 +52,11 @@ def assert_same(got: dict[int, float], want: dict[int, float]) -> None:
 
 
 def test_stemming_folds_english_inflections_and_accents_only():
-    assert postings.stem("deploys") == postings.stem("deployed") == postings.stem("deploying")
-    assert postings.stem("café") == postings.stem("cafe")
-    assert postings.stem("数据库") == "数据库"
-    assert postings.stem("2026") == "2026"
-    assert postings.stem("k8s") == "k8s"
+    assert stem("deploys") == stem("deployed") == stem("deploying")
+    assert stem("café") == stem("cafe")
+    assert stem("数据库") == "数据库"
+    assert stem("2026") == "2026"
+    assert stem("k8s") == "k8s"
 
 
 def test_inflected_word_finds_memory(pm):
@@ -87,9 +86,9 @@ def test_scores_match_bm25_through_edits_deletes_and_folding(pm, monkeypatch):
         else:
             ids.append(pm.store(random_text(rng), location=rng.choice(["a", "b"])).id)
         if step % 20 == 19:
-            query = {postings.stem(w): 1.0 for w in rng.sample(WORDS, 3)}
+            query = {stem(w): 1.0 for w in rng.sample(WORDS, 3)}
             assert_same(palace_bm25(pm, query), reference_bm25(pm, query))
-    weighted = {postings.stem("redis"): 1.0, postings.stem("缓存"): 0.6, postings.stem("alert"): 0.35}
+    weighted = {stem("redis"): 1.0, stem("缓存"): 0.6, stem("alert"): 0.35}
     incremental = palace_bm25(pm, weighted)
     assert_same(incremental, reference_bm25(pm, weighted))
     conn = pm.index.conn  # both halves were in play: packed bases and pending deltas
@@ -101,7 +100,7 @@ def test_scores_match_bm25_through_edits_deletes_and_folding(pm, monkeypatch):
 
 
 def test_a_bulk_sync_of_files_added_by_hand_packs_postings(make_pm, palace_root, monkeypatch):
-    monkeypatch.setattr(manager_module, "SYNC_BATCH", 5)
+    monkeypatch.setattr(sync_module, "SYNC_BATCH", 5)
     pm = make_pm()
     first = pm.store("redis cache warmup", location="ops")
     room = palace_root / "ops"
@@ -188,7 +187,7 @@ def test_an_index_from_a_newer_palace_is_left_alone_with_a_clear_error(make_pm, 
 
 
 def test_the_deletion_log_says_when_it_no_longer_reaches_back(pm, monkeypatch):
-    from palace import index as index_module
+    from palace.index import database as index_module
 
     monkeypatch.setattr(index_module, "REMOVED_KEPT", 5)
     monkeypatch.setattr(index_module, "REMOVED_PRUNE_EVERY", 10)

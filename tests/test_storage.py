@@ -12,7 +12,7 @@ import yaml
 
 from conftest import memory_files, stray_files, write_file
 from palace.errors import InvalidInputError, MemoryNotFoundError
-from palace.storage import atomic_write_text, parse_memory, render_memory, split_frontmatter
+from palace.storage import atomic_write, parse_memory, render_memory, split_frontmatter
 
 CST = timezone(timedelta(hours=8))
 
@@ -221,10 +221,10 @@ def test_a_failed_write_leaves_the_old_file_whole_and_no_temp(pm, palace_root, m
     assert pm.get(m.id).content == "original text"
 
 
-def test_atomic_write_text_replaces_content(tmp_path):
+def test_atomic_write_replaces_content(tmp_path):
     target = tmp_path / "x" / "f.md"
-    atomic_write_text(target, "first")
-    atomic_write_text(target, "second")
+    atomic_write(target, "first")
+    atomic_write(target, "second")
     assert target.read_text() == "second"
     assert [p.name for p in target.parent.iterdir()] == ["f.md"]
 
@@ -414,3 +414,42 @@ def test_parse_hand_written_variants(pm, palace_root):
     assert dated.created_at == datetime(2026, 3, 18, tzinfo=CST)
     assert dated.importance == 1.0  # clamped
     assert dated.location == "inbox"  # the folder is the truth
+
+
+def test_write_lock_is_reentrant_and_keeps_other_threads_out(tmp_path):
+    import threading
+    import time
+
+    from palace.storage import WriteLock
+
+    lock = WriteLock(tmp_path / ".palace" / "write.lock")
+    order: list[str] = []
+
+    def other() -> None:
+        with lock:
+            order.append("other")
+
+    with lock:
+        with lock:  # a write inside a write must not deadlock
+            thread = threading.Thread(target=other)
+            thread.start()
+            time.sleep(0.2)
+            order.append("owner")
+    thread.join(timeout=10)
+    assert order == ["owner", "other"]
+
+
+def test_atomic_write_takes_bytes_or_a_writer_and_never_leaves_half_a_file(tmp_path):
+    target = tmp_path / "snapshots" / "snap.bin"
+    atomic_write(target, b"\x00first")
+    assert target.read_bytes() == b"\x00first"
+
+    def broken(handle) -> None:
+        handle.write(b"half")
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        atomic_write(target, broken)
+    assert target.read_bytes() == b"\x00first" and sorted(p.name for p in target.parent.iterdir()) == ["snap.bin"]
+    atomic_write(target, lambda handle: handle.write(b"whole"))
+    assert target.read_bytes() == b"whole"

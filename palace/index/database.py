@@ -11,6 +11,7 @@ once; every write is one short ``BEGIN IMMEDIATE`` transaction.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import uuid
@@ -19,11 +20,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence, cast
 
-from . import postings
-from .errors import IndexVersionError
-from .models import Memory
+from ..errors import IndexVersionError
+from ..models import Memory, embed_key
+from ..tokenize import index_text, stem
+from .postings import SCHEMA as POSTINGS_SCHEMA
+from .postings import add_doc, bm25, doc_terms, merge_due, remove_doc
+from .postings import clear as clear_postings
+from .postings import rebuild as rebuild_postings
 
 if TYPE_CHECKING:  # numpy is imported where vectors are used, not on CLI start-up
     import numpy as np
@@ -87,7 +92,7 @@ CREATE TABLE IF NOT EXISTS vectors (
     model TEXT NOT NULL, content_hash TEXT NOT NULL, chunk INTEGER NOT NULL,
     vec BLOB NOT NULL, PRIMARY KEY (model, content_hash, chunk)
 ) WITHOUT ROWID;
-""" + postings.SCHEMA
+""" + POSTINGS_SCHEMA
 
 
 @dataclass(frozen=True)
@@ -228,9 +233,14 @@ class Index:
 
     # ------------------------------------------------------------------ memories
 
-    def upsert(self, memory: Memory, *, relpath: str, body_tokens: str, content_hash: str,
-               file_hash: str, mtime_ns: int, size: int) -> None:
-        terms = postings.doc_terms(body_tokens)
+    def upsert(self, memory: Memory, *, relpath: str, raw: bytes, mtime_ns: int, size: int) -> None:
+        """Index ``memory``, read from ``relpath`` (``raw`` its bytes, ``mtime_ns`` and
+        ``size`` its stat): its keyword terms, its vector key and its file hash are
+        all derived here, so every writer indexes a memory the same way."""
+        body = index_text(" ".join([memory.content, memory.summary or "", " ".join(memory.tags)]))
+        terms = doc_terms(body)
+        content_hash = embed_key(memory.content, memory.summary)
+        file_hash = file_digest(raw)
         tfs, length = Counter(terms), len(terms)
         with self.write() as conn:
             old = conn.execute("SELECT rid, terms, doc_len FROM memories WHERE id = ?",
@@ -240,6 +250,7 @@ class Index:
             for (stale,) in conn.execute("SELECT rid FROM memories WHERE path = ? AND id != ?",
                                          (relpath, memory.id)).fetchall():
                 self._delete_rid(stale)
+            assert memory.created_at is not None and memory.updated_at is not None  # set by parse and store
             row = (
                 memory.id, relpath, memory.location, memory.type, memory.status, memory.source,
                 memory.importance, int(memory.pinned), memory.created_at.timestamp(),
@@ -254,7 +265,7 @@ class Index:
             if old is None:
                 cursor = conn.execute(
                     f"INSERT INTO memories ({columns}) VALUES ({','.join('?' * len(row))})", row)
-                rid = cursor.lastrowid
+                rid = cast(int, cursor.lastrowid)
                 old_terms: list[str] = []
                 self._count_docs(1, length)
             else:
@@ -265,8 +276,8 @@ class Index:
                 conn.execute(f"UPDATE memories SET {assignments} WHERE rid = ?", (*row, rid))
                 conn.execute("DELETE FROM memory_tags WHERE rid = ?", (rid,))
             if not self.bulk:  # a bulk load packs all postings at the end
-                touched = postings.add_doc(conn, rid, tfs, length, old_terms=old_terms)
-                postings.merge_due(conn, touched)
+                touched = add_doc(conn, rid, tfs, length, old_terms=old_terms)
+                merge_due(conn, touched)
             conn.executemany("INSERT OR IGNORE INTO memory_tags VALUES (?, ?)",
                              [(tag, rid) for tag in memory.tags])
             conn.execute("DELETE FROM problems WHERE path = ?", (relpath,))
@@ -294,7 +305,7 @@ class Index:
         """Rebuild every term's postings and the collection counts from the memory rows."""
         self.bulk = False
         with self.write() as conn:
-            postings.rebuild(conn, conn.execute("SELECT rid, terms FROM memories ORDER BY rid"))
+            rebuild_postings(conn, conn.execute("SELECT rid, terms FROM memories ORDER BY rid"))
             docs, length = conn.execute("SELECT COUNT(*), COALESCE(SUM(doc_len), 0) FROM memories").fetchone()
             conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                              [("kw_docs", str(docs)), ("kw_length", str(length))])
@@ -325,8 +336,8 @@ class Index:
         if row is not None:
             self._count_docs(-1, -row[1])
             if not self.bulk:
-                touched = postings.remove_doc(self.conn, rid, row[0].split())
-                postings.merge_due(self.conn, touched)
+                touched = remove_doc(self.conn, rid, row[0].split())
+                merge_due(self.conn, touched)
         self.conn.execute("DELETE FROM memories WHERE rid = ?", (rid,))
         self.conn.execute("DELETE FROM memory_tags WHERE rid = ?", (rid,))
         seq = self._bump("memories_version")
@@ -443,13 +454,13 @@ class Index:
         for weight, items in groups:
             for item in items:
                 required, scored = ((item,), (item,)) if isinstance(item, str) else item
-                units.append((weight, tuple(postings.stem(t) for t in required if t),
-                              tuple(dict.fromkeys(postings.stem(t) for t in scored if t))))
+                units.append((weight, tuple(stem(t) for t in required if t),
+                              tuple(dict.fromkeys(stem(t) for t in scored if t))))
         units = [u for u in units if u[1] and u[2]]
         if not units:
             return {}
         docs, length = self._collection()
-        rids, scores = postings.bm25(self.conn, units, docs=docs, total_length=length)
+        rids, scores = bm25(self.conn, units, docs=docs, total_length=length)
         if len(rids) == 0:
             return {}
         # the best few usually pass the filters: check them first, then widen
@@ -477,6 +488,15 @@ class Index:
                 f"SELECT m.rid FROM memories m WHERE m.rid IN ({','.join('?' * len(chunk))}) AND {where}",
                 [*chunk, *params]))
         return passing
+
+    def term_holders(self, terms: Iterable[str]) -> tuple[int, dict[str, set[int]]]:
+        """(memories indexed, term → row ids of the memories holding it): what the
+        relevance floor needs (document frequencies and matches), from the postings."""
+        from .postings import _postings
+
+        wanted = list(dict.fromkeys(terms))
+        listed = _postings(self.conn, {stem(t): None for t in wanted})
+        return self._collection()[0], {t: set(listed[stem(t)][0].tolist()) for t in wanted}
 
     def _collection(self) -> tuple[int, int]:
         rows = dict(self.conn.execute(
@@ -513,12 +533,20 @@ class Index:
     # ------------------------------------------------------------------ room folders
 
     def room_dirs(self) -> dict[str, int]:
+        """Room folder (relative to the palace, "" for its root) → mtime_ns last seen."""
         return {r[0]: r[1] for r in self.conn.execute("SELECT rel, mtime_ns FROM room_dirs")}
 
     def set_room_dirs(self, dirs: dict[str, int]) -> None:
+        """Replace every recorded room folder (after a full scan)."""
         with self.write():
             self.conn.execute("DELETE FROM room_dirs")
             self.conn.executemany("INSERT INTO room_dirs VALUES (?, ?)", dirs.items())
+
+    def update_room_dirs(self, seen: dict[str, int], gone: Iterable[str] = ()) -> None:
+        """Record these folders' mtimes and forget folders that no longer exist."""
+        with self.write():
+            self.conn.executemany("DELETE FROM room_dirs WHERE rel = ?", [(rel,) for rel in gone])
+            self.conn.executemany("INSERT OR REPLACE INTO room_dirs VALUES (?, ?)", seen.items())
 
     # ------------------------------------------------------------------ vectors
 
@@ -603,6 +631,16 @@ class Index:
             "SELECT key, value FROM meta WHERE key IN ('vector_version', 'memories_version')").fetchall())
         return int(rows.get("vector_version", 0)), int(rows.get("memories_version", 0))
 
+    def memories_with_hashes(self, hashes: Sequence[str]) -> list[tuple[int, str, str]]:
+        """(rid, status, content_hash) of the memories whose text has these hashes."""
+        found: list[tuple[int, str, str]] = []
+        for start in range(0, len(hashes), 500):
+            chunk = list(hashes[start:start + 500])
+            found += [(r[0], r[1], r[2]) for r in self.conn.execute(
+                f"SELECT rid, status, content_hash FROM memories WHERE content_hash IN "
+                f"({','.join('?' * len(chunk))})", chunk)]
+        return found
+
     def changed_since(self, seq: int, *, limit: int) -> list[tuple[int, str, str]]:
         """(rid, status, content_hash) of memories written after version ``seq``."""
         return [(r[0], r[1], r[2]) for r in self.conn.execute(
@@ -658,14 +696,6 @@ class Index:
         all_statuses[:used] = statuses
         return all_rids, matrix, all_statuses, used
 
-    def drop_vectors(self, model: str | None = None) -> None:
-        with self.write():
-            if model is None:
-                self.conn.execute("DELETE FROM vectors")
-            else:
-                self.conn.execute("DELETE FROM vectors WHERE model = ?", (model,))
-            self._set_floor("vector_log_floor", self._bump("vector_version"))  # not logged: reload
-
     def prune_orphan_vectors(self) -> int:
         with self.write():
             cursor = self.conn.execute(
@@ -682,13 +712,18 @@ class Index:
         with self.write():
             for table in ("memories", "memory_tags", "problems", "room_dirs", "accesses"):
                 self.conn.execute(f"DELETE FROM {table}")
-            postings.clear(self.conn)
+            clear_postings(self.conn)
             self.conn.execute("DELETE FROM meta WHERE key IN ('journal_offset', 'last_full_scan', "
                               "'kw_docs', 'kw_length')")
             # these removals are not logged one by one: older caches must reload
             self.conn.execute("DELETE FROM removed")
             self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('removed_floor', ?)",
                               (str(self._bump("memories_version")),))
+
+
+def file_digest(raw: bytes) -> str:
+    """The hash a file's bytes are compared by (touched but unchanged: no re-index)."""
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
 def row_to_memory(row: sqlite3.Row, palace_root: Path, *, decay_score: float = 1.0,

@@ -20,11 +20,11 @@ Scores are Okapi BM25 with FTS5's constants (k1 = 1.2, b = 0.75, idf floored at
 from __future__ import annotations
 
 import sqlite3
-import unicodedata
 from array import array
 from collections import Counter
-from functools import lru_cache
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+
+from ..tokenize import stem
 
 if TYPE_CHECKING:
     import numpy as np
@@ -44,25 +44,6 @@ CREATE TABLE IF NOT EXISTS posting_delta (
     PRIMARY KEY (term, rid)
 ) WITHOUT ROWID;
 """
-
-
-@lru_cache(maxsize=1)
-def _porter():
-    from snowballstemmer import stemmer
-
-    return stemmer("porter")
-
-
-@lru_cache(maxsize=200_000)
-def stem(token: str) -> str:
-    """The indexed form of a token: English words Porter-stemmed (deploys,
-    deployed → deploi), accents dropped (café → cafe); Chinese and numbers as is."""
-    if token.isascii():
-        return _porter().stemWord(token) if token.isalpha() and len(token) > 2 else token
-    if any(unicodedata.combining(c) for c in unicodedata.normalize("NFD", token)):
-        token = "".join(c for c in unicodedata.normalize("NFD", token) if not unicodedata.combining(c))
-        return stem(token) if token.isascii() else token
-    return token
 
 
 def doc_terms(body_tokens: str) -> list[str]:

@@ -10,13 +10,13 @@ index lets a fresh process skip reading every vector row.
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Collection
+from typing import Any, Callable, Collection
 
-from .chunking import chunk_text
-from .index import Index
+from ..models import embed_text
+from ..storage import atomic_write
+from .database import Index
 
 
 @dataclass
@@ -51,9 +51,16 @@ def _allocate(capacity: int, dimension: int) -> tuple[Any, Any, Any]:
             np.full(capacity, "deleted", dtype="<U8"))
 
 
+Chunker = Callable[[str, int], "list[str]"]
+
+
 class VectorStore:
-    def __init__(self, index: Index):
+    """``chunk(text, max_chars)`` splits a text into the pieces that are embedded
+    (``palace.chunking.chunk_text``; given by the caller, which owns that rule)."""
+
+    def __init__(self, index: Index, chunk: Chunker | None = None):
         self.index = index
+        self.chunk = chunk
         self._cache: _Cache | None = None
         # model → (vector_version, memories_version) when no memory lacked a vector
         self._complete: dict[str, tuple[int, int]] = {}
@@ -94,11 +101,7 @@ class VectorStore:
         changed = self.index.changed_since(cache.memories_version, limit=REFRESH_LIMIT + 1)
         if len(changed) > REFRESH_LIMIT:
             return False
-        for start in range(0, len(embedded), 500):  # memories whose text just got vectors
-            chunk = embedded[start:start + 500]
-            changed += [(r[0], r[1], r[2]) for r in self.index.conn.execute(
-                f"SELECT rid, status, content_hash FROM memories WHERE content_hash IN "
-                f"({','.join('?' * len(chunk))})", chunk)]
+        changed += self.index.memories_with_hashes(embedded)  # their text just got vectors
         if not self._replace_rows(cache, changed + [(rid, "deleted", "") for rid in removed]):
             return False
         cache.vector_version, cache.memories_version = vector_version, memories_version
@@ -116,17 +119,18 @@ class VectorStore:
 
         if cache.used < SNAPSHOT_MIN_ROWS:
             return
-        path = self._snapshot_path(cache.model)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        index_id = self.index.get_meta("index_id", "")
+
+        def save(handle: Any) -> None:
+            np.savez(handle, matrix=cache.matrix[:cache.used], rids=cache.rids[:cache.used],
+                     statuses=cache.statuses[:cache.used],
+                     versions=np.array([cache.vector_version, cache.memories_version], dtype=np.int64),
+                     model=np.array(cache.model), index_id=np.array(index_id))
+
         try:
-            with open(tmp, "wb") as handle:
-                np.savez(handle, matrix=cache.matrix[:cache.used], rids=cache.rids[:cache.used],
-                         statuses=cache.statuses[:cache.used],
-                         versions=np.array([cache.vector_version, cache.memories_version], dtype=np.int64),
-                         model=np.array(cache.model), index_id=np.array(self.index.get_meta("index_id", "")))
-            os.replace(tmp, path)
+            atomic_write(self._snapshot_path(cache.model), save)
         except OSError:  # a cache only: a read-only or full disk just means no snapshot
-            tmp.unlink(missing_ok=True)
+            pass
 
     def _read_snapshot(self, model: str) -> _Cache | None:
         import numpy as np
@@ -216,6 +220,8 @@ class VectorStore:
         Once every memory had a vector, only memories written since are checked.
         Returns the number of memories embedded.
         """
+        if self.chunk is None:
+            raise TypeError("VectorStore needs a chunk function to embed memories")
         model = embedder.name
         vector_version, memories_version = self.index.versions()
         complete = self._completeness(model)
@@ -232,8 +238,8 @@ class VectorStore:
             texts: list[str] = []
             owners: list[tuple[str, int]] = []
             for content_hash, content, summary in batch:
-                text = content if not summary else f"{content}\n\n{summary}"
-                for number, chunk in enumerate(chunk_text(text, embedder.max_chars)):
+                text = embed_text(content, summary)
+                for number, chunk in enumerate(self.chunk(text, embedder.max_chars)):
                     texts.append(chunk)
                     owners.append((content_hash, number))
             vectors = embedder.embed_documents(texts)
