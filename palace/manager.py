@@ -205,10 +205,43 @@ class MemoryPalaceManager:
                         f"a memory with id {memory_id!r} already exists; use `palace update` to "
                         "change it or pick another id")
             else:
+                existing = self._same_content(memory.content)
+                if existing is not None:
+                    return self._merge_duplicate(existing, memory.tags)
                 memory_id = secrets.token_hex(8)
                 while self.index.row_by_id(memory_id) is not None:
                     memory_id = secrets.token_hex(8)
             return self._write(replace(memory, id=memory_id))
+
+    # how many of a new memory's terms are looked up to find an earlier copy of it
+    DUPLICATE_PROBE_TERMS = 24
+
+    def _same_content(self, content: str) -> Any:
+        """The active memory whose content equals ``content`` once normalised (NFKC,
+        case, runs of white space), or None. Candidates come from the postings: a
+        copy holds every term, so the rarest of the first few terms narrows it down."""
+        from .tokenize import index_text, normalize
+
+        terms = list(dict.fromkeys(index_text(content).split()))[: self.DUPLICATE_PROBE_TERMS]
+        if not terms:
+            return None
+        _docs, holders = self.index.term_holders(terms)
+        rarest = min(holders.values(), key=len)
+        if not rarest:
+            return None
+        wanted = " ".join(normalize(content).split())
+        rows = self.index.rows_by_rid(sorted(rarest)[:1000])
+        for row in sorted(rows.values(), key=lambda r: r["created_ts"]):
+            if row["status"] == "active" and " ".join(normalize(row["content"]).split()) == wanted:
+                return row
+        return None
+
+    def _merge_duplicate(self, row: Any, tags: Sequence[str]) -> Memory:
+        memory = self._read_file_memory(row["id"])
+        merged = tuple(dict.fromkeys([*memory.tags, *tags]))
+        if merged != memory.tags:
+            memory = self._write(replace(memory, tags=merged, updated_at=self.now()), old=memory)
+        return replace(memory, duplicate=True)
 
     def get(self, id: str, *, now: Any = None, record_access: bool = True) -> Memory | None:
         validate_id(id)

@@ -43,6 +43,9 @@ class Memory:
     # Frontmatter keys palace does not know; kept verbatim on every rewrite.
     extra: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
+    # Set by store() only (never written to the file): the same content was already
+    # stored, so this is that memory (with the new tags merged in), not a new copy.
+    duplicate: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

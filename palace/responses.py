@@ -35,6 +35,9 @@ def memory_view(memory: Any, *, preview: bool = False) -> dict[str, Any]:
                  "created_at": _iso(memory.created_at), "importance": memory.importance})
     if memory.status != "active" or not preview:
         view["status"] = memory.status
+    if getattr(memory, "duplicate", False):
+        view["duplicate"] = True
+        view["note"] = "this content was already stored: the existing memory is returned (new tags merged)"
     if preview:
         return view
     view.update({"pinned": memory.pinned, "updated_at": _iso(memory.updated_at),

@@ -123,3 +123,27 @@ def test_with_vectors_an_unrelated_question_gets_nothing(tmp_path, minilm):
     weak = pm.search("what is my favourite ice cream flavour", now=NOW, include_weak=True)
     assert weak and {r.explanation.confidence for r in weak} == {"weak"}
     pm.close()
+
+
+def test_storing_the_same_content_again_returns_the_memory_and_merges_tags(tmp_path):
+    pm = _palace(tmp_path / "ws")
+    first = pm.store("决定用 PostgreSQL 作为主数据库", tags=["数据库"])
+    again = pm.store("  决定用 ＰｏｓｔｇｒｅＳＱＬ   作为主数据库\n", tags=["decision"])
+    assert again.id == first.id and again.duplicate and not first.duplicate
+    assert again.tags == ("数据库", "decision")
+    assert pm.get(first.id, record_access=False).tags == ("数据库", "decision")
+    assert len(pm.list(limit=10)) == 1
+    other = pm.store("决定用 MySQL 作为主数据库")  # different content: a new memory
+    assert other.id != first.id and not other.duplicate
+    explicit = pm.store("决定用 PostgreSQL 作为主数据库", id="copy")  # an id asked for: kept
+    assert explicit.id == "copy"
+    pm.close()
+
+
+def test_cli_says_a_duplicate_was_not_copied(tmp_path):
+    from cli_helpers import invoke
+
+    workspace = str(tmp_path / "ws")
+    assert invoke("add", "Redis 只做缓存", "--workspace", workspace).rc == 0
+    again = invoke("add", "Redis 只做缓存", "-t", "cache", "--workspace", workspace)
+    assert again.rc == 0 and "already stored" in again.stdout

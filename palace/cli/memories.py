@@ -52,6 +52,9 @@ def add(content: str | None, tags, importance, location, memory_type, source, su
         memory = pm.store(text, tags=tags, importance=importance, location=location,
                           type=memory_type, source=source, summary=summary, created_at=created_at,
                           id=memory_id, pinned=pin)
+    if memory.duplicate:
+        return Reply(memory.to_dict(), lambda: f"already stored as {memory.id} in {memory.location} "
+                                               f"({memory.path}); tags merged, no copy made")
     return Reply(memory.to_dict(), lambda: f"stored {memory.id} in {memory.location} ({memory.path})")
 
 
