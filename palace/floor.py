@@ -52,12 +52,21 @@ def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
                     scale=scale, floors=floors_for(scale, override))
 
 
+# "mixed" (the default): half rank-normalised, half calibrated; "normalised": the old
+# fusion (each retriever's best = 1); "calibrated": absolute scores only. A module
+# constant, not a setting: the benchmarks switch it (--fusion) to measure the choice.
+FUSION = "mixed"
+
+
 def fused_relevance(keyword: Mapping[int, float], vector: Mapping[int, float], measured: Measured, *,
-                    vector_share: float) -> dict[int, float]:
-    """Half the old rank-normalised fusion (each retriever's best = 1), half the
-    calibrated one (absolute scores): measured on the tuning half of our zh set
-    with USE, recall@5 0.919 (normalised) → 0.953; calibrated alone 0.884."""
+                    vector_share: float, mode: str | None = None) -> dict[int, float]:
+    """Fused relevance of every candidate in [0, 1] (see FUSION and docs/search-quality.md)."""
+    mode = mode or FUSION
     relative = fuse(keyword, vector, vector_share=vector_share)
+    if mode == "normalised":
+        return relative
     absolute = fuse_calibrated(measured.keyword, measured.vector, vector_share=vector_share)
+    if mode == "calibrated":
+        return absolute
     return {rid: 0.5 * relative.get(rid, 0.0) + 0.5 * absolute.get(rid, 0.0)
             for rid in set(relative) | set(absolute)}

@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _bench_common import (Doc, Run, add_common_args, make_embedder, mean,  # noqa: E402
+from _bench_common import (Doc, Run, add_common_args, apply_tuning_args, half_of, make_embedder, mean,  # noqa: E402
                            print_table, progress, rank_workspace)
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -74,7 +74,7 @@ def main() -> int:
         conversations = json.load(handle)[: args.limit]
     configs = tuple(c for c in args.configs.split(",") if c)
     embedder = make_embedder(args.model, args.embed_cache) if set(configs) - {"bm25"} else None
-    tuning = {"weight_vector": args.weight_vector} if args.weight_vector is not None else {}
+    tuning = apply_tuning_args(args)
     run = Run()
     questions: list[dict] = []
     started = time.perf_counter()

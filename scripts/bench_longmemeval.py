@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _bench_common import (Doc, Run, add_common_args, make_embedder, mean,  # noqa: E402
+from _bench_common import (Doc, Run, add_common_args, apply_tuning_args, half_of, make_embedder, mean, pick_half,  # noqa: E402
                            print_table, progress, rank_workspace, safe_id)
 
 
@@ -87,7 +87,7 @@ def main() -> int:
     questions = pick_half(questions, [q["question_id"] for q in questions], args.half)[: args.limit]
     configs = tuple(c for c in args.configs.split(",") if c)
     embedder = make_embedder(args.model, args.embed_cache) if set(configs) - {"bm25"} else None
-    tuning = {"weight_vector": args.weight_vector} if args.weight_vector is not None else {}
+    tuning = apply_tuning_args(args)
     run = Run()
     started = time.perf_counter()
     for number, question in enumerate(questions, 1):

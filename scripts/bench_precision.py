@@ -122,8 +122,11 @@ def json_haystack(path: Path) -> list[Haystack]:
 # ------------------------------------------------------------------ running
 
 
+EXTRA: dict = {}  # --min-relevance
+
+
 def settings_for(config: str, workspace: Path, timezone: str | None) -> Settings:
-    options = dict(workspace_dir=str(workspace), weight_importance=0.0, weight_decay=0.0,
+    options = dict(**EXTRA, workspace_dir=str(workspace), weight_importance=0.0, weight_decay=0.0,
                    weight_relevance=1.0, decay_enabled=False)
     if timezone:
         options["timezone"] = timezone
@@ -249,6 +252,9 @@ def main() -> int:
                         help="ask search for this many results (scores still use the first 10; note "
                              "that a larger top_k also widens palace's candidate pool and changes the "
                              "first 10)")
+    parser.add_argument("--fusion", choices=("mixed", "normalised", "calibrated"),
+                        help="palace.floor.FUSION for this run")
+    parser.add_argument("--min-relevance", type=float, help="MEMORY_MIN_RELEVANCE (0 = no floor)")
     parser.add_argument("--dump", type=Path, help="write every result's features to this JSON file")
     args = parser.parse_args()
     import os
@@ -260,6 +266,12 @@ def main() -> int:
         if name not in SETS and name not in MODELS:
             parser.error(f"unknown set or config {name!r}")
     MODELS["minilm"] = minilm_path()
+    if args.fusion:
+        import palace.floor
+
+        palace.floor.FUSION = args.fusion
+    if args.min_relevance is not None:
+        EXTRA["min_relevance"] = args.min_relevance
     global POOL
     POOL = args.pool
     dump: dict[str, dict[str, list[dict]]] = {}
