@@ -340,6 +340,9 @@ def rank(relevance: Scores, rows: Mapping[int, Row], decay: Mapping[str, DecayIn
     return [(score, rid) for score, _recency, rid in scored[:top_k]]
 
 
+COMPANION_SHARE = 0.5  # a weak result scoring at least this share of the best strong one is strong
+
+
 def apply_floor(ranked: Sequence[tuple[float, int]], candidates: Candidates, top_k: int, *,
                 include_weak: bool, notes: list[str]) -> tuple[list[tuple[float, int]], dict[int, str]]:
     """The best ``top_k`` results that clear the relevance floor (all of them, weak
@@ -349,6 +352,15 @@ def apply_floor(ranked: Sequence[tuple[float, int]], candidates: Candidates, top
     strength = {rid: "strong" if candidates.browse else
                 candidates.measured.confidence(rid, found.get("vector", {}).get(rid))
                 for _, rid in ranked}
+    # A result close behind a strong one is strong too: the floor decides whether
+    # the palace holds an answer at all; a question with several answers (one
+    # session each) keeps the ones whose own evidence is thinner (measured:
+    # LongMemEval multi-session recall_all, docs/search-quality.md)
+    top_strong = next((score for score, rid in ranked if strength[rid] == "strong"), None)
+    if top_strong is not None and top_strong > 0:
+        for score, rid in ranked:
+            if strength[rid] == "weak" and score >= COMPANION_SHARE * top_strong:
+                strength[rid] = "strong"
     kept = list(ranked)
     if not include_weak:
         kept = [item for item in ranked if strength[item[1]] == "strong"]
