@@ -25,7 +25,7 @@ from .decay import DecayInfo, DecayParams, DecayReport, decay_info, is_pinned, p
 from .errors import EmbedderUnavailableError, InvalidInputError, MemoryFileError, MemoryNotFoundError
 from .index import INDEX_DIR, INDEX_FILE, Filters, Index, Syncer, SyncReport, VectorStore, row_to_memory
 from .journal import append_access, journal_path
-from .models import Memory, SearchResult, SearchResults
+from .models import Memory, SearchResults
 from .settings import Settings
 from .storage import FileStorage, WriteLock
 from .validation import (check_updatable, coerce_datetime, list_statuses, normalize_location,

@@ -30,14 +30,12 @@ coverage, confidence, relevant or not) so floors can be derived offline
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
-import re
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
