@@ -28,6 +28,8 @@ class Measured:
     floors: Floors | None = None
 
     def confidence(self, rid: int, cosine: float | None) -> str:
+        if self.floors is None or self.scale is None:  # nothing was measured: no floor
+            return "strong"
         return confidence(self.coverage.get(rid), cosine, self.floors, self.scale)
 
 
