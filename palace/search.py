@@ -236,11 +236,17 @@ Measure = Callable[[Mapping[str, Scores]], Measured]
 
 
 def fuse_candidates(found: Mapping[str, Scores], vector_share: float,
-                    measure_found: Measure) -> tuple[Measured, Scores]:
-    """Calibrated scores of every candidate (palace/floor.py) and their fusion."""
-    measured = measure_found(found)
-    return measured, fused_relevance(found.get("bm25", {}), found.get("vector", {}), measured,
-                                     vector_share=vector_share)
+                    measured: Measured | None = None) -> Scores:
+    """The candidates' fused relevance (palace/floor.py ``fused_relevance``);
+    ``measured`` holds their calibrated scores (none: the plain normalised fusion)."""
+    return fused_relevance(found.get("bm25", {}), found.get("vector", {}), measured or Measured(),
+                           vector_share=vector_share)
+
+
+def measure_and_fuse(found: Mapping[str, Scores], vector_share: float,
+                     measure_found: Measure | None) -> tuple[Measured, Scores]:
+    measured = measure_found(found) if measure_found is not None else Measured()
+    return measured, fuse_candidates(found, vector_share, measured)
 
 
 @dataclass
@@ -261,10 +267,11 @@ def is_soft(scope: TimeScope, time_filter: str) -> bool:
 
 def collect(sources: Sequence[Retriever], scope: TimeScope, terms: QueryTerms, base: Filters,
             timed: Filters, *, soft: bool, vector_share: float, pool: int,
-            list_rows: Callable[[Filters, int], Sequence[Row]], measure_found: Measure) -> Candidates:
+            list_rows: Callable[[Filters, int], Sequence[Row]],
+            measure_found: Measure | None = None) -> Candidates:
     notes: list[str] = []
     found = gather(sources, base if soft else timed, notes)
-    measured, relevance = fuse_candidates(found, vector_share, measure_found)
+    measured, relevance = measure_and_fuse(found, vector_share, measure_found)
     if not relevance and not terms.own and scope.bounded:
         # a query that is only a time ("上周") lists that period, newest first
         rows = list_rows(replace(timed, end_ts=scope.end.timestamp() if scope.end else None), pool)
@@ -275,7 +282,7 @@ def collect(sources: Sequence[Retriever], scope: TimeScope, terms: QueryTerms, b
         # nothing at all in that period: better the best matches from any time,
         # clearly labelled, than an empty answer
         found = gather(sources, base, notes)
-        measured, relevance = fuse_candidates(found, vector_share, measure_found)
+        measured, relevance = measure_and_fuse(found, vector_share, measure_found)
         if relevance:
             notes.append(f"nothing found in {scope.parsed.text!r}; showing matches from any time")
     return Candidates(found, relevance, notes=notes, measured=measured)
