@@ -20,7 +20,7 @@ from .errors import (
     PalaceError,
 )
 from .manager import DecayReport, MemoryPalaceManager
-from .models import Explanation, Memory, SearchResult
+from .models import Explanation, Memory, SearchResult, SearchResults
 from .settings import Settings
 
 try:  # the installed distribution's version, so it is written in one place (pyproject.toml)
@@ -29,7 +29,7 @@ except PackageNotFoundError:  # imported from a checkout that was never pip-inst
     __version__ = "0+unknown"
 
 __all__ = [
-    "MemoryPalaceManager", "Memory", "SearchResult", "Explanation", "DecayReport", "Settings",
+    "MemoryPalaceManager", "Memory", "SearchResult", "SearchResults", "Explanation", "DecayReport", "Settings",
     "PalaceError", "InvalidInputError", "MemoryNotFoundError", "MemoryFileError", "ConfigError",
     "EmbedderUnavailableError", "EssenceTooLargeError", "IndexVersionError", "__version__",
 ]

@@ -32,7 +32,7 @@ from .graph.extract import with_extracted
 from .graph.review import REVIEW_FILE, ReviewQueue
 from .graph.service import GraphService
 from .journal import journal_path
-from .models import Memory, SearchResult
+from .models import Memory, SearchResult, SearchResults
 from .settings import Settings
 from .recovery import recover_after_crash
 from .storage import FileStorage
@@ -254,6 +254,9 @@ class MemoryPalaceManager:
                         f"a memory with id {memory_id!r} already exists; use `palace update` to "
                         "change it or pick another id")
             else:
+                existing = self._same_content(memory.content)
+                if existing is not None:
+                    return self._merge_duplicate(existing, memory.tags)
                 memory_id = secrets.token_hex(8)
                 while self.index.row_by_id(memory_id) is not None:
                     memory_id = secrets.token_hex(8)
@@ -261,6 +264,36 @@ class MemoryPalaceManager:
             if self.index.supports_graph:
                 self.graph.after_store(written, now)  # a new fact may retire older ones
             return written
+
+    # how many of a new memory's terms are looked up to find an earlier copy of it
+    DUPLICATE_PROBE_TERMS = 24
+
+    def _same_content(self, content: str) -> Any:
+        """The active memory whose content equals ``content`` once normalised (NFKC,
+        case, runs of white space), or None. Candidates come from the postings: a
+        copy holds every term, so the rarest of the first few terms narrows it down."""
+        from .tokenize import index_text, normalize
+
+        terms = list(dict.fromkeys(index_text(content).split()))[: self.DUPLICATE_PROBE_TERMS]
+        if not terms:
+            return None
+        _docs, holders = self.index.term_holders(terms)
+        rarest = min(holders.values(), key=len)
+        if not rarest:
+            return None
+        wanted = " ".join(normalize(content).split())
+        rows = self.index.rows_by_rid(sorted(rarest)[:1000])
+        for row in sorted(rows.values(), key=lambda r: r["created_ts"]):
+            if row["status"] == "active" and " ".join(normalize(row["content"]).split()) == wanted:
+                return row
+        return None
+
+    def _merge_duplicate(self, row: Any, tags: Sequence[str]) -> Memory:
+        memory = self._read_file_memory(row["id"])
+        merged = tuple(dict.fromkeys([*memory.tags, *tags]))
+        if merged != memory.tags:
+            memory = self._write(replace(memory, tags=merged, updated_at=self.now()), old=memory)
+        return replace(memory, duplicate=True)
 
     def get(self, id: str, *, now: Any = None, record_access: bool = True) -> Memory | None:
         validate_id(id)
@@ -389,13 +422,18 @@ class MemoryPalaceManager:
     def search(self, query: str, *, top_k: int = 10, now: Any = None,
                tags: Sequence[str] | None = None, location: str | None = None,
                type: str | None = None, include_archived: bool = False,
-               start: Any = None, end: Any = None, record_access: bool = True) -> List[SearchResult]:
+               start: Any = None, end: Any = None, record_access: bool = True,
+               include_weak: bool = False) -> SearchResults:
         """Best memories for ``query``, best first, each with its score explained.
 
         Time words in the query ("上周", "last Friday") name a period relative to
         ``now`` that ranks (MEMORY_TIME_FILTER=soft) or filters (strict) memories;
-        ``start``/``end`` give an exact range (end exclusive). Results count as
-        accessed at ``now``. The pipeline lives in ``palace.search``.
+        ``start``/``end`` give an exact range (end exclusive). Results below the
+        relevance floor are left out unless ``include_weak`` (then marked
+        ``explanation.confidence == "weak"``). ``MEMORY_REINFORCE`` says which
+        results count as accessed at ``now`` (weak ones never). The returned list
+        also carries ``.notes`` and ``.time_range``, so an empty answer says why.
+        The pipeline lives in ``palace.search``.
         """
         from .search import SearchServices, search
 
@@ -406,9 +444,12 @@ class MemoryPalaceManager:
             time_reasoner=lambda: self.time_reasoner, concept_expander=lambda: self.concept_expander,
             embedder=lambda: (self.embedder, self._embedder_error))
         results = search(services, query, now=when, top_k=top_k, tags=tags, location=location,
-                         type=type, include_archived=include_archived, start=start, end=end)
-        if record_access and results:
-            self.record_access([r.memory.id for r in results], at=when, kind="search")
+                         type=type, include_archived=include_archived, start=start, end=end,
+                         include_weak=include_weak)
+        if record_access:
+            strong = [r.memory.id for r in results if r.explanation.confidence == "strong"]
+            reinforced = {"returned": strong, "top": strong[:1], "used": []}[self.settings.reinforce]
+            self.record_access(reinforced, at=when, kind="search")
         return results
 
     def recall(self, entities_or_query: str | Sequence[str], depth: int = 2, *, now: Any = None,

@@ -263,11 +263,30 @@ def build_server(pm, *, sync_interval_s: float = SYNC_INTERVAL_S):
         type: Annotated[str | None, Field(description="Only this type, e.g. 'decision'.")] = None,
         include_archived: Annotated[bool, Field(description="Also search archived (faded) "
                                                             "memories.")] = False,
+        include_weak: Annotated[bool, Field(description="Also return matches below the relevance "
+                                                        "floor, marked confidence 'weak' (by "
+                                                        "default an empty answer means nothing "
+                                                        "relevant is stored).")] = False,
         now: Now = None,
     ):
         results = pm.search(query, top_k=top_k, now=now, tags=tags, location=location, type=type,
-                            include_archived=include_archived)
+                            include_archived=include_archived, include_weak=include_weak)
         return _result(search_response(results))
+
+    @tool("Report which memories you actually used (from search_memory or get_context): they "
+          "count as accessed and are reinforced against fading. Search itself reinforces only "
+          "what MEMORY_REINFORCE says (by default the best result), never weak results.", writes)
+    def record_access(
+        ids: Annotated[list[str], Field(min_length=1, max_length=MAX_RESULTS,
+                                        description="Ids of the memories you used.")],
+        now: Now = None,
+    ):
+        known = [i for i in dict.fromkeys(ids) if pm.get(i, record_access=False) is not None]
+        unknown = [i for i in dict.fromkeys(ids) if i not in known]
+        pm.record_access(known, at=now, kind="used")
+        return _result({"recorded": known, "unknown": unknown},
+                       f"recorded {len(known)} as used" + (f"; unknown ids: {', '.join(unknown)}"
+                                                            if unknown else ""))
 
     @tool("Get one memory in full by its id: whole content, summary, tags, dates, decay score "
           "and file path (search and list results shorten long content).", read_only)

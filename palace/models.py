@@ -43,6 +43,9 @@ class Memory:
     # Frontmatter keys palace does not know; kept verbatim on every rewrite.
     extra: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
+    # Set by store() only (never written to the file): the same content was already
+    # stored, so this is that memory (with the new tags merged in), not a new copy.
+    duplicate: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -69,6 +72,9 @@ class Explanation:
     filters: dict[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()           # e.g. "vectors unavailable: keyword only"
     superseded_by: str | None = None      # a later memory retired this one's fact
+    # "strong": at least one retriever's calibrated score clears its floor
+    # (palace/relevance.py); "weak": returned only with include_weak=True
+    confidence: str = "strong"
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -90,6 +96,8 @@ class Explanation:
         if self.superseded_by:
             parts.append(f"superseded by {self.superseded_by}")
         parts.append(f"rel {self.relevance:.2f} imp {self.importance:.2f} decay {self.decay:.2f}")
+        if self.confidence == "weak":
+            parts.append("weak")
         return " · ".join(parts)
 
 
@@ -105,3 +113,23 @@ class SearchResult:
             "score": self.score,
             "explanation": self.explanation.to_dict(),
         }
+
+
+class SearchResults(list):
+    """The results of one search, best first (a plain ``list`` of ``SearchResult``),
+    carrying what the response says as a whole: ``notes`` ("nothing above the
+    relevance floor", "vectors unavailable…", "nothing found in '上周'…") and the
+    ``time_range`` understood from the query, so that an empty answer says why."""
+
+    def __init__(self, results=(), *, notes: tuple[str, ...] | list[str] = (),
+                 time_range: dict[str, Any] | None = None):
+        super().__init__(results)
+        self.notes: tuple[str, ...] = tuple(notes)
+        self.time_range = time_range
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"results": [r.to_dict() for r in self], "notes": list(self.notes),
+                "time_range": self.time_range}
+
+    def __repr__(self) -> str:
+        return f"SearchResults({list.__repr__(self)}, notes={self.notes!r}, time_range={self.time_range!r})"

@@ -98,7 +98,9 @@ class PalaceVectorSearchProvider:
         if isinstance(options.get("tags"), str):
             options["tags"] = [options["tags"]]
         with self._lock:
-            results = self.manager.search(query, top_k=top_k, **options)
+            # OpenClaw's VectorSearchProvider is a nearest-neighbour interface: the
+            # caller ranks and cuts, so weak matches are returned too (their score says so)
+            results = self.manager.search(query, top_k=top_k, include_weak=True, **options)
         return [_result(r) for r in results]
 
     def index(self, id: str, content: str,

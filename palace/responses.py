@@ -35,6 +35,9 @@ def memory_view(memory: Any, *, preview: bool = False) -> dict[str, Any]:
                  "created_at": _iso(memory.created_at), "importance": memory.importance})
     if memory.status != "active" or not preview:
         view["status"] = memory.status
+    if getattr(memory, "duplicate", False):
+        view["duplicate"] = True
+        view["note"] = "this content was already stored: the existing memory is returned (new tags merged)"
     if preview:
         return view
     view.update({"pinned": memory.pinned, "updated_at": _iso(memory.updated_at),
@@ -70,6 +73,8 @@ def search_response(results: Sequence[Any], *, explain: bool = False) -> dict[st
             item["superseded_by"] = result.explanation.superseded_by
         if "graph" in result.explanation.retrievers:
             item["path"] = result.explanation.retrievers["graph"].get("path")
+        if getattr(result.explanation, "confidence", "strong") == "weak":
+            item["confidence"] = "weak"  # below the relevance floor (include_weak)
         if explain:
             item["explanation"] = result.explanation.to_dict()
         items.append(item)

@@ -12,8 +12,9 @@ more ``Retriever`` in the list ``retrievers`` builds:
 6. ``collect``         gather every retriever's scores and ``fuse`` them; browse a
                        time-only query; widen to any time when the period is empty
 7. ``place_in_time``   inside / late / outside the period: relevance scaled
-8. ``rank``            relevance mixed with importance and decay, best ``top_k``
-9. ``explain``         each result with every number that went into its score
+8. ``rank``            relevance mixed with importance and decay
+9. ``apply_floor``     results below the relevance floor left out (or marked weak)
+10. ``explain``        each result with every number that went into its score
 
 The collaborators come in one ``SearchServices`` (index, vectors, settings,
 decay parameters, time zone, and the time reasoner, concept expander and
@@ -34,8 +35,9 @@ from . import limits
 from .decay import DecayInfo, DecayParams, decay_info
 from .errors import EmbedderUnavailableError, InvalidInputError
 from .index import Filters, Index, VectorStore, row_to_memory
-from .models import Explanation, SearchResult
-from .retrieval import (TermGroup, document_stems, final_score, fuse, matched_terms, phrase_words,
+from .floor import Measured, fused_relevance, measure
+from .models import Explanation, SearchResult, SearchResults
+from .retrieval import (TermGroup, document_stems, final_score, matched_terms, phrase_words,
                         term_groups)
 from .tokenize import query_terms, stem
 from .validation import coerce_datetime, normalize_location, normalize_tags, validate_query, validate_word
@@ -255,13 +257,26 @@ def gather(sources: Sequence[Retriever], filters: Filters, notes: list[str]) -> 
     return found
 
 
-def fuse_candidates(found: Mapping[str, Scores], vector_share: float) -> Scores:
-    fused = fuse(found.get("bm25", {}), found.get("vector", {}), vector_share=vector_share)
+Measure = Callable[[Mapping[str, Scores]], Measured]
+
+
+def fuse_candidates(found: Mapping[str, Scores], vector_share: float,
+                    measured: Measured | None = None) -> Scores:
+    """The candidates' fused relevance (palace/floor.py ``fused_relevance``);
+    ``measured`` holds their calibrated scores (none: the plain normalised fusion)."""
+    fused = fused_relevance(found.get("bm25", {}), found.get("vector", {}), measured or Measured(),
+                            vector_share=vector_share)
     # graph closeness adds to text relevance: a memory linked to a named entity rises, and
     # one the words missed is still found (at most GRAPH_SHARE of full relevance)
     for rid, closeness in found.get("graph", {}).items():
         fused[rid] = min(1.0, fused.get(rid, 0.0) + GRAPH_SHARE * closeness)
     return fused
+
+
+def measure_and_fuse(found: Mapping[str, Scores], vector_share: float,
+                     measure_found: Measure | None) -> tuple[Measured, Scores]:
+    measured = measure_found(found) if measure_found is not None else Measured()
+    return measured, fuse_candidates(found, vector_share, measured)
 
 
 @dataclass
@@ -270,6 +285,7 @@ class Candidates:
     relevance: Scores          # fused
     browse: bool = False       # a time-only query: the period's memories, newest first
     notes: list[str] = field(default_factory=list)
+    measured: Measured = field(default_factory=Measured)
 
 
 def is_soft(scope: TimeScope, time_filter: str) -> bool:
@@ -281,23 +297,25 @@ def is_soft(scope: TimeScope, time_filter: str) -> bool:
 
 def collect(sources: Sequence[Retriever], scope: TimeScope, terms: QueryTerms, base: Filters,
             timed: Filters, *, soft: bool, vector_share: float, pool: int,
-            list_rows: Callable[[Filters, int], Sequence[Row]]) -> Candidates:
+            list_rows: Callable[[Filters, int], Sequence[Row]],
+            measure_found: Measure | None = None) -> Candidates:
     notes: list[str] = []
     found = gather(sources, base if soft else timed, notes)
-    relevance = fuse_candidates(found, vector_share)
+    measured, relevance = measure_and_fuse(found, vector_share, measure_found)
     if not relevance and not terms.own and scope.bounded:
         # a query that is only a time ("上周") lists that period, newest first
         rows = list_rows(replace(timed, end_ts=scope.end.timestamp() if scope.end else None), pool)
         notes.append("time-only query: memories of the period, newest first")
-        return Candidates(found, {row["rid"]: 1.0 for row in rows}, browse=True, notes=notes)
+        return Candidates(found, {row["rid"]: 1.0 for row in rows}, browse=True, notes=notes,
+                          measured=measured)
     if not relevance and scope.parsed is not None and not soft and not scope.explicit:
         # nothing at all in that period: better the best matches from any time,
         # clearly labelled, than an empty answer
         found = gather(sources, base, notes)
-        relevance = fuse_candidates(found, vector_share)
+        measured, relevance = measure_and_fuse(found, vector_share, measure_found)
         if relevance:
             notes.append(f"nothing found in {scope.parsed.text!r}; showing matches from any time")
-    return Candidates(found, relevance, notes=notes)
+    return Candidates(found, relevance, notes=notes, measured=measured)
 
 
 # ---------------------------------------------------------------------- 7-8: ranking
@@ -311,11 +329,14 @@ def place_in_time(relevance: Scores, rows: Mapping[int, Row], scope: TimeScope, 
         return dict(relevance), {}
     start_ts, end_ts = scope.start.timestamp(), scope.end.timestamp()
     late_ts = scope.window_end.timestamp() if scope.window_end else end_ts
+    point = getattr(scope.parsed, "point", None)
     scaled, placement = dict(relevance), {}
     for rid, row in rows.items():
         created_ts = row["created_ts"]
         if start_ts <= created_ts < end_ts:
             placement[rid] = "inside"
+            if point is not None:  # "两周前": the closer to that day, the better
+                scaled[rid] *= closeness(created_ts, point.timestamp(), start_ts, end_ts)
         elif end_ts <= created_ts < late_ts:
             placement[rid] = "late"
             scaled[rid] *= LATE_FACTOR
@@ -325,14 +346,24 @@ def place_in_time(relevance: Scores, rows: Mapping[int, Row], scope: TimeScope, 
     return scaled, placement
 
 
+POINT_FALLOFF = 0.3  # at the edge of an "N units ago" window a memory keeps 70 %
+
+
+def closeness(created_ts: float, point_ts: float, start_ts: float, end_ts: float) -> float:
+    """1 on the day meant by "N units ago", falling linearly to 1 − POINT_FALLOFF at
+    the edge of its tolerance window."""
+    half = max(point_ts - start_ts, end_ts - point_ts, 1.0)
+    return 1.0 - POINT_FALLOFF * min(1.0, abs(created_ts - point_ts) / half)
+
+
 def score_weights(settings: "Settings", params: DecayParams) -> dict[str, float]:
     return {"relevance": settings.weight_relevance, "importance": settings.weight_importance,
             "decay": settings.weight_decay if params.enabled else 0.0}
 
 
 def rank(relevance: Scores, rows: Mapping[int, Row], decay: Mapping[str, DecayInfo],
-         weights: Mapping[str, float], top_k: int, *, browse: bool) -> list[tuple[float, int]]:
-    """(score, row id), best ``top_k`` first; a browse breaks ties newest first."""
+         weights: Mapping[str, float], top_k: int | None, *, browse: bool) -> list[tuple[float, int]]:
+    """(score, row id), best ``top_k`` (None: all) first; a browse breaks ties newest first."""
     scored = []
     for rid, rel in relevance.items():
         row = rows.get(rid)
@@ -356,7 +387,45 @@ def superseded_by(row: Row) -> str | None:
     return str(value) if value else None
 
 
-# ---------------------------------------------------------------------- 9: explanations
+COMPANION_SHARE = 0.5  # a weak result scoring at least this share of the best strong one is strong
+
+
+def apply_floor(ranked: Sequence[tuple[float, int]], candidates: Candidates, top_k: int, *,
+                include_weak: bool, notes: list[str]) -> tuple[list[tuple[float, int]], dict[int, str]]:
+    """The best ``top_k`` results that clear the relevance floor (all of them, weak
+    ones marked, with ``include_weak``), and each one's confidence. A time-only
+    query lists its period: nothing there is weak."""
+    found = candidates.found
+    # reached through the entity graph: an explicit link, evidence of its own
+    strength = {rid: "strong" if candidates.browse or rid in found.get("graph", {}) else
+                candidates.measured.confidence(rid, found.get("vector", {}).get(rid))
+                for _, rid in ranked}
+    # A result close behind a strong one is strong too: the floor decides whether
+    # the palace holds an answer at all; a question with several answers (one
+    # session each) keeps the ones whose own evidence is thinner (measured:
+    # LongMemEval multi-session recall_all, docs/search-quality.md)
+    top_strong = next((score for score, rid in ranked if strength[rid] == "strong"), None)
+    if top_strong is not None and top_strong > 0:
+        for score, rid in ranked:
+            if strength[rid] == "weak" and score >= COMPANION_SHARE * top_strong:
+                strength[rid] = "strong"
+    kept = list(ranked)
+    if not include_weak:
+        kept = [item for item in ranked if strength[item[1]] == "strong"]
+        hidden = len(ranked) - len(kept)
+        if hidden and not kept:
+            notes.append(f"nothing above the relevance floor ({hidden} weak matches hidden; "
+                         "include_weak=True / --include-weak shows them)")
+    scale = candidates.measured.scale
+    if scale is not None and not scale.measured and found.get("vector"):
+        notes.append("the relevance floor is not calibrated for this embedding model: "
+                     "vector matches are not filtered")
+    if not ranked and not any(n.startswith("nothing") for n in notes):
+        notes.append("no memory matches these words" if found.get("bm25") is not None else "nothing found")
+    return kept[:top_k], strength
+
+
+# ---------------------------------------------------------------------- 10: explanations
 
 
 def time_info(scope: TimeScope) -> dict[str, Any] | None:
@@ -395,17 +464,26 @@ def ranks(scores: Scores) -> dict[int, int]:
 
 
 def retriever_info(sources: Sequence[Retriever], found: Mapping[str, Scores],
-                   ranked: Mapping[str, Mapping[int, int]], rid: int) -> dict[str, dict[str, Any]]:
-    """Per retriever that found ``rid``: its rank and its own score."""
-    return {source.name: {"rank": ranked[source.name][rid],
+                   ranked: Mapping[str, Mapping[int, int]], rid: int,
+                   measured: Measured | None = None) -> dict[str, dict[str, Any]]:
+    """Per retriever that found ``rid``: its rank, its own score and its calibrated
+    one (keyword coverage, cosine relevance: what the floor looks at)."""
+    info = {source.name: {"rank": ranked[source.name][rid],
                           source.score_label: round(found[source.name][rid], 4)}
             for source in sources if rid in found.get(source.name, {})}
+    if measured is not None:
+        if "bm25" in info and rid in measured.coverage:
+            info["bm25"]["coverage"] = round(measured.coverage[rid], 4)
+        if "vector" in info and rid in measured.vector:
+            info["vector"]["relevance"] = round(measured.vector[rid], 4)
+    return info
 
 
 def explain(ranked: Sequence[tuple[float, int]], rows: Mapping[int, Row], relevance: Scores,
             candidates: Candidates, sources: Sequence[Retriever], terms: QueryTerms,
             decay: Mapping[str, DecayInfo], weights: dict[str, float], placement: Mapping[int, str],
-            scope: TimeScope, filters: Filters, root: Path) -> list[SearchResult]:
+            scope: TimeScope, filters: Filters, root: Path,
+            strength: Mapping[int, str] | None = None) -> list[SearchResult]:
     period = time_info(scope)
     filters_shown = filter_info(filters)
     keyword = candidates.found.get("bm25", {})
@@ -420,12 +498,13 @@ def explain(ranked: Sequence[tuple[float, int]], rows: Mapping[int, Row], releva
         explanation = Explanation(
             relevance=round(relevance[rid], 4), importance=row["importance"],
             decay=round(info.score, 4), weights=weights,
-            retrievers=retriever_info(sources, candidates.found, rank_of, rid),
+            retrievers=retriever_info(sources, candidates.found, rank_of, rid, candidates.measured),
             matched_terms=tuple(matched_terms(terms.own, doc_stems)),
             matched_expansions=tuple(matched_expansions(terms, doc_stems)),
             time_range=(dict(period, placement=placement[rid]) if period and rid in placement else period),
             filters=filters_shown, superseded_by=superseded_by(row),
-            notes=tuple(candidates.notes) + ((f"superseded by {superseded_by(row)}",) if superseded_by(row) else ()))
+            notes=tuple(candidates.notes) + ((f"superseded by {superseded_by(row)}",) if superseded_by(row) else ()),
+            confidence=(strength or {}).get(rid, "strong"))
         results.append(SearchResult(memory=memory, score=round(score, 6), explanation=explanation))
     return results
 
@@ -436,12 +515,14 @@ def explain(ranked: Sequence[tuple[float, int]], rows: Mapping[int, Row], releva
 def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 10,
            tags: Sequence[str] | None = None, location: str | None = None,
            type: str | None = None, include_archived: bool = False,
-           start: Any = None, end: Any = None) -> list[SearchResult]:
+           start: Any = None, end: Any = None, include_weak: bool = False) -> SearchResults:
     """Best memories for ``query``, best first, each with its score explained.
 
     Time words in the query ("上周", "last Friday") become a period relative to
-    ``now``; ``start``/``end`` give an explicit range (end exclusive). Recording
-    the results as accessed is the caller's business.
+    ``now``; ``start``/``end`` give an explicit range (end exclusive). Results
+    below the relevance floor are left out unless ``include_weak`` (then marked
+    ``explanation.confidence == "weak"``). The list carries the answer's
+    ``notes`` and ``time_range``. Recording accesses is the caller's business.
     """
     check_request(query, top_k)
     settings = services.settings
@@ -455,9 +536,18 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
     pool = max(50, top_k * 5)
     sources = retrievers(services, scope, terms, pool, now)
     soft = is_soft(scope, settings.time_filter)
+
+    def measure_found(found: Mapping[str, Scores]) -> Measured:
+        vector = found.get("vector", {})
+        embedder = services.embedder()[0] if vector else None
+        return measure(services.index, terms.own, terms.groups, found.get("bm25", {}), vector,
+                       model_name=embedder.name if embedder is not None else None,
+                       override=settings.min_relevance)
+
     candidates = collect(sources, scope, terms, base, timed, soft=soft,
                          vector_share=settings.weight_vector, pool=pool,
-                         list_rows=lambda f, n: services.index.list_rows(f, limit=n))
+                         list_rows=lambda f, n: services.index.list_rows(f, limit=n),
+                         measure_found=measure_found)
     rows = services.index.rows_by_rid(list(candidates.relevance))
     relevance, placement = place_in_time(candidates.relevance, rows, scope, browse=candidates.browse)
     if soft and placement and "inside" not in placement.values():
@@ -466,6 +556,9 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
     decay = decay_info(rows_list, services.index.access_times([r["id"] for r in rows_list]), now,
                        services.decay_params, services.tz)
     weights = score_weights(settings, services.decay_params)
-    ranked = rank(relevance, rows, decay, weights, top_k, browse=candidates.browse)
-    return explain(ranked, rows, relevance, candidates, sources, terms, decay, weights, placement,
-                   scope, timed, services.root)
+    ranked = rank(relevance, rows, decay, weights, None, browse=candidates.browse)
+    ranked, strength = apply_floor(ranked, candidates, top_k, include_weak=include_weak,
+                                   notes=candidates.notes)
+    results = explain(ranked, rows, relevance, candidates, sources, terms, decay, weights, placement,
+                      scope, timed, services.root, strength)
+    return SearchResults(results, notes=tuple(candidates.notes), time_range=time_info(scope))

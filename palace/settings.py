@@ -59,6 +59,13 @@ def _parse_choice(*choices: str) -> Callable[[str], str]:
     return parse
 
 
+def _parse_floor(raw: str) -> float | None:
+    value = raw.strip().lower()
+    if value in ("", "auto"):
+        return None
+    return _parse_float_01(value)
+
+
 def _parse_optional_str(raw: str) -> str | None:
     return raw.strip() or None
 
@@ -141,6 +148,16 @@ class Settings:
     weight_vector: float = setting(
         "MEMORY_WEIGHT_VECTOR", 0.5, _parse_float_01,
         "In hybrid search, share of relevance from vector similarity (rest: BM25).")
+    min_relevance: float | None = setting(
+        "MEMORY_MIN_RELEVANCE", None, _parse_floor,
+        "Relevance floor: a result must clear it (by keyword coverage or calibrated cosine) "
+        "to be returned; auto/empty = the floors measured per model and retriever "
+        "(docs/search-quality.md), a number in [0, 1] = that floor for both, 0 = no floor.")
+    reinforce: str = setting(
+        "MEMORY_REINFORCE", "top", _parse_choice("returned", "top", "used"),
+        "Which search results count as accessed (reinforced against decay): returned = all, "
+        "top = the best one, used = only what the agent reports with record_access. "
+        "Weak results never count.")
     concepts_enabled: bool = setting(
         "MEMORY_CONCEPTS_ENABLED", True, _parse_bool,
         "Expand queries with related terms from the concept map.")

@@ -29,6 +29,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from palace import MemoryPalaceManager, Settings  # noqa: E402
 
 CONFIGS = ("palace", "bm25", "vector")
+HALVES = ("tune", "check")
+
+
+def half_of(key: str) -> str:
+    """The fixed split every development set uses (issue 11, tuning discipline):
+    the first byte of sha1(key) even → "tune" (tune on these only), odd → "check"
+    (report, never tune). ``key`` is a question's stable id: LongMemEval's
+    question_id, "<sample_id>#<index>" for LoCoMo, the query id of our JSON sets."""
+    return "tune" if hashlib.sha1(key.encode("utf-8")).digest()[0] % 2 == 0 else "check"
+
+
+def pick_half(items: list, keys: list[str], half: str | None) -> list:
+    """``items`` of one half ("tune"/"check"), or all of them for None/"all"."""
+    if half in (None, "all"):
+        return list(items)
+    if half not in HALVES:
+        raise ValueError(f"half must be one of {HALVES} or 'all', got {half!r}")
+    return [item for item, key in zip(items, keys) if half_of(key) == half]
 
 
 def minilm_path() -> str | None:
@@ -121,10 +139,12 @@ def settings_for(config: str, workspace: Path, model: str, **tuning) -> Settings
                 weight_relevance=1.0, decay_enabled=False, vector_model=model, **BACKEND)
     if config == "palace":
         base.update(tuning)
-    elif config == "bm25":
-        base.update(vector_enabled=False, time_reasoning_enabled=False, concepts_enabled=False)
+    elif config == "bm25":  # the plain retrievers: no floor, no calibrated fusion
+        base.update(vector_enabled=False, time_reasoning_enabled=False, concepts_enabled=False,
+                    min_relevance=0.0)
     elif config == "vector":
-        base.update(weight_vector=1.0, time_reasoning_enabled=False, concepts_enabled=False)
+        base.update(weight_vector=1.0, time_reasoning_enabled=False, concepts_enabled=False,
+                    min_relevance=0.0)
     return Settings.from_env(**base)
 
 
@@ -169,7 +189,12 @@ def rank_workspace(docs: Iterable[Doc], queries: list[tuple[str, object]], *, em
                      source="benchmark")
         pm.close()
         run.store_seconds += time.perf_counter() - started
+        import palace.floor
+
+        palace_fusion = palace.floor.FUSION
         for config in configs:
+            # BM25 alone is plain BM25 (rank-normalised fusion of one retriever = its order)
+            palace.floor.FUSION = palace_fusion if config == "palace" else "normalised"
             settings = settings_for(config, workspace, model, **(tuning or {}))
             pm = MemoryPalaceManager(workspace, settings=settings,
                                      embedder=None if config == "bm25" else embedder)
@@ -181,6 +206,7 @@ def rank_workspace(docs: Iterable[Doc], queries: list[tuple[str, object]], *, em
                 run.rankings[config].append([r.memory.id for r in results])
             run.seconds[config] += time.perf_counter() - started
             pm.close()
+        palace.floor.FUSION = palace_fusion
 
 
 def progress(done: int, total: int, started: float) -> None:
@@ -218,3 +244,23 @@ def add_common_args(parser) -> None:
     parser.add_argument("--configs", default=",".join(CONFIGS), help="subset of " + ",".join(CONFIGS))
     parser.add_argument("--embed-cache", help="pickle file keeping document/query vectors between runs")
     parser.add_argument("--weight-vector", type=float, help="override MEMORY_WEIGHT_VECTOR for palace")
+    parser.add_argument("--fusion", choices=("mixed", "normalised", "calibrated"),
+                        help="palace.floor.FUSION for this run (default: palace's own)")
+    parser.add_argument("--min-relevance", type=float,
+                        help="MEMORY_MIN_RELEVANCE for palace (0 = no floor; default: measured floors)")
+    parser.add_argument("--half", choices=("tune", "check", "all"), default="all",
+                        help="only one half of the fixed split (half_of); 'all' reports both halves")
+
+
+def apply_tuning_args(args) -> dict:
+    """--fusion and --min-relevance / --weight-vector: palace's knobs for one run."""
+    if getattr(args, "fusion", None):
+        import palace.floor
+
+        palace.floor.FUSION = args.fusion
+    tuning = {}
+    if getattr(args, "weight_vector", None) is not None:
+        tuning["weight_vector"] = args.weight_vector
+    if getattr(args, "min_relevance", None) is not None:
+        tuning["min_relevance"] = args.min_relevance
+    return tuning

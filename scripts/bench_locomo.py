@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _bench_common import (Doc, Run, add_common_args, make_embedder, mean,  # noqa: E402
+from _bench_common import (Doc, Run, add_common_args, apply_tuning_args, half_of, make_embedder, mean,  # noqa: E402
                            print_table, progress, rank_workspace)
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -74,29 +74,34 @@ def main() -> int:
         conversations = json.load(handle)[: args.limit]
     configs = tuple(c for c in args.configs.split(",") if c)
     embedder = make_embedder(args.model, args.embed_cache) if set(configs) - {"bm25"} else None
-    tuning = {"weight_vector": args.weight_vector} if args.weight_vector is not None else {}
+    tuning = apply_tuning_args(args)
     run = Run()
     questions: list[dict] = []
     started = time.perf_counter()
     for number, sample in enumerate(conversations, 1):
         docs = session_docs(sample["conversation"])
         now = max(d.created_at for d in docs) + timedelta(days=1)
-        qas = sample["qa"]
+        qas = [dict(qa, _key=f"{sample['sample_id']}#{index}") for index, qa in enumerate(sample["qa"])]
+        qas = [qa for qa in qas if args.half == "all" or half_of(qa["_key"]) == args.half]
         questions.extend(qas)
         rank_workspace(docs, [(qa["question"], now) for qa in qas], embedder=embedder,
                        model=args.model, top_k=10, configs=configs, tuning=tuning, run=run)
         progress(number, len(conversations), started)
     if embedder is not None:
         embedder.save()
-    metrics = {}
-    for config in configs:
-        rankings = run.rankings[config]
-        metrics[config] = {
-            "R@5": mean([recall(r, evidence_sessions(q), 5) for q, r in zip(questions, rankings)]),
-            "R@10": mean([recall(r, evidence_sessions(q), 10) for q, r in zip(questions, rankings)]),
-        }
     print(f"LoCoMo dev: {len(conversations)} conversations, {len(questions)} questions, model {args.model}")
-    print_table("session-level recall", metrics, ["R@5", "R@10"])
+    for half in ("tune", "check", "all"):
+        picked = [i for i, q in enumerate(questions) if half == "all" or half_of(q["_key"]) == half]
+        if not picked or (half == "all" and args.half != "all"):
+            continue
+        metrics = {}
+        for config in configs:
+            pairs = [(questions[i], run.rankings[config][i]) for i in picked]
+            metrics[config] = {
+                "R@5": mean([recall(r, evidence_sessions(q), 5) for q, r in pairs]),
+                "R@10": mean([recall(r, evidence_sessions(q), 10) for q, r in pairs]),
+            }
+        print_table(f"session-level recall, {half} half ({len(picked)} questions)", metrics, ["R@5", "R@10"])
     print("\nR@10 by category")
     for category, name in CATEGORIES.items():
         picked = [i for i, q in enumerate(questions) if q.get("category") == category]

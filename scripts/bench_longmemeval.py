@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _bench_common import (Doc, Run, add_common_args, make_embedder, mean,  # noqa: E402
+from _bench_common import (Doc, Run, add_common_args, apply_tuning_args, half_of, make_embedder, mean, pick_half,  # noqa: E402
                            print_table, progress, rank_workspace, safe_id)
 
 
@@ -83,10 +83,11 @@ def main() -> int:
     add_common_args(parser)
     parser.add_argument("--by-type", action="store_true", help="also print recall_any@5 per question type")
     args = parser.parse_args()
-    questions = load(args.data)[: args.limit]
+    questions = load(args.data)
+    questions = pick_half(questions, [q["question_id"] for q in questions], args.half)[: args.limit]
     configs = tuple(c for c in args.configs.split(",") if c)
     embedder = make_embedder(args.model, args.embed_cache) if set(configs) - {"bm25"} else None
-    tuning = {"weight_vector": args.weight_vector} if args.weight_vector is not None else {}
+    tuning = apply_tuning_args(args)
     run = Run()
     started = time.perf_counter()
     for number, question in enumerate(questions, 1):
@@ -104,11 +105,17 @@ def main() -> int:
             embedder.save()
     if embedder is not None:
         embedder.save()
-    metrics = {c: evaluate(questions, run.rankings[c]) for c in configs}
     print(f"LongMemEval-S dev: {len(questions)} questions, model {args.model}")
-    print_table("session-level retrieval", metrics,
-                ["recall_any@5", "recall_any@10", "official recall_all@5", "official recall_all@10",
-                 "official ndcg_any@10"])
+    for half in ("tune", "check", "all"):
+        picked = [i for i, q in enumerate(questions) if half == "all" or half_of(q["question_id"]) == half]
+        if not picked or (half == "all" and args.half != "all"):
+            continue
+        part = {c: evaluate([questions[i] for i in picked], [run.rankings[c][i] for i in picked])
+                for c in configs}
+        print_table(f"session-level retrieval, {half} half ({len(picked)} questions)", part,
+                    ["recall_any@5", "recall_any@10", "official recall_all@5", "official recall_all@10",
+                     "official ndcg_any@10"])
+    metrics = {c: evaluate(questions, run.rankings[c]) for c in configs}
     print(f"\nofficial subset: {metrics[configs[0]]['official n']} questions")
     if args.by_type:
         types = sorted({q["question_type"] for q in questions})

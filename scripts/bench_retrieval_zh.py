@@ -61,7 +61,8 @@ def settings_for(config: str, workspace: Path, timezone: str, model: str | None)
     return Settings.from_env(**options)
 
 
-KINDS = {"keyword", "paraphrase", "concept", "temporal", "temporal+concept", "cross-lingual"}
+KINDS = {"keyword", "paraphrase", "concept", "temporal", "temporal+concept", "cross-lingual", "unanswerable"}
+UNANSWERABLE = "unanswerable"  # the answer is not stored: relevant is [] (scored by bench_precision.py)
 
 
 def dataset_problems(data: dict) -> list[str]:
@@ -80,7 +81,10 @@ def dataset_problems(data: dict) -> list[str]:
     for query in data.get("queries", []):
         if query.get("kind") not in KINDS:
             problems.append(f"{query.get('id')}: kind {query.get('kind')!r} is not one of {sorted(KINDS)}")
-        if not query.get("relevant") or not set(query["relevant"]) <= known:
+        if query.get("kind") == UNANSWERABLE:
+            if query.get("relevant"):
+                problems.append(f"{query.get('id')}: an unanswerable query lists no relevant ids")
+        elif not query.get("relevant") or not set(query["relevant"]) <= known:
             problems.append(f"{query.get('id')}: relevant ids missing or unknown: {query.get('relevant')}")
         if not query.get("query") or not query.get("now"):
             problems.append(f"{query.get('id')}: needs query and now")
@@ -144,6 +148,8 @@ def summarise(queries: list[dict], rankings: list[list[str]]) -> dict[str, dict[
     """kind -> {recall, mrr, n}; plus 'overall'."""
     per_kind: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for query, ranked in zip(queries, rankings):
+        if query["kind"] == UNANSWERABLE:
+            continue  # no recall to measure; see scripts/bench_precision.py
         scores = (recall_at(ranked, query["relevant"], RECALL_AT), reciprocal_rank(ranked, query["relevant"]))
         per_kind[query["kind"]].append(scores)
         per_kind["overall"].append(scores)
@@ -167,7 +173,7 @@ def print_table(metric: str, title: str, results: dict[str, dict[str, dict[str, 
 def print_misses(config: str, queries: list[dict], rankings: list[list[str]]) -> None:
     print(f"\nmisses under {config} (relevant memory not in the top {RECALL_AT}):")
     for query, ranked in zip(queries, rankings):
-        if recall_at(ranked, query["relevant"], RECALL_AT) < 1.0:
+        if query["kind"] != UNANSWERABLE and recall_at(ranked, query["relevant"], RECALL_AT) < 1.0:
             print(f"  {query['id']} [{query['kind']}] {query['query']!r}: want {query['relevant']}, "
                   f"got {ranked[:RECALL_AT]}")
 
@@ -184,6 +190,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="let the embedding model be downloaded from the Hugging Face hub "
                              "(default: offline, only models already in the cache or on disk)")
     parser.add_argument("--misses", action="store_true", help="list the queries each configuration misses")
+    parser.add_argument("--half", choices=("tune", "check", "all"), default="all",
+                        help="only the queries of one half of the fixed split (scripts/_bench_common.half_of)")
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
 
@@ -196,13 +204,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if problems:
         print(f"{args.data} is not a valid dataset:\n  " + "\n  ".join(problems), file=sys.stderr)
         return 2
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _bench_common import pick_half
+
+    data = dict(data, queries=pick_half(data["queries"], [q["id"] for q in data["queries"]], args.half))
     queries = data["queries"]
-    kinds = list(dict.fromkeys(q["kind"] for q in queries))
+    kinds = list(dict.fromkeys(q["kind"] for q in queries if q["kind"] != UNANSWERABLE))
     configs = [c.strip() for c in args.configs.split(",") if c.strip()]
     unknown = [c for c in configs if c not in CONFIGS]
     if unknown:
         parser.error(f"unknown configuration(s): {', '.join(unknown)}")
-    print(f"{len(data['memories'])} memories, {len(queries)} queries ({args.data})")
+    print(f"{len(data['memories'])} memories, {len(queries)} queries ({args.data}, half: {args.half})")
 
     embedder = model = None
     if "+vectors" in configs:

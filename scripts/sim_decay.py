@@ -220,15 +220,19 @@ class Simulation:
         target.recalls += 1
         target.last_recall = when
         self.month["recalls"] += 1
-        every_result = self.args.reinforce == "returned"
         for name, pm in self.palaces.items():
             found = [r.memory.id for r in pm.search(query, top_k=TOP_K, now=when,
-                                                    record_access=every_result)]
+                                                    record_access=False)]
             self.searches += 1
-            if target.ids[name] in found:
+            hit = target.ids[name] in found
+            if hit:
                 self.month["hits"][name] += 1
-                if not every_result:  # only the memory the agent actually used
-                    pm.record_access([target.ids[name]], at=when, kind="search")
+            # what counts as accessed (MEMORY_REINFORCE): every result, the best one,
+            # or only the memory the agent actually needed, when it was found
+            reinforced = {"returned": found, "top": found[:1],
+                          "used": [target.ids[name]] if hit else []}[self.args.reinforce]
+            if reinforced:
+                pm.record_access(reinforced, at=when, kind="search")
 
     def pick_target(self, when: datetime) -> SimMemory | None:
         pool = [m for m in self.memories if m.kind == "topic" and m.created <= when]
@@ -401,8 +405,8 @@ class Simulation:
             idle = sum((self.end - (m.last_recall or m.created)).days for m in members) / len(members)
             print(f"  {label:50} {active:>4}/{len(members):<4} {active / len(members):6.1%}"
                   f"   {mean_recalls:>7.1f} {mean_accesses:>8.1f} {idle:>9.0f}")
-        counted = ("every time it was returned" if self.args.reinforce == "returned"
-                   else "only when the agent used it")
+        counted = {"returned": "every time it was returned", "top": "when it was the best result",
+                   "used": "only when the agent used it"}[self.args.reinforce]
         print("  (recalls: searches aimed at the memory; accesses: journalled reinforcements after "
               f"merging bursts, {counted}; idle days: since the last recall or the creation)")
         print()
@@ -431,10 +435,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-day", type=float, default=4.0, help="new memories per day, on average")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--start", default="2026-01-01", help="first simulated day (ISO date)")
-    parser.add_argument("--reinforce", choices=["returned", "used"], default="returned",
-                        help="returned: every search result counts as accessed (what pm.search "
-                             "does); used: only the memory the agent needed, when it was found "
-                             "(search with record_access=False, then pm.record_access)")
+    parser.add_argument("--reinforce", choices=["returned", "top", "used"], default="returned",
+                        help="which results count as accessed (MEMORY_REINFORCE): returned = every "
+                             "search result; top = the best one; used = only the memory the agent "
+                             "needed, when it was found (search with record_access=False, then "
+                             "pm.record_access)")
     parser.add_argument("--workspace", help="keep the two palaces here (default: a temp folder)")
     args = parser.parse_args(argv)
     if args.days < 14 or args.per_day <= 0:

@@ -27,10 +27,10 @@ LAYERS: dict[str, int] = {
     "palace.backends": 1,  # the backend choice and the Postgres store of record, beside them
     # 2 the engines search uses: pure pieces, time words, concepts, decay, chunks, embedders
     "palace.retrieval": 2, "palace.time_reasoning": 2, "palace.concepts": 2, "palace.decay": 2,
-    "palace.chunking": 2, "palace.embedders": 2,
+    "palace.chunking": 2, "palace.embedders": 2, "palace.relevance": 2,
     "palace.graph": 2,  # the entity graph: normalise, facts, extract, supersede, paths, review
     # 3 search: the pipeline over explicit collaborators
-    "palace.search": 3,
+    "palace.search": 3, "palace.floor": 3,
     # 3 also: maintenance over storage and index (recovery on open, palace doctor)
     "palace.recovery": 3, "palace.doctor": 3,
     # 4 the manager: the one orchestrator, and the package's public face over it

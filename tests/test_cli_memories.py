@@ -199,7 +199,7 @@ def test_search(seeded):
     assert "dep" not in [r["id"] for r in ranged["results"]]
     plain = seeded("search", "deployed", "-k", "1")
     assert plain.rc == 0 and "dep" in plain.stdout and "bm25#1" in plain.stdout
-    assert seeded("search", "zzyzx").stdout.strip() == "(nothing found)"
+    assert seeded("search", "zzyzx").stdout.strip() == "note: no memory matches these words\n(nothing found)"
     assert_failed(seeded("search", "deploy", "--top-k", "0"), BAD_INPUT, "top_k")
 
 

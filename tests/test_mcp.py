@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from datetime import datetime, timedelta
@@ -23,7 +24,7 @@ from conftest import TIMEZONE  # noqa: E402
 TOOLS = {"save_memory", "search_memory", "get_memory", "update_memory", "delete_memory",
          "restore_memory", "list_memories", "get_context", "get_summary", "bootstrap",
          "record_experience", "verify_experience", "search_experiences", "recall_memory",
-         "entity_history", "review_facts", "manage_task"}
+         "entity_history", "review_facts", "manage_task", "record_access"}
 TOOLS |= {"search_compact", "timeline", "get_memories", "list_open_tasks"}  # palace/capture
 SESSION_TIMEOUT_S = 60
 
@@ -261,3 +262,17 @@ def test_graph_over_mcp(workspace):
         assert "not a task" in await client.error("manage_task", action="done", id=old["id"])
 
     run_session(workspace, scenario)
+
+
+def test_record_access_reinforces_what_the_agent_used(workspace):
+    async def scenario(client: Client):
+        used = (await client.ok("save_memory", content="The staging cluster runs Kubernetes 1.31."))["id"]
+        recorded = await client.ok("record_access", ids=[used, "no-such-memory"])
+        assert recorded == {"recorded": [used], "unknown": ["no-such-memory"]}
+        return used
+
+    used = run_session(workspace, scenario)
+    lines = (workspace / "memory" / "palace" / ".journal" / "access.jsonl").read_text().splitlines()
+    entries = [json.loads(line) for line in lines]
+    assert [e["ids"] for e in entries if e["kind"] == "used"] == [[used]]
+    assert not any("no-such-memory" in e["ids"] for e in entries)

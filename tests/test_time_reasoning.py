@@ -128,7 +128,60 @@ def test_time_range_is_frozen_and_explains_itself():
     explained = json.loads(json.dumps(tr.to_dict()))
     assert explained == {"start": "2026-03-13T12:00:00", "end": "2026-03-13T18:00:00",
                          "text": "last Friday afternoon", "remainder": "",
-                         "granularity": "part_of_day", "span": [0, 21]}
+                         "granularity": "part_of_day", "span": [0, 21], "point": None}
+
+
+NEW_TABLE = Path(__file__).parent / "data" / "time_cases_new.yaml"
+
+
+def _load_new_table() -> list:
+    data = yaml.safe_load(NEW_TABLE.read_text(encoding="utf-8"))
+    nows = {name: datetime.fromisoformat(value) for name, value in data["nows"].items()}
+    return [pytest.param(c, nows[c.get("now", "A")], id=f"new:{_case_id(c)}") for c in data["cases"]]
+
+
+@pytest.mark.parametrize("case, now", _load_new_table())
+def test_new_table_case(case, now):
+    """Issue 11's batch, written before "N units ago is a point" was built."""
+    found = parse_time(case["q"], now=now)
+    if case.get("none"):
+        assert found is None, f"found {found.text!r}"
+        return
+    assert found is not None
+    assert (found.start, found.end) == (datetime.fromisoformat(case["start"]),
+                                        datetime.fromisoformat(case["end"])), f"matched {found.text!r}"
+
+
+@pytest.mark.parametrize("query, point, tolerance_days", [
+    ("两周前", datetime(2026, 3, 4, 10), 3), ("a month ago", datetime(2026, 2, 18, 10), 5),
+    ("一年前的事", datetime(2025, 3, 18, 10), 7), ("半年前", datetime(2025, 9, 18, 10), 5),
+    ("三天前", datetime(2026, 3, 15, 10), 0), ("two weeks from now", datetime(2026, 4, 1, 10), 3),
+])
+def test_n_units_ago_is_a_point_with_a_tolerance(query, point, tolerance_days):
+    found = parse_time(query, now=datetime(2026, 3, 18, 10))
+    assert found.point == point
+    assert found.start == datetime(point.year, point.month, point.day) - timedelta(days=tolerance_days)
+    assert found.end - found.start == timedelta(days=2 * tolerance_days + 1)
+
+
+@pytest.mark.parametrize("query", ["上个月", "last month", "去年", "last year", "上周", "last week"])
+def test_calendar_words_keep_their_unit_and_carry_no_point(query):
+    found = parse_time(query, now=datetime(2026, 3, 18, 10))
+    assert found.point is None and found.granularity in ("month", "year", "week")
+
+
+def test_a_slot_after_n_units_ago_is_looked_for_in_the_calendar_unit():
+    # 两周前 is 3/4 ± 3 days; its Wednesday is the one of that Monday-to-Sunday week
+    found = parse_time("两周前的周三", now=datetime(2026, 3, 18, 10))
+    assert (found.start, found.end) == (datetime(2026, 3, 4), datetime(2026, 3, 5))
+
+
+def test_the_point_is_in_the_zone_of_now():
+    from zoneinfo import ZoneInfo
+
+    zone = ZoneInfo("Asia/Shanghai")
+    found = parse_time("一个月前", now=datetime(2026, 3, 18, 10, tzinfo=zone))
+    assert found.point == datetime(2026, 2, 18, 10, tzinfo=zone)
 
 
 def test_span_points_at_the_text_in_the_query():

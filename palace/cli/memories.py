@@ -52,6 +52,9 @@ def add(content: str | None, tags, importance, location, memory_type, source, su
         memory = pm.store(text, tags=tags, importance=importance, location=location,
                           type=memory_type, source=source, summary=summary, created_at=created_at,
                           id=memory_id, pinned=pin)
+    if memory.duplicate:
+        return Reply(memory.to_dict(), lambda: f"already stored as {memory.id} in {memory.location} "
+                                               f"({memory.path}); tags merged, no copy made")
     return Reply(memory.to_dict(), lambda: f"stored {memory.id} in {memory.location} ({memory.path})")
 
 
@@ -110,9 +113,11 @@ def list_(location, tags, memory_type, status, limit) -> Reply:
 @click.option("--compact", is_flag=True,
               help="Compact hits (id, title, date, type, room; ~50 tokens each): open the ones "
                    "worth reading with `palace get ID…`.")
+@click.option("--include-weak", is_flag=True,
+              help="Also show matches below the relevance floor, marked weak.")
 @shared_options
 def search(query, top_k, tags, location, memory_type, include_archived, now, start, end,
-           explain, compact) -> Reply:
+           explain, compact, include_weak) -> Reply:
     """Search memories (time words like '上周' or 'last Friday' are understood).
 
     --json prints the object MCP's search_memory returns: {count, time_range, notes,
@@ -132,7 +137,7 @@ def search(query, top_k, tags, location, memory_type, include_archived, now, sta
     with open_manager() as pm:
         results = pm.search(query, top_k=top_k, now=now, tags=_tags(tags), location=location,
                             type=memory_type, include_archived=include_archived, start=start,
-                            end=end)
+                            end=end, include_weak=include_weak)
     data = search_response(results, explain=explain)
     return Reply(data, lambda: _search_text(data, results))
 

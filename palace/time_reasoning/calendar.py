@@ -11,7 +11,7 @@ the most recent occurrence of the pieces that their rule accepts.
 from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta
-from typing import Callable, NamedTuple, Union
+from typing import Optional, Callable, NamedTuple, Union
 
 from . import tables as T
 
@@ -27,6 +27,7 @@ class Span(NamedTuple):
     start: datetime
     end: datetime
     grain: str  # what kind of slot this is: year, month, week, day, part, range…
+    point: Optional[datetime] = None  # "N units ago": the instant meant, to rank by closeness
 
 
 DAY = timedelta(days=1)
@@ -94,6 +95,9 @@ class Anchor(NamedTuple):
 
     grain: str
     resolve: Callable[[datetime], Span]
+    # the calendar unit to look inside when pieces follow ("两周前的周三": the Wednesday
+    # of that calendar week), for anchors whose own span is a window around a point
+    calendar: Optional[Callable[[datetime], Span]] = None
 
 
 class Piece(NamedTuple):
@@ -112,7 +116,7 @@ class Piece(NamedTuple):
 Part = Union[Anchor, Piece]
 
 # Sort order inside a point: coarse to fine, anchors before the pieces they contain.
-GRAIN_ORDER = {"year": 0, "season": 1, "half": 1, "quarter": 2, "month": 3, "week": 4,
+GRAIN_ORDER = {"year": 0, "season": 1, "half": 1, "quarter": 2, "month": 3, "week": 4, "point": 4,
                "day": 5, "days": 5, "part": 6, "hour": 7, "range": 9}
 _PIECE_ORDER = {"year_slot": 0.5, "mday": 3.5, "third": 5.2, "weekday": 5.5, "week_of": 5.8,
                 "part": 6.5, "hour": 7.5}
@@ -142,12 +146,20 @@ def date_anchor(day: date) -> Anchor:
     return Anchor("day", lambda now: Span(start, start + DAY, "day"))
 
 
+# "N units ago" is a point (now − N units) widened by a tolerance that grows with the
+# unit: people say 一个月前 of anything from about 25 to 35 days back, 一年前 of about a
+# week either side of that date. A half unit (半个月, 半年) takes the next finer unit's.
+POINT_TOLERANCE_DAYS = {"day": 0, "week": 3, "month": 5, "quarter": 5, "year": 7}
+
+
 def ago_anchor(low: float, high: float, unit: str, direction: int = -1) -> Anchor:
     """低 to 高 units ago (direction -1) or ahead (+1); see the module notes."""
     fuzzy = unit in ("hour", "minute") or (unit == "day" and (low % 1 or high % 1))
     whole = low == int(low) and high == int(high)
     calendar_unit = unit if whole else _FINER[unit]
-    grain = "range" if fuzzy or low != high else calendar_unit
+    point = not fuzzy and low == high and calendar_unit in POINT_TOLERANCE_DAYS
+    grain = "range" if fuzzy or low != high else ("day" if point and calendar_unit == "day" else
+                                                   "point" if point else calendar_unit)
 
     def resolve(now: datetime) -> Span:
         if fuzzy:
@@ -155,12 +167,20 @@ def ago_anchor(low: float, high: float, unit: str, direction: int = -1) -> Ancho
             if direction < 0:
                 return Span(now - 1.5 * high * step, now - 0.5 * low * step, "range")
             return Span(now + 0.5 * low * step, now + 1.5 * high * step, "range")
+        if point:
+            instant = move(now, direction * low, unit)
+            tolerance = POINT_TOLERANCE_DAYS[calendar_unit] * DAY
+            day = day_start(instant)
+            return Span(day - tolerance, day + DAY + tolerance, grain, instant)
+        return calendar(now)
+
+    def calendar(now: datetime) -> Span:
         near = unit_span(calendar_unit, move(now, direction * low, unit))
         far = unit_span(calendar_unit, move(now, direction * high, unit))
         first, last = (far, near) if direction < 0 else (near, far)
-        return Span(first.start, last.end, grain)
+        return Span(first.start, last.end, "range" if low != high else calendar_unit)
 
-    return Anchor(grain, resolve)
+    return Anchor(grain, resolve, calendar if point else None)
 
 
 _FINER = {"year": "month", "quarter": "month", "month": "week", "week": "day", "day": "day",
@@ -389,7 +409,9 @@ def resolve_point(parts: list[Part], now: datetime) -> Span | None:
     if len({p.kind for p in pieces}) != len(pieces):
         return None  # two months, two weekdays…: not one point
     if anchors:
-        return narrow(anchors[0].resolve(now), pieces)
+        anchor = anchors[0]
+        resolve = anchor.calendar if pieces and anchor.calendar is not None else anchor.resolve
+        return narrow(resolve(now), pieces)
     return most_recent(pieces, now)
 
 

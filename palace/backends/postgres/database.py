@@ -370,6 +370,19 @@ class PgIndex:
         return np.fromiter((r["rid"] for r in self._all(f"SELECT rid FROM memories m WHERE {where}", params)),
                            dtype=np.int64)
 
+    def term_holders(self, terms: Iterable[str]) -> tuple[int, dict[str, set[int]]]:
+        """As ``Index.term_holders``: (memories indexed, term → row ids holding it), for
+        the relevance floor, from the same stemmed postings."""
+        wanted = list(dict.fromkeys(terms))
+        stems = {t: stem(t) for t in wanted}
+        held: dict[str, set[int]] = {s: set() for s in stems.values()}
+        with self.palace.connection() as conn, conn.transaction():
+            docs = conn.execute("SELECT COUNT(*) AS docs FROM memories").fetchone()["docs"]
+            for row in conn.execute("SELECT term, rid FROM postings WHERE term = ANY(%s)",
+                                    (list(held),)):
+                held[row["term"]].add(int(row["rid"]))
+        return int(docs), {t: held[stems[t]] for t in wanted}
+
     def keyword_scores(self, groups: Sequence[tuple[float, Sequence[Any]]], filters: Filters,
                        limit: int) -> dict[int, float]:
         """As ``Index.keyword_scores``: Σ weight × BM25(term) over the same stemmed terms."""

@@ -1,0 +1,78 @@
+"""The relevance floor applied to one search's candidates (issue 11).
+
+Glue between the index (document frequencies, which memories hold which term:
+what the postings already know, no text is read) and the pure functions of
+``palace.relevance``. The pipeline calls ``measure`` once per search with its
+BM25 and vector candidates and gets, per candidate, the keyword coverage, the
+calibrated keyword and vector relevance and whether it is strong or weak.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from .relevance import (CosineScale, ExpansionMatch, Floors, confidence, cosine_relevance,
+                        coverage_by_candidate, floors_for, fuse_calibrated, keyword_relevance,
+                        query_units, scale_for, smoothed_idf)
+from .retrieval import fuse, phrase_words
+from .tokenize import query_terms
+
+
+@dataclass
+class Measured:
+    coverage: dict[int, float] = field(default_factory=dict)      # keyword candidates
+    keyword: dict[int, float] = field(default_factory=dict)       # calibrated keyword relevance
+    vector: dict[int, float] = field(default_factory=dict)        # calibrated cosine
+    scale: CosineScale | None = None
+    floors: Floors | None = None
+
+    def confidence(self, rid: int, cosine: float | None) -> str:
+        if self.floors is None or self.scale is None:  # nothing was measured: no floor
+            return "strong"
+        return confidence(self.coverage.get(rid), cosine, self.floors, self.scale)
+
+
+def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
+            keyword: Mapping[int, float], vector: Mapping[int, float], *,
+            model_name: str | None, override: float | None) -> Measured:
+    expansions = []
+    for group in groups[1 if own_terms else 0:]:
+        for exp in group.expansions:
+            words = phrase_words(exp.term)
+            terms = tuple(words) if words else tuple(query_terms(exp.term))
+            expansions.append(ExpansionMatch(exp.source, float(exp.weight), terms, bool(words)))
+    all_terms = set(own_terms) | {t for e in expansions for t in e.terms}
+    docs, holders = index.term_holders(all_terms)
+    idf = {t: smoothed_idf(len(holders[t]), docs) for t in own_terms}
+    coverage = coverage_by_candidate(keyword, query_units(own_terms), idf, holders, expansions)
+    best = max(keyword.values(), default=0.0)
+    scale = scale_for(model_name)
+    return Measured(coverage=coverage,
+                    keyword={rid: keyword_relevance(coverage[rid], keyword[rid], best) for rid in keyword},
+                    vector={rid: cosine_relevance(c, scale) for rid, c in vector.items()},
+                    scale=scale, floors=floors_for(scale, override))
+
+
+# "normalised" (the default): each retriever's best = 1, then a weighted sum; "mixed":
+# half that, half the calibrated scores; "calibrated": absolute scores only. Measured
+# on the tuning halves (docs/search-quality.md): mixed helped USE on the zh set
+# (0.907 → 0.930 recall@5) but cost e5 (0.953 → 0.930) and MiniLM (0.810 → 0.663),
+# and changed nothing on LongMemEval and LoCoMo; so the calibrated scores decide the
+# floor, and ranking keeps the normalised fusion. A module constant, not a setting:
+# the benchmarks switch it (--fusion) to measure the choice.
+FUSION = "normalised"
+
+
+def fused_relevance(keyword: Mapping[int, float], vector: Mapping[int, float], measured: Measured, *,
+                    vector_share: float, mode: str | None = None) -> dict[int, float]:
+    """Fused relevance of every candidate in [0, 1] (see FUSION and docs/search-quality.md)."""
+    mode = mode or FUSION
+    relative = fuse(keyword, vector, vector_share=vector_share)
+    if mode == "normalised":
+        return relative
+    absolute = fuse_calibrated(measured.keyword, measured.vector, vector_share=vector_share)
+    if mode == "calibrated":
+        return absolute
+    return {rid: 0.5 * relative.get(rid, 0.0) + 0.5 * absolute.get(rid, 0.0)
+            for rid in set(relative) | set(absolute)}

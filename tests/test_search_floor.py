@@ -1,0 +1,149 @@
+"""Search says "nothing found" when nothing relevant is stored (issue 11): the
+relevance floor, weak results, answers that carry their notes, what counts as
+accessed, and "N units ago" ranked by closeness. Real palaces in tmp_path, the
+real MiniLM model for the vector cases."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from palace import MemoryPalaceManager, SearchResults, Settings
+from palace.embedders import InProcessEmbedder
+
+pytest_plugins = ["conftest_vectors"]
+
+NOW = "2026-07-20T09:00:00+08:00"
+MEMORIES = {
+    "db": ("决定用 PostgreSQL 作为用户服务的主数据库", "2026-07-01T10:00:00+08:00"),
+    "ui": ("用户反馈登录页太慢，前端要做懒加载", "2026-07-02T10:00:00+08:00"),
+    "ops": ("用户量上来以后 Redis 要扩容", "2026-07-03T10:00:00+08:00"),
+    "pets": ("My dog Biscuit needs his vaccination at the vet next month.", "2026-07-04T10:00:00+08:00"),
+    "k8s": ("We moved the staging cluster to Kubernetes 1.31.", "2026-07-05T10:00:00+08:00"),
+}
+
+
+def _palace(workspace, embedder=None, **settings) -> MemoryPalaceManager:
+    options = dict(workspace_dir=str(workspace), timezone="Asia/Shanghai",
+                   vector_enabled=embedder is not None, decay_enabled=False)
+    options.update(settings)
+    pm = MemoryPalaceManager(workspace, settings=Settings.from_env(**options), embedder=embedder)
+    return pm
+
+
+@pytest.fixture
+def keyword_pm(tmp_path):
+    pm = _palace(tmp_path / "ws")
+    for memory_id, (text, created) in MEMORIES.items():
+        pm.store(text, id=memory_id, created_at=created)
+    yield pm
+    pm.close()
+
+
+def _journal(pm) -> list[dict]:
+    path = pm.journal_path
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def test_a_query_sharing_only_a_common_word_finds_nothing_and_says_why(keyword_pm):
+    results = keyword_pm.search("用户什么时候注册的", now=NOW)
+    assert isinstance(results, SearchResults) and list(results) == []
+    assert any("relevance floor" in note for note in results.notes)
+
+
+def test_include_weak_shows_what_the_floor_hid_marked_weak(keyword_pm):
+    results = keyword_pm.search("用户什么时候注册的", now=NOW, include_weak=True)
+    assert {r.memory.id for r in results} >= {"db", "ui", "ops"}
+    assert {r.explanation.confidence for r in results} == {"weak"}
+    assert all(r.explanation.retrievers["bm25"]["coverage"] < 0.15 for r in results)
+
+
+def test_a_real_match_is_strong(keyword_pm):
+    results = keyword_pm.search("PostgreSQL 主数据库", now=NOW)
+    assert results[0].memory.id == "db" and results[0].explanation.confidence == "strong"
+    assert results.notes == ()
+
+
+def test_weak_results_are_never_journalled(keyword_pm):
+    keyword_pm.search("用户什么时候注册的", now=NOW, include_weak=True)
+    assert _journal(keyword_pm) == []
+
+
+@pytest.mark.parametrize("mode, expected", [("returned", {"db", "ops"}), ("top", {"db"}), ("used", set())])
+def test_reinforce_setting_decides_what_counts_as_accessed(tmp_path, mode, expected):
+    pm = _palace(tmp_path / mode, reinforce=mode)
+    pm.store("决定用 PostgreSQL 作为主数据库", id="db", created_at="2026-07-01T10:00:00+08:00")
+    pm.store("PostgreSQL 主库要扩容", id="ops", created_at="2026-07-02T10:00:00+08:00")
+    pm.store("周末去莫干山露营", id="camp", created_at="2026-07-03T10:00:00+08:00")
+    results = pm.search("PostgreSQL 主数据库", now=NOW)
+    assert [r.memory.id for r in results][:1] == ["db"]
+    journalled = {i for entry in _journal(pm) for i in entry["ids"]}
+    assert journalled == expected
+    pm.record_access(["camp"], at=NOW)  # what the agent says it used always counts
+    assert "camp" in {i for entry in _journal(pm) for i in entry["ids"]}
+    pm.close()
+
+
+def test_an_empty_period_says_so_in_the_answer(keyword_pm):
+    results = keyword_pm.search("上个月的 PostgreSQL", now=NOW, include_weak=False)
+    assert results.time_range["text"] == "上个月"
+    assert any("上个月" in note for note in results.notes)
+
+
+def test_n_units_ago_ranks_by_closeness_to_the_day(tmp_path):
+    pm = _palace(tmp_path / "ws")
+    # 两周前 at 2026-07-20 is 07-06, window 07-03..07-09
+    for memory_id, day in (("edge", "2026-07-03"), ("exact", "2026-07-06"), ("near", "2026-07-08")):
+        pm.store(f"推荐算法实验复盘 {memory_id}", id=memory_id, created_at=f"{day}T18:00:00+08:00")
+    results = pm.search("两周前的实验复盘", now=NOW)
+    assert [r.memory.id for r in results] == ["exact", "near", "edge"]
+    assert results.time_range["text"] == "两周前"
+    pm.close()
+
+
+@pytest.fixture(scope="module")
+def minilm(minilm_path):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HF_HUB_OFFLINE", "1")
+        embedder = InProcessEmbedder(Settings(vector_model=minilm_path, vector_mode="inprocess"))
+        embedder.embed_query("warm up")
+        return embedder
+
+
+def test_with_vectors_an_unrelated_question_gets_nothing(tmp_path, minilm):
+    pm = _palace(tmp_path / "ws", embedder=minilm)
+    for memory_id, (text, created) in MEMORIES.items():
+        pm.store(text, id=memory_id, created_at=created)
+    pm.embed_pending()
+    # before the floor, the best vector hit always looked relevant (divided by itself)
+    assert list(pm.search("what is my favourite ice cream flavour", now=NOW)) == []
+    found = pm.search("puppy shots appointment", now=NOW)  # a paraphrase still gets through
+    assert found[0].memory.id == "pets" and found[0].explanation.confidence == "strong"
+    weak = pm.search("what is my favourite ice cream flavour", now=NOW, include_weak=True)
+    assert weak and {r.explanation.confidence for r in weak} == {"weak"}
+    pm.close()
+
+
+def test_storing_the_same_content_again_returns_the_memory_and_merges_tags(tmp_path):
+    pm = _palace(tmp_path / "ws")
+    first = pm.store("决定用 PostgreSQL 作为主数据库", tags=["数据库"])
+    again = pm.store("  决定用 ＰｏｓｔｇｒｅＳＱＬ   作为主数据库\n", tags=["decision"])
+    assert again.id == first.id and again.duplicate and not first.duplicate
+    assert again.tags == ("数据库", "decision")
+    assert pm.get(first.id, record_access=False).tags == ("数据库", "decision")
+    assert len(pm.list(limit=10)) == 1
+    other = pm.store("决定用 MySQL 作为主数据库")  # different content: a new memory
+    assert other.id != first.id and not other.duplicate
+    explicit = pm.store("决定用 PostgreSQL 作为主数据库", id="copy")  # an id asked for: kept
+    assert explicit.id == "copy"
+    pm.close()
+
+
+def test_cli_says_a_duplicate_was_not_copied(tmp_path):
+    from cli_helpers import invoke
+
+    workspace = str(tmp_path / "ws")
+    assert invoke("add", "Redis 只做缓存", "--workspace", workspace).rc == 0
+    again = invoke("add", "Redis 只做缓存", "-t", "cache", "--workspace", workspace)
+    assert again.rc == 0 and "already stored" in again.stdout
