@@ -116,3 +116,13 @@ def test_supersession_properties(olds, new, now):
     # the same fact stated again retires nothing
     again = decide([Relation(new.subject, new.predicate, new.object, valid_from=at, memory_id="x")], new, now)
     assert again.supersede == () and again.review == ()
+
+
+def test_capitals_that_only_open_a_sentence_are_not_names():
+    from palace.graph.extract import extract_entities
+
+    text = ("Why does the schedule skip Sundays?\n\nFacts:\n- Fixed the cron job.\n"
+            "Alice Chen owns it. Next week ask Alice and Bob.")
+    names = {e.name for e in extract_entities(text)}
+    assert {"Alice Chen", "Alice", "Bob"} <= names
+    assert not names & {"Why", "Sundays", "Facts", "Fixed", "Next"}

@@ -42,7 +42,27 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _CAPITALISED = re.compile(r"\b([A-Z][a-z]+(?: [A-Z][a-z]+)*)\b")
 _NOT_NAMES = frozenset({"I", "The", "A", "An", "We", "He", "She", "They", "It", "My", "Our", "This",
                         "That", "Today", "Yesterday", "Tomorrow", "Monday", "Tuesday", "Wednesday",
-                        "Thursday", "Friday", "Saturday", "Sunday", "If", "When", "And", "But"})
+                        "Thursday", "Friday", "Saturday", "Sunday", "If", "When", "And", "But",
+                        "Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays", "Saturdays",
+                        "Sundays"})
+_LIST_MARK = re.compile(r"\n\s*(?:[-*•]|\d+[.)])?\s*$")
+
+
+def _capitalised_names(content: str) -> list[str]:
+    """Capitalised runs that look like names. A lone capitalised word opening a sentence,
+    a line or a list item ("Why …", "Facts:", "- Fixed …") is only the grammar's capital,
+    unless the same word is also capitalised inside a sentence somewhere."""
+    runs, inside = [], set()
+    for match in _CAPITALISED.finditer(content):
+        name = match.group(1)
+        if name in _NOT_NAMES:
+            continue
+        before = content[:match.start()].rstrip(" \t\"'(“‘")
+        opening = not before or before[-1] in ".!?:;\n" or bool(_LIST_MARK.search(content[:match.start()]))
+        if not opening:
+            inside.add(name)
+        runs.append((name, opening))
+    return [name for name, opening in runs if " " in name or not opening or name in inside]
 
 
 def _pos_entities(content: str) -> list[Entity]:
@@ -57,8 +77,7 @@ def _pos_entities(content: str) -> list[Entity]:
 def extract_entities(content: str, tags: Sequence[str] = ()) -> list[Entity]:
     found: dict[str, Entity] = {}
     candidates = [*_pos_entities(content),
-                  *(Entity(m.group(1), extracted=True) for m in _CAPITALISED.finditer(content)
-                    if m.group(1) not in _NOT_NAMES),
+                  *(Entity(name, extracted=True) for name in _capitalised_names(content)),
                   *(Entity(tag, type="tag", extracted=True) for tag in tags)]
     for entity in candidates:
         found.setdefault(entity.key, entity)
