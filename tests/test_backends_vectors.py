@@ -31,11 +31,12 @@ def embedder(minilm_path):
 
 
 def ranked(pm: MemoryPalaceManager) -> list[list[tuple[str, float]]]:
+    # include_weak: the backends must agree on every candidate, whatever the relevance floor keeps
     for i, text in enumerate(TEXTS):
         pm.store(text, id=f"v{i}", created_at=NOW - timedelta(hours=i))
     assert pm.embed_pending() == len(TEXTS)
     assert pm.embed_pending() == 0  # keyed by model and content hash: nothing twice
-    return [[(r.memory.id, round(r.score, 5)) for r in pm.search(q, now=NOW, record_access=False)]
+    return [[(r.memory.id, round(r.score, 5)) for r in pm.search(q, now=NOW, record_access=False, include_weak=True)]
             for q in QUERIES]
 
 
@@ -67,7 +68,7 @@ def test_above_the_threshold_search_goes_through_an_hnsw_index(embedder, minilm_
     try:
         exact = ranked(remote)
         monkeypatch.setattr(vectors, "HNSW_ABOVE", 0)
-        approximate = [[(r.memory.id, round(r.score, 5)) for r in remote.search(q, now=NOW, record_access=False)]
+        approximate = [[(r.memory.id, round(r.score, 5)) for r in remote.search(q, now=NOW, record_access=False, include_weak=True)]
                        for q in QUERIES]
         assert [q[0] for q in approximate] == [q[0] for q in exact]  # six rows: HNSW finds the best
         import psycopg
