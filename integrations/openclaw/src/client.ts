@@ -27,7 +27,8 @@ export interface Health {
   max_chars: number | null;
   backend: string | null;
   load_seconds: number | null;
-  workspace: string | null;
+  /** whether the sidecar serves a workspace (its path is not disclosed to unauthenticated callers) */
+  workspace: boolean;
   error?: string;
 }
 

@@ -108,7 +108,6 @@ export class PalaceSearchManager implements MemorySearchManager {
       backend: "builtin",
       provider: "palace",
       ...(health?.model ? { model: health.model } : {}),
-      ...(health?.workspace ? { workspaceDir: health.workspace } : {}),
       sources: ["memory"],
       fts: { enabled: true, available: health !== null },
       vector: {
@@ -154,7 +153,7 @@ export class PalaceSearchManager implements MemorySearchManager {
   async probeVectorStoreAvailability(): Promise<boolean> {
     try {
       this.health = await this.client.health({ timeoutMs: 2_000 });
-      return this.health.workspace !== null;
+      return this.health.workspace === true;
     } catch {
       return false;
     }

@@ -100,7 +100,8 @@ describe("tools and the memory slot", () => {
     assert.equal(status.provider, "palace");
     const health = await (await fetch(sidecar.url + "/health")).json();
     assert.equal(status.model, health.model);
-    assert.equal(status.workspaceDir, sidecar.workspace);
+    assert.equal(health.workspace, true);  // served, but its path is not disclosed
+    assert.equal(status.workspaceDir, undefined);
     assert.equal(status.vector.available, true);
     assert.equal(status.vector.dims, 384);
     assert.equal(status.custom.sidecar, sidecar.url);
