@@ -2,8 +2,8 @@
 and every transition recorded in ``taskHistory`` in the frontmatter.
 
 The transition rule is a pure function (``next_state``); the feature functions use only
-the manager's public API. ``taskState`` is the key session capture writes too; the
-older ``taskStatus`` is still read by ``palace.context.is_open_task``.
+the manager's public API. ``taskState`` is the key session capture writes too
+(palace/capture/tasks.py uses ``state_of`` and ``is_open_task`` from here).
 """
 
 from __future__ import annotations
@@ -26,9 +26,29 @@ TRANSITIONS: dict[str, tuple[str, ...]] = {
 }
 
 
-def state_of(memory: Memory) -> str:
-    value = str(memory.extra.get(STATE_KEY) or memory.extra.get("taskStatus") or "todo").strip().lower()
-    return value if value in STATES else "todo"
+# tasks saved by hand before taskState: closed by a done tag or an older taskStatus key
+DONE_TAGS = frozenset({"done", "cancelled", "canceled", "已完成", "已取消"})
+STATUS_KEY = "taskStatus"
+CLOSED_STATUSES = frozenset({"done", "cancelled", "canceled", "closed"})
+
+
+def state_of(memory: Any) -> str:
+    """The one rule for a task's state (``palace task``, ``palace tasks``, bootstrap, MCP):
+    ``taskState`` when it holds a known state; else done by a done tag or a closed
+    ``taskStatus``; else todo."""
+    extra = memory.extra or {}
+    value = str(extra.get(STATE_KEY) or "").strip().lower()
+    if value in STATES:
+        return value
+    if DONE_TAGS.intersection(tag.lower() for tag in memory.tags):
+        return "done"
+    if str(extra.get(STATUS_KEY, "")).strip().lower() in CLOSED_STATUSES:
+        return "done"
+    return "todo"
+
+
+def is_open_task(memory: Any) -> bool:
+    return memory.type == TASK_TYPE and memory.status == "active" and state_of(memory) != "done"
 
 
 def next_state(current: str, wanted: str) -> str:

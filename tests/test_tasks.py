@@ -46,3 +46,18 @@ def test_task_cli(workspace, make_pm):
     assert cli("task", "done", added["id"]).rc == 0
     assert cli("task", "list").stdout.strip() == "(no tasks)"
     assert_failed(cli("task", "block", added["id"]), BAD_INPUT, "cannot become")
+
+
+def test_one_rule_for_open_tasks_whoever_made_them(pm):
+    """A task captured from a session and one added with `palace task add` are open or done
+    by the same rule, so bootstrap, `palace tasks` and `palace task list` agree."""
+    from palace.capture.tasks import open_tasks
+    from palace.tasks import add_task, list_tasks, move_task
+
+    added = add_task(pm, "写发布说明")
+    captured = pm.store("Restart the garden-bot service", type="task", extra={"taskState": "doing"})
+    tagged_done = pm.store("old chore", type="task", tags=["已完成"])
+    assert {m.id for m in open_tasks(pm)} == {m.id for m in list_tasks(pm)} == {added.id, captured.id}
+    move_task(pm, captured.id, "done")
+    assert [m.id for m in open_tasks(pm)] == [m.id for m in list_tasks(pm)] == [added.id]
+    assert tagged_done.id in {m.id for m in list_tasks(pm, states=["done"])}

@@ -1,41 +1,24 @@
 """Open tasks: next steps and unfinished to-do items that sessions left behind, and
-tasks saved by hand (memories of type ``task``). The one rule of when a task is
-open, shared by ``palace tasks``, MCP ``list_open_tasks`` and the bootstrap
-(palace/context.py): ``taskState`` (todo, doing, blocked, done) when capture or
-``palace tasks set`` wrote one; otherwise closed by a done tag (``done``,
-``cancelled``, ``已完成`` …) or ``taskStatus: done|cancelled|closed``. Archived and
-trashed tasks are not open."""
+tasks saved by hand (memories of type ``task``), in the order bootstrap shows them.
+When a task is open is one rule, ``palace.tasks.state_of``, shared with ``palace
+task``; archived and trashed tasks are not open."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ..errors import InvalidInputError, MemoryNotFoundError
+from ..tasks import CLOSED_STATUSES as TASK_CLOSED_STATUSES
+from ..tasks import DONE_TAGS as TASK_DONE_TAGS
+from ..tasks import STATE_KEY as TASK_STATE_KEY
+from ..tasks import STATES as TASK_STATES
+from ..tasks import STATUS_KEY as TASK_STATUS_KEY
+from ..tasks import TASK_TYPE, is_open_task
+from ..tasks import state_of as task_state
 
-TASK_TYPE = "task"
-TASK_STATES = ("todo", "doing", "blocked", "done")
-TASK_STATE_KEY = "taskState"
-TASK_DONE_TAGS = frozenset({"done", "cancelled", "canceled", "已完成", "已取消"})
-TASK_STATUS_KEY = "taskStatus"
-TASK_CLOSED_STATUSES = frozenset({"done", "cancelled", "canceled", "closed"})
+__all__ = ["TASK_CLOSED_STATUSES", "TASK_DONE_TAGS", "TASK_STATE_KEY", "TASK_STATES", "TASK_STATUS_KEY",
+           "TASK_TYPE", "is_open_task", "open_tasks", "set_task_state", "task_state"]
 _ORDER = {"doing": 0, "blocked": 1, "todo": 2}
-
-
-def task_state(memory: Any) -> str:
-    extra = memory.extra or {}
-    state = extra.get(TASK_STATE_KEY)
-    if state in TASK_STATES:
-        return state
-    # tasks saved by hand: closed by a tag or a taskStatus
-    if TASK_DONE_TAGS.intersection(tag.lower() for tag in memory.tags):
-        return "done"
-    if str(extra.get(TASK_STATUS_KEY, "")).strip().lower() in TASK_CLOSED_STATUSES:
-        return "done"
-    return "todo"
-
-
-def is_open_task(memory: Any) -> bool:
-    return memory.type == TASK_TYPE and memory.status == "active" and task_state(memory) != "done"
 
 
 def open_tasks(pm: Any, *, project: str | None = None, limit: int | None = None,
