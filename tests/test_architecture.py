@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parent.parent
 LAYERS: dict[str, int] = {
     # 0 foundation: plain data, rules and text helpers that know nothing of a palace
     "palace.errors": 0, "palace.models": 0, "palace.validation": 0, "palace.tokenize": 0,
-    "palace.tokens": 0, "palace.settings": 0, "palace.atomic": 0, "palace.limits": 0,
+    "palace.tokens": 0, "palace.settings": 0, "palace.atomic": 0, "palace.limits": 0, "palace.network": 0,
     # 1 storage and index: the Markdown files, the derived SQLite index, the access journal
     "palace.storage": 1, "palace.index": 1, "palace.database": 1, "palace.postings": 1,
     "palace.vectors": 1, "palace.sync": 1, "palace.journal": 1,

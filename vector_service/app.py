@@ -28,7 +28,6 @@ With ``MEMORY_VECTOR_SERVICE_TOKEN`` set, every request but ``/health`` needs
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import logging
 import threading
 from contextlib import asynccontextmanager
@@ -44,6 +43,7 @@ from starlette.concurrency import run_in_threadpool
 
 from palace import limits
 from palace.embedders import InProcessEmbedder
+from palace.network import is_loopback
 from palace.errors import (
     ConfigError,
     EmbedderUnavailableError,
@@ -74,15 +74,6 @@ class ServiceLimits:
     def for_settings(cls, settings: Settings) -> "ServiceLimits":
         # /index carries a whole memory; JSON escaping can double its UTF-8 size.
         return cls(max_body_bytes=max(cls.max_body_bytes, 2 * settings.max_content_bytes + 64 * 1024))
-
-
-def is_loopback(host: str) -> bool:
-    if host.strip().lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False  # a host name other than localhost may resolve to anything
 
 
 def check_bind_address(host: str, token: str | None) -> None:

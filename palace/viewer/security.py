@@ -16,25 +16,15 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import ipaddress
 import secrets
 from urllib.parse import urlsplit
 
 from ..errors import ConfigError
+from ..network import is_loopback
 
 COOKIE_NAME = "palace_viewer_token"
 CSRF_FIELD = "csrf"
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
-
-
-def is_loopback(host: str) -> bool:
-    host = host.strip().lower()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False  # a host name other than localhost may resolve to anything
 
 
 def check_bind_address(host: str, token: str | None) -> None:
