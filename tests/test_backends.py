@@ -221,3 +221,11 @@ def test_tag_tree_counts_on_either_backend(pm):
     assert (project["tag"], project["count"], project["total"]) == ("project", 0, 2)
     assert (palace_node["tag"], palace_node["count"], palace_node["total"]) == ("project/palace", 1, 2)
     assert [c["tag"] for c in palace_node["children"]] == ["project/palace/search"]
+
+
+def test_a_tag_filter_matches_its_descendants_on_either_backend(pm):
+    search = pm.store("搜索排序的改进", tags=["project/palace/search"])
+    parent = pm.store("部署脚本", tags=["project/palace"])
+    pm.store("别的项目", tags=["project/palace_old"])  # '_' is no wildcard here
+    assert {m.id for m in pm.list(tags=["project/palace"])} == {search.id, parent.id}
+    assert [m.id for m in pm.list(tags=["project/palace/search"])] == [search.id]

@@ -41,9 +41,9 @@ def _where(filters: Filters, alias: str = "m") -> tuple[str, list[Any]]:
     """``Filters.sql`` in Postgres syntax (same meaning: see ``palace.index.database``)."""
     clauses = [f"{alias}.status = ANY(%s)"]
     params: list[Any] = [list(filters.statuses)]
-    if filters.location:
+    if filters.location:  # the room or any room inside it
         clauses.append(f"({alias}.location = %s OR {alias}.location LIKE %s)")
-        params += [filters.location, filters.location.replace("%", r"\%").replace("_", r"\_") + "/%"]
+        params += [filters.location, _below(filters.location)]
     if filters.type:
         clauses.append(f"{alias}.type = %s")
         params.append(filters.type)
@@ -53,10 +53,16 @@ def _where(filters: Filters, alias: str = "m") -> tuple[str, list[Any]]:
     if filters.end_ts is not None:
         clauses.append(f"{alias}.created_ts < %s")
         params.append(filters.end_ts)
-    for tag in filters.tags:
-        clauses.append(f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.rid = {alias}.rid AND t.tag = %s)")
-        params.append(tag)
+    for tag in filters.tags:  # a tag or any tag below it, as locally (project/palace ⊃ project/palace/search)
+        clauses.append(f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.rid = {alias}.rid "
+                       "AND (t.tag = %s OR t.tag LIKE %s))")
+        params += [tag, _below(tag)]
     return " AND ".join(clauses), params
+
+
+def _below(name: str) -> str:
+    """A LIKE pattern for everything under ``name/`` (LIKE, not a range: collation-proof)."""
+    return name.replace("\\", "\\\\").replace("%", r"\%").replace("_", r"\_") + "/%"
 
 
 def scope_of(memory: Memory) -> str:
