@@ -376,3 +376,83 @@ def test_openclaw_message_hooks_with_only_a_session_key_join_their_session(pm, o
     assert obs.extra["sessionId"] == sid
     assert obs.summary == "Please fix the flaky upload test in uploader.py"
     assert obs.extra["commands"] == ["pytest tests/test_uploader.py"]
+
+
+# --------------------------------------------------------------------------- live, then ingested
+
+def _transcript_of_hook_session(path, started):
+    """The Claude Code transcript of the session in claude_code_hooks.jsonl, as the host
+    writes it: message uuids and timestamps, which the hook payloads do not carry."""
+    from datetime import timedelta
+
+    sid, cwd = "3d9f2b7a-1c4e-4a8b-9e6f-0a1b2c3d4e5f", "/home/dev/blog"
+
+    def at(seconds):
+        return (started + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+    def record(n, kind, message, seconds):
+        return {"type": kind, "sessionId": sid, "cwd": cwd, "uuid": f"b0000000-0000-4000-8000-{n:012d}",
+                "timestamp": at(seconds), "message": message}
+
+    rows = [
+        record(1, "user", {"role": "user", "content": "构建失败了，修复 RSS 生成脚本"}, 0),
+        record(2, "assistant", {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_01HookBash", "name": "Bash",
+             "input": {"command": "npm run build"}}]}, 2),
+        record(3, "user", {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_01HookBash", "is_error": True,
+             "content": "TypeError: Cannot read properties of undefined (reading 'date')"}]}, 4),
+        record(4, "assistant", {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_01HookEdit", "name": "Edit",
+             "input": {"file_path": "/home/dev/blog/scripts/rss.js", "old_string": "a",
+                       "new_string": "b"}}]}, 6),
+        record(5, "user", {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_01HookEdit", "content": "ok"}]}, 7),
+        record(6, "assistant", {"role": "assistant", "content": [
+            {"type": "text", "text": "已修复：rss.js 在文章没有 meta 时回退到 created 日期。"}]}, 9),
+        record(7, "user", {"role": "user", "content": "谢谢"}, 30),
+        record(8, "assistant", {"role": "assistant", "content": [{"type": "text", "text": "不客气"}]}, 31),
+    ]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_a_session_captured_live_then_ingested_keeps_one_observation_per_turn(workspace, tmp_path):
+    """Hooks carry no message ids, transcripts do: the same turn, seen both ways, is one
+    memory (the transcript's fuller record), and re-importing changes nothing."""
+    from datetime import datetime, timezone
+
+    from palace import MemoryPalaceManager
+
+    started = datetime.now(timezone.utc)
+    for payload in lines(CLAUDE_HOOKS):
+        assert invoke("capture", "--source", "claude-code", "-w", str(workspace),
+                      input=payload).exit_code == 0
+    transcript = _transcript_of_hook_session(tmp_path / "3d9f2b7a.jsonl", started)
+    with MemoryPalaceManager(workspace) as pm:
+        [live] = by_type(pm, "observation")
+        report = ingest(pm, transcript)
+        [obs] = by_type(pm, "observation")
+        assert obs.id == live.id and report.created == 0
+        assert obs.extra["turnSource"] == "transcript"
+        [session] = by_type(pm, "session")
+        assert session.extra["observations"] == [obs.id]
+        again = ingest(pm, transcript)
+        assert again.created == 0 and again.updated == 0
+        assert [m.id for m in by_type(pm, "observation")] == [obs.id]
+
+
+def test_the_same_prompt_asked_again_later_is_another_turn(pm, tmp_path):
+    """Matching a live turn to its transcript record needs the prompt and its time to
+    agree: the same words an hour later are a new turn, not a twin."""
+    from datetime import datetime, timedelta, timezone
+
+    started = datetime.now(timezone.utc)
+    capturer = Capturer(pm)
+    for payload in lines(CLAUDE_HOOKS):
+        from palace.capture.events import from_claude_code_hook
+
+        events = from_claude_code_hook(json.loads(payload))
+        capturer.capture([e.with_text(ts=started - timedelta(hours=1)) for e in events])
+    ingest(pm, _transcript_of_hook_session(tmp_path / "later.jsonl", started))
+    assert len(by_type(pm, "observation")) == 2

@@ -44,6 +44,11 @@ SUMMARY_EVERY_TURNS = 10
 _MULTILINE_RULES = ("private-key", "putty-private-key")
 
 
+# Hooks carry no message ids and transcripts do, so one turn seen both ways gets two
+# keys. Its twin is the observation of the same session with the same prompt whose
+# start lies within this many seconds (a hook's clock against the transcript's).
+TWIN_WINDOW_S = 120.0
+
 SESSION_KEYS = "\0openclaw-session-keys"  # a name no host session has: its own spool slot
 
 
@@ -116,6 +121,8 @@ class Capturer:
         self.exclusions = exclusions or Exclusions.from_settings(pm.settings)
         self.report = CaptureReport()
         self._excluded_calls: set[str] = set()
+        self._room_turns: dict[str, list[Any]] = {}   # room -> its observations, read once
+        self._claimed: set[str] = set()               # twins already matched in this run
 
     # ------------------------------------------------------------------ privacy
 
@@ -185,18 +192,57 @@ class Capturer:
         self.report.created += 1
         return "created"
 
-    def store_observation(self, obs: Observation, index: int) -> str | None:
+    def store_observation(self, obs: Observation, index: int, *,
+                          turn_source: str = "transcript") -> str | None:
+        """``turn_source``: "transcript" (an ingested file, the fuller record) or "live"
+        (hooks). A live turn never overwrites its transcript twin."""
         memory_id = stable_id("obs", obs.agent, obs.session, obs.key)
+        room = room_of(obs.project, obs.session)
+        twin = self._twin(obs, memory_id, room)
+        if twin is not None:
+            self._claimed.add(twin.id)
+            if turn_source == "live" and twin.extra.get("turnSource") == "transcript":
+                self.report.unchanged += 1
+                self.report.observations.append(twin.id)
+                return str(twin.id)
+            memory_id = twin.id
         extra = obs.to_extra()
-        extra.update(session=stable_id("ses", obs.agent, obs.session), turnIndex=index)
+        extra.update(session=stable_id("ses", obs.agent, obs.session), turnIndex=index,
+                     turnSource=turn_source)
         outcome = self._put(memory_id, obs.content(), summary=obs.title, type="observation",
-                            importance=OBSERVATION_IMPORTANCE, location=room_of(obs.project, obs.session),
+                            importance=OBSERVATION_IMPORTANCE, location=room,
                             tags=["observation", obs.agent], created_at=obs.start, extra=extra,
                             source="capture")
         if outcome == "deleted":
             return None
+        self._claimed.add(memory_id)
         self.report.observations.append(memory_id)
         return memory_id
+
+    def _twin(self, obs: Observation, memory_id: str, room: str) -> Any:
+        """The observation already stored for this turn under its other key, if any:
+        first one that took this turn's key before (a re-import), else the unmatched one
+        with the same prompt nearest in time within TWIN_WINDOW_S."""
+        if room not in self._room_turns:
+            self._room_turns[room] = self.pm.list(location=room, type="observation", status="all")
+        stored = [m for m in self._room_turns[room]
+                  if m.extra.get("sessionId") == obs.session and m.id != memory_id]
+        if any(m.id == memory_id for m in self._room_turns[room]):
+            return None
+        for memory in stored:
+            if memory.extra.get("turnKey") == obs.key:
+                return memory
+        request = " ".join(obs.request.split())
+        if not request or obs.start is None:
+            return None
+        best, best_gap = None, TWIN_WINDOW_S
+        for memory in stored:
+            if memory.id in self._claimed or " ".join(str(memory.extra.get("request") or "").split()) != request:
+                continue
+            gap = abs((memory.created_at - obs.start).total_seconds())
+            if gap <= best_gap:
+                best, best_gap = memory, gap
+        return best
 
     def store_session(self, observations: list[tuple[str, Observation]], *, session: str,
                       agent: str, title: str | None, turns: int) -> str | None:
@@ -422,7 +468,7 @@ class Capturer:
                 self.report.trivial += 1
                 self.report.skipped += 1
             else:
-                self.store_observation(obs, state["turns"])
+                self.store_observation(obs, state["turns"], turn_source="live")
         if event.title:
             state["title"] = event.title
         if event.kind in ("session_end", "reset", "compaction") or (
