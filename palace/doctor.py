@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -34,11 +33,9 @@ from typing import Any
 
 from . import limits
 from .journal import ACCESS_FILE, JOURNAL_DIR, read_events
+from .storage import TEMP_NAME, is_stale_temp
 
 QUARANTINE_DIR = ".quarantine"
-# ".<name>.<pid>.<hex>.tmp" (atomic writes) and ".<name>.<pid>.tmp" (caches)
-_TEMP_NAME = re.compile(r"^\..+\.(\d+)(?:\.[0-9a-f]+)?\.tmp$")
-STALE_TEMP_AGE_S = 3600.0
 
 
 @dataclass
@@ -69,16 +66,6 @@ class DoctorReport:
 
 # --------------------------------------------------------------------------- temp files
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError, ValueError):
-        return pid > 0  # exists but is someone else's (or cannot be asked): leave it
-    return True
-
-
 def stale_temp_files(root: Path, *, now: float | None = None, dot_folders_only: bool = False) -> list[Path]:
     """Temp files under ``root`` whose writer is gone (dead pid) or that are old."""
     now = time.time() if now is None else now
@@ -96,13 +83,12 @@ def stale_temp_files(root: Path, *, now: float | None = None, dot_folders_only: 
                     if not dot_folders_only or folder != root or entry.name.startswith("."):
                         stack.append(Path(entry.path))
                     continue
-                match = _TEMP_NAME.match(entry.name)
-                if not match or not entry.is_file(follow_symlinks=False):
+                if not TEMP_NAME.match(entry.name) or not entry.is_file(follow_symlinks=False):
                     continue
-                age = now - entry.stat(follow_symlinks=False).st_mtime
+                mtime = entry.stat(follow_symlinks=False).st_mtime
             except OSError:
                 continue
-            if not _pid_alive(int(match.group(1))) or age > STALE_TEMP_AGE_S:
+            if is_stale_temp(entry.name, mtime, now):
                 found.append(Path(entry.path))
     return found
 

@@ -11,7 +11,8 @@ import os
 
 
 # Palaces up to this many memories have every folder checked for dead writers' temp
-# files on open; larger ones only palace's own folders (doctor does the rest).
+# files on open; larger ones only palace's own folders on open, and every room folder
+# at their next full sync (Syncer, which walks them anyway; doctor does it on demand).
 FULL_TEMP_SWEEP_UP_TO = 5000
 
 

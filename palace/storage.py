@@ -15,6 +15,7 @@ import os
 import re
 import secrets
 import stat as stat_module
+import time
 import unicodedata
 from dataclasses import replace
 from datetime import date, datetime, timedelta, tzinfo
@@ -380,6 +381,29 @@ def render_memory(memory: Memory) -> str:
 
 # --------------------------------------------------------------------------- files
 
+# ".<name>.<pid>.<hex>.tmp" (atomic writes) and ".<name>.<pid>.tmp" (caches)
+TEMP_NAME = re.compile(r"^\..+\.(\d+)(?:\.[0-9a-f]+)?\.tmp$")
+STALE_TEMP_AGE_S = 3600.0
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return pid > 0  # exists but is someone else's (or cannot be asked): leave it
+    return True
+
+
+def is_stale_temp(name: str, mtime: float, now: float) -> bool:
+    """A temp file of a writer that is gone (dead pid) or that is over an hour old."""
+    match = TEMP_NAME.match(name)
+    if match is None:
+        return False
+    return not _pid_alive(int(match.group(1))) or now - mtime > STALE_TEMP_AGE_S
+
+
 def atomic_write(path: Path, data: str | bytes | Callable[[BinaryIO], object]) -> None:
     """Write via a temp file in the same folder, fsync, rename: never a half file.
 
@@ -461,6 +485,7 @@ class FileStorage:
         self.root = self.workspace / PALACE_SUBDIR
         self.trash = self.root / TRASH_DIR
         self.tz = tz
+        self.temp_files_seen: list[str] = []   # dot-named *.tmp files the last scan passed
 
     def ensure(self) -> None:
         make_private_dirs(self.root)
@@ -574,6 +599,7 @@ class FileStorage:
             return
         prefix = len(str(self.root)) + 1
         stack = [str(self.root)]
+        self.temp_files_seen = []
         while stack:
             folder = stack.pop()
             try:
@@ -582,6 +608,8 @@ class FileStorage:
                 continue
             for entry in entries:
                 if entry.name.startswith("."):
+                    if entry.name.endswith(".tmp"):
+                        self.temp_files_seen.append(entry.path)
                     continue
                 if entry.is_dir(follow_symlinks=False):
                     stack.append(entry.path)
@@ -592,6 +620,20 @@ class FileStorage:
                         continue
                     # string slicing, not pathlib: this runs once per file on every scan
                     yield entry.path[prefix:].replace(os.sep, "/"), stat.st_mtime_ns, stat.st_size
+
+    def remove_stale_temp_files(self) -> int:
+        """Remove the dead writers' temp files the last ``scan`` walked past: a full
+        sync sweeps every room folder this way at no extra walk."""
+        now, removed = time.time(), 0
+        for path in self.temp_files_seen:
+            try:
+                if is_stale_temp(os.path.basename(path), os.lstat(path).st_mtime, now):
+                    os.unlink(path)
+                    removed += 1
+            except OSError:
+                continue
+        self.temp_files_seen = []
+        return removed
 
     def room_dirs(self) -> Iterator[tuple[str, int]]:
         """Every room folder (relative, '' for the root) with its mtime_ns."""

@@ -213,6 +213,9 @@ class Syncer:
                 self.index.remove_path(rel)  # a bad file that was fixed by deleting it
             self.index.set_room_dirs(dict(self.storage.room_dirs()))
             self.index.set_meta("last_full_scan", str(time.time()))
+            # the walk passed every room folder: dead writers' temp files go now, so a
+            # palace too big for the sweep on open is cleaned by its periodic full scan
+            self.storage.remove_stale_temp_files()
         # (the vector cache follows the index's versions by itself)
         self.last = report
         return report

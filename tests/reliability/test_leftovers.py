@@ -25,6 +25,26 @@ def test_a_dead_writers_temp_files_are_removed_on_the_next_open(make_pm, palace_
     assert stray_files(palace_root) == [live]  # a live process's temp file is left alone
 
 
+def test_a_big_palace_sweeps_its_room_folders_at_the_next_full_sync(make_pm, palace_root, monkeypatch):
+    """Above FULL_TEMP_SWEEP_UP_TO memories the open only sweeps palace's own folders; the
+    room folders are cleaned by the full sync, which walks them anyway."""
+    from palace import recovery
+
+    pm = make_pm()
+    memory = pm.store("内容")
+    pm.close()
+    monkeypatch.setattr(recovery, "FULL_TEMP_SWEEP_UP_TO", 0)
+    dead_pid = 2 ** 22 + 12345
+    leftover = write_file(memory.path.parent / f".{memory.path.name}.{dead_pid}.abcd1234.tmp", "half")
+    live = write_file(memory.path.parent / f".{memory.path.name}.{os.getpid()}.beef0000.tmp", "mine")
+    pm = make_pm()   # the open's sweep skips room folders here; its full sync does not
+    assert not leftover.exists() and stray_files(palace_root) == [live]
+    leftover = write_file(memory.path.parent / f".{memory.path.name}.{dead_pid}.abcd5678.tmp", "half")
+    pm.sync(full=True)
+    assert stray_files(palace_root) == [live]      # the dead writer's file went, ours stayed
+    assert pm.get(memory.id).content == "内容"
+
+
 def test_a_failed_concept_cache_write_leaves_no_temp_file(make_pm, palace_root, monkeypatch, tmp_path):
     from palace.concepts import load_cached
 
