@@ -19,6 +19,8 @@ from ..models import Memory
 from .facts import Entity, Relation, parse_entity, read_facts
 from .normalise import entity_key
 from .paths import Edge, render, walk
+from .decisions import CLOSING, DECISIONS_FILE, DecisionLog, fact_id
+from .decisions import Decision as Decided
 from .review import ReviewItem, ReviewQueue
 from .supersede import decide
 
@@ -132,12 +134,13 @@ def _ts(value: float | None, tz: tzinfo) -> datetime | None:
 
 class GraphService:
     def __init__(self, index: Index, tz: tzinfo, *, read: Callable[[str], Memory | None],
-                 update: Callable[..., Memory], queue: ReviewQueue):
+                 update: Callable[..., Memory], queue: ReviewQueue, decisions: DecisionLog | None = None):
         self.index = index
         self.tz = tz
         self.read = read
         self.update = update
         self.queue = queue
+        self.decisions = decisions or DecisionLog(queue.path.with_name(DECISIONS_FILE))
 
     # ------------------------------------------------------------------ reading
 
@@ -169,21 +172,35 @@ class GraphService:
 
     # ------------------------------------------------------------------ supersession
 
+    def _relations_of(self, memory: Memory) -> list[Relation]:
+        _entities, relations = read_facts(memory.extra, memory.content, created_at=memory.created_at,
+                                          tz=self.tz, strict=False)
+        return [replace(r, memory_id=memory.id) for r in relations]
+
     def after_store(self, memory: Memory, now: datetime) -> list[ReviewItem]:
         """Apply what ``memory``'s relations mean for older facts: close and mark the
-        certain ones, queue the uncertain ones. Returns the review items added."""
-        _entities, new_relations = read_facts(memory.extra, memory.content, created_at=memory.created_at,
-                                              tz=self.tz, strict=False)
+        certain ones, queue the uncertain ones. Returns the review items added.
+
+        The same rule runs on ``store`` and, for files added or edited by hand, after a
+        sync (``apply_changes``). A pair already decided (``graph-decisions.json``) is
+        never decided again: re-running changes nothing, a rejected pair is not queued
+        again, and an old fact a person reopened by hand stays open."""
         queued: list[ReviewItem] = []
-        for new in new_relations:
-            new = replace(new, memory_id=memory.id)
+        self.withdraw(memory.id, still_stated=self._relations_of(memory))
+        for new in self._relations_of(memory):
             olds = [r for r in self.relations([new.subject], as_subject_only=True) if r.memory_id != memory.id]
             decision = decide(olds, new, now)
             for old in decision.supersede:
                 assert old.memory_id is not None and old.valid_to is not None
-                self.close(old.memory_id, old, old.valid_to, by=memory.id)
+                if self.decisions.find(old.memory_id, fact_id(old), memory.id, fact_id(new)) is not None:
+                    continue  # decided before (and perhaps reopened by hand since): leave it
+                marked = self.close(old.memory_id, old, old.valid_to, by=memory.id)
+                self.decisions.record(Decided(old.memory_id, fact_id(old), memory.id, fact_id(new),
+                                              "superseded", old.valid_to.isoformat(), marked))
             for old, reason in zip(decision.review, decision.reasons[len(decision.supersede):]):
                 assert old.memory_id is not None
+                if self.decisions.find(old.memory_id, fact_id(old), memory.id, fact_id(new)) is not None:
+                    continue
                 item = self.queue.add(old_memory=old.memory_id, new_memory=memory.id,
                                       old_relation=old.to_frontmatter(), new_relation=new.to_frontmatter(),
                                       reason=reason, created_at=now.isoformat())
@@ -191,30 +208,89 @@ class GraphService:
                     queued.append(item)
         return queued
 
-    def close(self, memory_id: str, relation: Relation, at: datetime, *, by: str) -> None:
+    def apply_changes(self, changed: Sequence[Memory], removed: Sequence[str], now: datetime) -> list[ReviewItem]:
+        """After a sync: the rule for each memory added or edited by hand (oldest first,
+        so the outcome does not depend on the order files were read), and the
+        withdrawal of what removed memories had retired."""
+        involved = {e.new_memory for e in self.decisions.entries()} | {i.new_memory for i in self.queue.items()}
+        for memory_id in sorted(removed):
+            if memory_id in involved:
+                self.withdraw(memory_id, still_stated=[])
+        # a memory with no relation that never retired anything has nothing to apply
+        relevant = [m for m in changed if m.extra.get("relations") or m.id in involved]
+        queued: list[ReviewItem] = []
+        for memory in sorted(relevant, key=lambda m: (m.created_at.timestamp() if m.created_at else 0.0, m.id)):
+            queued.extend(self.after_store(memory, now))
+        return queued
+
+    def withdraw(self, memory_id: str, *, still_stated: Sequence[Relation]) -> list[str]:
+        """``memory_id`` no longer states some facts (a hand edit removed them, or the
+        file is gone): the old facts they had closed are reopened, and their pending
+        review items dropped. An old fact a person changed since (another ``validTo``,
+        another ``supersededBy``) is left as the person wrote it. Returns the memories
+        reopened."""
+        stated = {fact_id(r) for r in still_stated}
+        gone = [e for e in self.decisions.by_new_memory(memory_id) if e.new_fact not in stated]
+        reopened = []
+        for entry in gone:
+            if entry.decision in CLOSING and entry.closed_at and self._reopen(entry):
+                reopened.append(entry.old_memory)
+        self.decisions.forget(gone)
+        stale = [item for item in self.queue.items() if item.new_memory == memory_id and fact_id(
+            read_facts({"relations": [item.new_relation]}, "", created_at=None, tz=self.tz,
+                       strict=False)[1][0]) not in stated]
+        self.queue.drop(stale)
+        return reopened
+
+    def _reopen(self, entry: Decided) -> bool:
+        old = self.read(entry.old_memory)
+        if old is None:
+            return False
+        relations = self._relations_of(old)
+        closed_at = datetime.fromisoformat(entry.closed_at or "")
+        reopened = [replace(r, valid_to=None) if fact_id(r) == entry.old_fact and r.valid_to == closed_at else r
+                    for r in relations]
+        if reopened == relations:
+            return False  # changed by hand since: the person's frontmatter wins
+        changes: dict[str, Any] = {"relations": [replace(r, memory_id=None).to_frontmatter() for r in reopened]}
+        if entry.marked and old.extra.get(SUPERSEDED_BY) == entry.new_memory:
+            changes[SUPERSEDED_BY] = None
+        self.update(entry.old_memory, extra=changes)
+        return True
+
+    def close(self, memory_id: str, relation: Relation, at: datetime, *, by: str) -> bool:
         """Set ``validTo`` on ``relation`` in ``memory_id``'s frontmatter; when none of its
-        relations is current any more, mark the memory ``supersededBy: by``."""
+        relations is current any more, mark the memory ``supersededBy: by`` (unless it
+        already names one: a person's own mark stays). True when it was marked."""
         old = self.read(memory_id)
         if old is None:
-            return
-        _entities, relations = read_facts(old.extra, old.content, created_at=old.created_at, tz=self.tz,
-                                          strict=False)
+            return False
+        relations = self._relations_of(old)
         target = (relation.subject_key, relation.predicate_key, relation.object_key)
         closed = [replace(r, valid_to=at) if (r.subject_key, r.predicate_key, r.object_key) == target
                   and r.current(at) else r for r in relations]
-        changes: dict[str, Any] = {"relations": [r.to_frontmatter() for r in closed]}
-        if closed and not any(r.current(at) for r in closed):
+        changes: dict[str, Any] = {"relations": [replace(r, memory_id=None).to_frontmatter() for r in closed]}
+        marked = bool(closed) and not any(r.current(at) for r in closed) and not old.extra.get(SUPERSEDED_BY)
+        if marked:
             changes[SUPERSEDED_BY] = by
         self.update(memory_id, extra=changes)
+        return marked
 
     def resolve(self, item_id: str, *, accept: bool, now: datetime) -> ReviewItem:
-        """Accept (the old fact is superseded after all) or reject (both stand) one item."""
+        """Accept (the old fact is superseded after all) or reject (both stand) one item;
+        the decision is kept, so the pair is not asked about again."""
         item = self.queue.take(item_id)
+        old = read_facts({"relations": [item.old_relation]}, "", created_at=None, tz=self.tz)[1][0]
+        new = read_facts({"relations": [item.new_relation]}, "", created_at=None, tz=self.tz)[1][0]
         if accept:
             new_from = item.new_relation.get("validFrom")
             at = datetime.fromisoformat(new_from) if new_from else now
-            old = read_facts({"relations": [item.old_relation]}, "", created_at=None, tz=self.tz)[1][0]
-            self.close(item.old_memory, old, at, by=item.new_memory)
+            marked = self.close(item.old_memory, old, at, by=item.new_memory)
+            self.decisions.record(Decided(item.old_memory, fact_id(old), item.new_memory, fact_id(new),
+                                          "accepted", at.isoformat(), marked))
+        else:
+            self.decisions.record(Decided(item.old_memory, fact_id(old), item.new_memory, fact_id(new),
+                                          "rejected"))
         return item
 
     # ------------------------------------------------------------------ merging
