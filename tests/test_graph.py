@@ -127,3 +127,19 @@ def test_a_tag_matches_its_descendants_and_the_tree_counts_them(pm):
     palace = next(n for n in project["children"] if n["name"] == "palace")
     assert (project["total"], palace["total"], palace["count"]) == (3, 2, 1)
     assert palace["children"][0]["tag"] == "project/palace/search"
+
+
+def test_a_hub_entity_is_walked_within_caps_and_says_so(pm):
+    from palace.graph.service import EDGES_PER_ENTITY, TRUNCATED_NOTE
+
+    for i in range(EDGES_PER_ENTITY + 6):
+        pm.store(f"standup {i}", extra={"relations": [{"subject": "Redis", "predicate": "used_by",
+                                                       "object": f"service{i}"}]})
+    results = pm.recall(["Redis"], depth=2, limit=200)
+    assert len(results) == EDGES_PER_ENTITY + 6           # every memory names Redis: all are found
+    followed = [r for r in results if "—used_by→" in r.explanation.notes[0]]
+    assert len(followed) == EDGES_PER_ENTITY              # the newest relations were walked, no more
+    assert {r.memory.content for r in followed} == {f"standup {i}" for i in range(6, EDGES_PER_ENTITY + 6)}
+    assert all(TRUNCATED_NOTE in r.explanation.notes for r in results)
+    small = pm.recall(["service3"], depth=1)                  # a small entity: nothing capped
+    assert small and all(TRUNCATED_NOTE not in r.explanation.notes for r in small)

@@ -18,7 +18,7 @@ from ..index import Index
 from ..models import Memory
 from .facts import Entity, Relation, parse_entity, read_facts
 from .normalise import entity_key
-from .paths import Edge, render, walk
+from .paths import Edge, Step, render
 from .decisions import CLOSING, DECISIONS_FILE, DecisionLog, fact_id
 from .decisions import Decision as Decided
 from .review import ReviewItem, ReviewQueue
@@ -33,6 +33,7 @@ class Reached:
     rid: int
     hops: int
     path: str
+    truncated: bool = False   # the walk hit a cap (TRUNCATED_NOTE)
 
 
 _LATIN = re.compile(r"[^\W_][\w.+#\-]*")
@@ -75,37 +76,78 @@ def entities_in(index: Index, text: str) -> list[str]:
     return sorted(index.known_entity_keys(sorted(grams)))
 
 
+# Caps of the walk, so recall stays near keyword-search time on a large graph (100k
+# memories, 1M relations: scripts/bench_graph.py): at most this many newly reached
+# entities are followed from one hop to the next, and at most this many relations per
+# entity and direction (the newest). A walk that hit a cap says so in its results.
+FRONTIER_CAP = 32
+EDGES_PER_ENTITY = 24
+TRUNCATED_NOTE = (f"graph walk capped: at most {FRONTIER_CAP} entities per hop and {EDGES_PER_ENTITY} "
+                  "relations per entity and direction (the newest) were followed")
+
+
+def _edges(index: Index, frontier: Sequence[str], now: datetime, include_superseded: bool
+           ) -> tuple[list[tuple[Edge, int]], dict[str, str], bool]:
+    """The current relations touching ``frontier`` (keys, aliases included) as edges with
+    the stating memory's rid, the names as written, and whether a per-entity cap hit."""
+    keys = sorted(index.equivalent_keys(frontier))
+    bounded = getattr(index, "graph_edges", None)
+    if bounded is not None:
+        rows = bounded(keys, now_ts=now.timestamp(), include_closed=include_superseded,
+                       per_key=EDGES_PER_ENTITY + 1)
+    else:  # a backend without the bounded lookup: its whole relation lists, filtered here
+        rows = [row for row in index.relations_touching(keys)
+                if row["status"] == "active" and (include_superseded or row["valid_to"] is None
+                                                  or row["valid_to"] > now.timestamp())]
+    count: dict[tuple[str, bool], int] = {}
+    edges: list[tuple[Edge, int]] = []
+    names: dict[str, str] = {}
+    capped = False
+    for row in rows:
+        side = (row["subject"], True) if row["subject"] in keys else (row["object"], False)
+        seen = count.get(side, 0)
+        if seen >= EDGES_PER_ENTITY:
+            capped = True
+            continue
+        count[side] = seen + 1
+        edges.append((Edge(row["subject"], row["predicate_text"], row["object"], row["memory_id"]), row["rid"]))
+        names.setdefault(row["subject"], row["subject_text"])
+        names.setdefault(row["object"], row["object_text"])
+    return edges, names, capped
+
+
+def _mentions(index: Index, keys: Sequence[str], limit: int | None) -> Iterable[Any]:
+    one = getattr(index, "entity_mentions_of", None)
+    if one is None or limit is None:
+        yield from index.entity_mentions(sorted(keys))
+        return
+    for key in sorted(keys):
+        yield from one(key, limit=limit)
+
+
 def reach(index: Index, keys: Sequence[str], depth: int, *, now: datetime,
           include_superseded: bool = False, limit: int | None = None) -> list[Reached]:
     """Memories within ``depth`` hops of the entities ``keys`` (aliases followed), nearest
     first (at most ``limit``): those stating a relation on a path, and those naming an
-    entity on one."""
+    entity on one. Breadth first, level by level, stopping once ``limit`` memories are
+    that near (a farther one would rank after them); bounded by FRONTIER_CAP and
+    EDGES_PER_ENTITY."""
     starts = sorted(index.equivalent_keys(keys))
     if not starts:
         return []
-    rid_of: dict[str, int] = {}
-
-    def edges_of(frontier: set[str]) -> list[Edge]:
-        rows = index.relations_touching(sorted(index.equivalent_keys(frontier)))
-        edges = []
-        for row in rows:
-            if row["status"] != "active" or not (include_superseded or row["valid_to"] is None
-                                                 or row["valid_to"] > now.timestamp()):
-                continue
-            rid_of[row["memory_id"]] = row["rid"]
-            edges.append(Edge(row["subject"], row["predicate_text"], row["object"], row["memory_id"]))
-        return edges
-
-    reached, stated = walk(starts, edges_of, depth)
+    reached: dict[str, tuple[str, tuple[Step, ...]]] = {key: (key, ()) for key in starts}
+    stated: dict[str, tuple[str, tuple[Step, ...]]] = {}
     # memory id -> (hops, the entity key whose path explains it, or None: its own edge)
-    best: dict[str, tuple[int, str | None]] = {m: (len(steps), None) for m, (_o, steps) in stated.items()}
+    best: dict[str, tuple[int, str | None]] = {}
+    rid_of: dict[str, int] = {}
     display: dict[str, str] = {}
-    levels: dict[int, list[str]] = {}
-    for key, (_origin, steps) in reached.items():
-        levels.setdefault(len(steps), []).append(key)
-    # mentions level by level, nearest first: stop once ``limit`` memories are that near
-    for hops in sorted(levels):
-        for row in index.entity_mentions(sorted(levels[hops])):
+    truncated = False
+
+    def enough() -> bool:
+        return limit is not None and len(best) >= limit
+
+    def add_mentions(level: Sequence[str], hops: int) -> None:
+        for row in _mentions(index, level, None if limit is None else limit + len(best)):
             display.setdefault(row["key"], row["name"])
             rid_of.setdefault(row["memory_id"], row["rid"])
             known = best.get(row["memory_id"])
@@ -113,8 +155,39 @@ def reach(index: Index, keys: Sequence[str], depth: int, *, now: datetime,
                 best[row["memory_id"]] = (hops, row["key"])
             elif hops < known[0]:  # it names a nearer entity: nearer (an edge keeps its path)
                 best[row["memory_id"]] = (hops, known[1] if known[1] is None else row["key"])
-        if limit is not None and sum(1 for h, _k in best.values() if h <= hops) >= limit:
+
+    add_mentions(starts, 0)
+    frontier = starts
+    for hops in range(1, depth + 1):
+        if enough() or not frontier:
             break
+        edges, names, capped = _edges(index, frontier, now, include_superseded)
+        truncated |= capped
+        for key, name in names.items():
+            display.setdefault(key, name)
+        here_set = set(frontier)
+        nxt: list[str] = []
+        for edge, rid in edges:
+            for here, there, forward in ((edge.subject, edge.object, True), (edge.object, edge.subject, False)):
+                if here not in here_set:
+                    continue
+                start, steps = reached[here]
+                path = (*steps, Step(edge, forward))
+                if edge.memory_id not in stated:
+                    stated[edge.memory_id] = (start, path)
+                    rid_of.setdefault(edge.memory_id, rid)
+                    known = best.get(edge.memory_id)
+                    # its own edge explains it best, even when it names a nearer entity
+                    best[edge.memory_id] = (hops if known is None else known[0], None)
+                if there not in reached:
+                    if len(nxt) >= FRONTIER_CAP:
+                        truncated = True
+                        continue
+                    reached[there] = (start, path)
+                    nxt.append(there)
+        if not enough():
+            add_mentions(nxt, hops)
+        frontier = nxt
     order = sorted(best.items(), key=lambda item: (item[1][0], item[0]))[:limit]
     out = []
     for memory_id, (hops, via) in order:
@@ -124,7 +197,7 @@ def reach(index: Index, keys: Sequence[str], depth: int, *, now: datetime,
         else:
             origin, steps = reached[via]
             path = render(origin, steps, display) + ("" if steps else " (mentioned)")
-        out.append(Reached(memory_id, rid_of[memory_id], hops, path))
+        out.append(Reached(memory_id, rid_of[memory_id], hops, path, truncated))
     return out
 
 
