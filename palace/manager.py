@@ -480,7 +480,9 @@ class MemoryPalaceManager:
         when = self.now(now)
         reached = self.graph.recall(entities_or_query, depth, now=when,
                                     include_superseded=include_superseded, limit=limit)
-        rows = {x.memory_id: row for x in reached if (row := self.index.row_by_id(x.memory_id)) is not None}
+        by_rid = self.index.rows_by_rid([x.rid for x in reached])  # one query, not one per memory
+        rows = {x.memory_id: row for x in reached if (row := by_rid.get(x.rid)) is not None
+                and row["id"] == x.memory_id}
         results = recall_results(reached, rows, self._decay_info(list(rows.values()), when), self.root)
         self.record_access([r.memory.id for r in results], at=when, kind="recall")
         return results

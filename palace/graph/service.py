@@ -148,6 +148,8 @@ def reach(index: Index, keys: Sequence[str], depth: int, *, now: datetime,
 
     def add_mentions(level: Sequence[str], hops: int) -> None:
         for row in _mentions(index, level, None if limit is None else limit + len(best)):
+            if enough():
+                break  # the rest of this level would rank after those found (same hops, by id)
             display.setdefault(row["key"], row["name"])
             rid_of.setdefault(row["memory_id"], row["rid"])
             known = best.get(row["memory_id"])
