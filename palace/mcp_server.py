@@ -382,6 +382,17 @@ def build_server(pm, *, sync_interval_s: float = SYNC_INTERVAL_S):
     ):
         return context_result(ctx.bootstrap(pm, query, max_tokens, now=now))
 
+    @tool("The user's persona, as bootstrap shows it: what palace knows about the user from their "
+          "current facts (likes, dislikes, where they live and work, the tools they use for what) plus "
+          "lines the user wrote in it. refresh=true first rebuilds the generated lines from the current "
+          "facts (a superseded fact drops out; the user's own lines are kept).", writes)
+    def get_persona(
+        refresh: Annotated[bool, Field(description="Rebuild it from the current facts first.")] = False,
+        max_tokens: Annotated[int, Field(ge=50, le=100_000, description="Token budget.")] = 4000,
+    ):
+        result = ctx.persona_context(pm, max_tokens, refresh=refresh)
+        return _result(result.to_dict(), result.text or "\n".join(result.notes))
+
     @tool("What happened in a day, week (Monday to Sunday) or month: how many memories, main "
           "tags and topics, decisions, experiences, rooms that changed, with memory ids.", read_only)
     def get_summary(

@@ -24,7 +24,7 @@ from conftest import TIMEZONE  # noqa: E402
 TOOLS = {"save_memory", "search_memory", "get_memory", "update_memory", "delete_memory",
          "restore_memory", "list_memories", "get_context", "get_summary", "bootstrap",
          "record_experience", "verify_experience", "search_experiences", "recall_memory",
-         "entity_history", "review_facts", "manage_task", "record_access"}
+         "entity_history", "review_facts", "manage_task", "record_access", "get_persona"}
 TOOLS |= {"search_compact", "timeline", "get_memories", "list_open_tasks"}  # palace/capture
 SESSION_TIMEOUT_S = 60
 
