@@ -143,3 +143,20 @@ def test_a_hub_entity_is_walked_within_caps_and_says_so(pm):
     assert all(TRUNCATED_NOTE in r.explanation.notes for r in results)
     small = pm.recall(["service3"], depth=1)                  # a small entity: nothing capped
     assert small and all(TRUNCATED_NOTE not in r.explanation.notes for r in small)
+
+
+def test_a_tag_named_in_the_query_ranks_its_descendants_too(pm):
+    other = pm.store("ranking tweaks for bm25 in the billing app", tags=["project/billing"], created_at="2025-01-02")
+    deep = pm.store("ranking tweaks for bm25", tags=["project/palace/search"], created_at="2025-01-01")
+    pm.store("ranking tweaks for bm25 elsewhere", tags=["project/palacex"], created_at="2025-01-03")
+    words = pm.search("ranking tweaks bm25", record_access=False)
+    assert words[0].memory.id != deep.id                    # the words alone do not prefer it
+    for query in ("project/palace ranking tweaks", "#project/palace ranking tweaks", "Project/Palace ranking"):
+        results = pm.search(query, record_access=False)
+        assert results[0].memory.id == deep.id, query
+        assert "tag" in results[0].explanation.retrievers
+        assert all("tag" not in r.explanation.retrievers for r in results if r.memory.id != deep.id)
+    # a memory the words miss is still found by its tag (one below the one named)
+    tagged_only = pm.store("周会纪要", tags=["project/palace/search/meetings"])
+    assert tagged_only.id in {r.memory.id for r in pm.search("project/palace", record_access=False)}
+    assert other.id not in {r.memory.id for r in pm.search("#project/palace", record_access=False)}
