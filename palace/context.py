@@ -19,10 +19,10 @@ Conventions (also in docs/mcp.md):
   ``session-summary`` — what happened in one working session, written by the
   agent at its end. Newest first.
 - **Task**: a memory of type ``task``. It is open until it is done: its
-  ``taskState`` (written by capture and ``palace tasks set``) is todo, doing or
+  ``taskState`` (written by capture and ``palace task``) is todo, doing or
   blocked; without one, it is not tagged ``done`` (or ``cancelled``) and its
   frontmatter has no ``taskStatus: done`` (or ``cancelled``/``closed``). Archived
-  and trashed tasks are not open. The rule lives in palace/capture/tasks.py.
+  and trashed tasks are not open. The rule lives in palace/tasks.py.
 """
 
 from __future__ import annotations
