@@ -174,9 +174,9 @@ def reach(index: Index, keys: Sequence[str], depth: int, *, now: datetime,
                 if here not in here_set:
                     continue
                 start, steps = reached[here]
-                path = (*steps, Step(edge, forward))
+                walked = (*steps, Step(edge, forward))
                 if edge.memory_id not in stated:
-                    stated[edge.memory_id] = (start, path)
+                    stated[edge.memory_id] = (start, walked)
                     rid_of.setdefault(edge.memory_id, rid)
                     known = best.get(edge.memory_id)
                     # its own edge explains it best, even when it names a nearer entity
@@ -185,7 +185,7 @@ def reach(index: Index, keys: Sequence[str], depth: int, *, now: datetime,
                     if len(nxt) >= FRONTIER_CAP:
                         truncated = True
                         continue
-                    reached[there] = (start, path)
+                    reached[there] = (start, walked)
                     nxt.append(there)
         if not enough():
             add_mentions(nxt, hops)
