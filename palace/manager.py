@@ -192,7 +192,17 @@ class MemoryPalaceManager:
             self._apply_hand_edits(report)
         return report
 
+    # Above this many memories changed in one sync (a folder copied in, an index built
+    # from scratch), the sync is a bulk load: the files are taken as written, as by
+    # reindex, instead of judging every fact against every other one.
+    HAND_EDITS_AT_MOST = 1000
+
     def _apply_hand_edits(self, report: SyncReport) -> None:
+        changes = len(report.added) + len(report.updated) + len(report.moved) + len(report.removed)
+        if changes > self.HAND_EDITS_AT_MOST:
+            self.notes.append(f"{changes} memories changed in one sync: taken as written (a bulk load); "
+                              "supersession was not applied to them")
+            return
         with self.write_lock():
             changed = [m for i in dict.fromkeys([*report.added, *report.updated, *report.moved])
                        if (m := self.get(i, record_access=False)) is not None and m.status == "active"]

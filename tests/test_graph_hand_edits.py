@@ -176,3 +176,14 @@ def test_hand_edits_over_mcp(workspace, palace_root):
         assert [i["new_memory"] for i in queue["items"]] == ["rf"]
 
     run_session(workspace, scenario)
+
+
+def test_a_bulk_load_is_taken_as_written(pm, palace_root, monkeypatch):
+    old = pm.store("I live in Berlin", created_at="2024-01-01")
+    monkeypatch.setattr(type(pm), "HAND_EDITS_AT_MOST", 2)   # a small palace stands in for a big copy
+    for i in range(3):
+        hand_file(palace_root, f"copied{i}", "copied", [f"{{subject: I, predicate: moved_to, object: City{i}}}"],
+                  created=f"2025-0{i + 1}-01T10:00:00+08:00")
+    pm.sync()
+    assert "supersededBy" not in pm.get(old.id, record_access=False).extra
+    assert any("bulk load" in note for note in pm.notes)

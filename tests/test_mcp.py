@@ -260,6 +260,9 @@ def test_graph_over_mcp(workspace):
         listed = await client.ok("manage_task")
         assert [(t["id"], t["state"]) for t in listed["tasks"]] == [(task["id"], "doing")]
         assert "not a task" in await client.error("manage_task", action="done", id=old["id"])
+        await client.ok("manage_task", action="set", id=task["id"], state="blocked", note="等评审")
+        assert [t["state"] for t in (await client.ok("manage_task"))["tasks"]] == ["blocked"]
+        assert "needs the state" in await client.error("manage_task", action="set", id=task["id"])
 
     run_session(workspace, scenario)
 
