@@ -19,10 +19,10 @@ Conventions (also in docs/mcp.md):
   ``session-summary`` — what happened in one working session, written by the
   agent at its end. Newest first.
 - **Task**: a memory of type ``task``. It is open until it is done: its
-  ``taskState`` (written by capture and ``palace tasks set``) is todo, doing or
+  ``taskState`` (written by capture and ``palace task``) is todo, doing or
   blocked; without one, it is not tagged ``done`` (or ``cancelled``) and its
   frontmatter has no ``taskStatus: done`` (or ``cancelled``/``closed``). Archived
-  and trashed tasks are not open. The rule lives in palace/capture/tasks.py.
+  and trashed tasks are not open. The rule lives in palace/tasks.py.
 """
 
 from __future__ import annotations
@@ -411,8 +411,34 @@ def bootstrap(pm, query: str | None = None, max_tokens: int = DEFAULT_BOOTSTRAP_
     return result
 
 
+def persona_context(pm: Any, max_tokens: int = 4000, *, refresh: bool = False, now: Any = None) -> ContextResult:
+    """The persona exactly as ``bootstrap`` shows it (its heading, label line and text,
+    or its summary / an excerpt when the budget is small); empty text when there is
+    none. ``refresh`` first rewrites its generated lines from the user's current facts
+    (``palace.persona.refresh_persona``: lines written by hand are kept). Counts as an
+    access, like bootstrap."""
+    from .persona import get_persona, refresh_persona
+
+    max_tokens = _validate_budget(max_tokens)
+    when = pm.now(now)
+    if refresh:
+        refresh_persona(pm, now=when)
+    packer = _Packer(max_tokens)
+    persona = get_persona(pm)
+    notes: tuple[str, ...] = ()
+    if persona is None:
+        notes = ("no persona yet: it is assembled from facts about the user (likes, lives in, works at, "
+                 "uses …); store some, then refresh",)
+    elif packer.add_heading("# Persona"):
+        packer.add(persona, section="persona")
+        packer.drop_empty_heading()
+    result = packer.finish(notes=notes)
+    pm.record_access(result.ids, at=when, kind="bootstrap")
+    return result
+
+
 __all__ = [
-    "ContextPiece", "ContextResult", "get_context", "bootstrap", "get_essence", "set_essence",
+    "ContextPiece", "ContextResult", "get_context", "bootstrap", "persona_context", "get_essence", "set_essence",
     "fit_memory", "is_open_task", "is_session_summary", "open_tasks", "recent_session_summaries",
     "ESSENCE_ID", "SESSION_TAG", "SESSION_TYPE", "TASK_TYPE", "TASK_DONE_TAGS", "TASK_STATUS_KEY",
     "TASK_CLOSED_STATUSES",

@@ -180,8 +180,35 @@ class MemoryPalaceManager:
 
     def sync(self, *, full: bool | None = True) -> SyncReport:
         """Bring the index in line with the files (added, edited, moved, removed by hand);
-        ``full=None``: on a large palace only the rooms whose folder changed."""
-        return self.syncer.sync(full=full)
+        ``full=None``: on a large palace only the rooms whose folder changed.
+
+        Facts added or edited by hand then go through the same supersession rule as
+        ``store`` (``GraphService.apply_changes``): a hand-written fact that retires an
+        older one closes it, an uncertain pair is queued for review, and a fact removed
+        by hand gives back what it had retired. Pairs already decided are not decided
+        again, so syncing the same files twice changes nothing."""
+        report = self.syncer.sync(full=full)
+        if self.index.supports_graph and (report.added or report.updated or report.moved or report.removed):
+            self._apply_hand_edits(report)
+        return report
+
+    # Above this many memories changed in one sync (a folder copied in, an index built
+    # from scratch), the sync is a bulk load: the files are taken as written, as by
+    # reindex, instead of judging every fact against every other one.
+    HAND_EDITS_AT_MOST = 1000
+
+    def _apply_hand_edits(self, report: SyncReport) -> None:
+        changes = len(report.added) + len(report.updated) + len(report.moved) + len(report.removed)
+        if changes > self.HAND_EDITS_AT_MOST:
+            self.notes.append(f"{changes} memories changed in one sync: taken as written (a bulk load); "
+                              "supersession was not applied to them")
+            return
+        with self.write_lock():
+            changed = [m for i in dict.fromkeys([*report.added, *report.updated, *report.moved])
+                       if (m := self.get(i, record_access=False)) is not None and m.status == "active"]
+            removed = [i for i in report.removed if self.index.row_by_id(i) is None]
+            if changed or removed:
+                self.graph.apply_changes(changed, removed, self.now())
 
     def reindex(self, *, vectors: bool = False) -> SyncReport:
         """Rebuild the index from the files and the journal. Vectors whose text did not
@@ -192,7 +219,9 @@ class MemoryPalaceManager:
         # (WAL), so a rebuild is invisible to them; a rebuild that dies rolls back.
         with self.write_lock(), self.index.write():
             self.index.clear_memories()
-            report = self.sync(full=True)
+            # the files as they are: a rebuild derives, it does not re-apply supersession
+            # (that is `palace sync`'s job for hand edits; store applies it at once)
+            report = self.syncer.sync(full=True)
             self.syncer.catch_up_journal(self.journal_path)
             self.index.prune_orphan_vectors()
         self._vectors.invalidate()
@@ -461,7 +490,9 @@ class MemoryPalaceManager:
         when = self.now(now)
         reached = self.graph.recall(entities_or_query, depth, now=when,
                                     include_superseded=include_superseded, limit=limit)
-        rows = {x.memory_id: row for x in reached if (row := self.index.row_by_id(x.memory_id)) is not None}
+        by_rid = self.index.rows_by_rid([x.rid for x in reached])  # one query, not one per memory
+        rows = {x.memory_id: row for x in reached if (row := by_rid.get(x.rid)) is not None
+                and row["id"] == x.memory_id}
         results = recall_results(reached, rows, self._decay_info(list(rows.values()), when), self.root)
         self.record_access([r.memory.id for r in results], at=when, kind="recall")
         return results

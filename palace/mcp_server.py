@@ -382,6 +382,17 @@ def build_server(pm, *, sync_interval_s: float = SYNC_INTERVAL_S):
     ):
         return context_result(ctx.bootstrap(pm, query, max_tokens, now=now))
 
+    @tool("The user's persona, as bootstrap shows it: what palace knows about the user from their "
+          "current facts (likes, dislikes, where they live and work, the tools they use for what) plus "
+          "lines the user wrote in it. refresh=true first rebuilds the generated lines from the current "
+          "facts (a superseded fact drops out; the user's own lines are kept).", writes)
+    def get_persona(
+        refresh: Annotated[bool, Field(description="Rebuild it from the current facts first.")] = False,
+        max_tokens: Annotated[int, Field(ge=50, le=100_000, description="Token budget.")] = 4000,
+    ):
+        result = ctx.persona_context(pm, max_tokens, refresh=refresh)
+        return _result(result.to_dict(), result.text or "\n".join(result.notes))
+
     @tool("What happened in a day, week (Monday to Sunday) or month: how many memories, main "
           "tags and topics, decisions, experiences, rooms that changed, with memory ids.", read_only)
     def get_summary(
@@ -538,13 +549,16 @@ def _task_tools(pm, tool: Callable, writes: Any) -> None:
     from . import tasks
 
     @tool("Tasks the user or agent must do: action=add (text) creates one in state todo; "
-          "start, block, done (id) move it, recording when; list shows the open ones "
-          "(or those in 'states'). Open tasks appear in bootstrap.", writes)
+          "start, block, done (id) move it, and set (id, state) moves it to any allowed state, each "
+          "move recorded with its time; list shows the open ones (or those in 'states'). Open tasks "
+          "appear in bootstrap.", writes)
     def manage_task(
-        action: Annotated[Literal["add", "start", "block", "done", "list"], Field(
-            description="add, start, block, done or list.")] = "list",
+        action: Annotated[Literal["add", "start", "block", "done", "set", "list"], Field(
+            description="add, start, block, done, set or list.")] = "list",
         text: Annotated[str | None, Field(description="The task (add).")] = None,
-        id: Annotated[str | None, Field(description="The task's id (start, block, done).")] = None,
+        id: Annotated[str | None, Field(description="The task's id (start, block, done, set).")] = None,
+        state: Annotated[Literal["todo", "doing", "blocked", "done"] | None, Field(
+            description="set: the state to move to.")] = None,
         note: Annotated[str | None, Field(description="Why (kept in the task's history).")] = None,
         states: Annotated[list[Literal["todo", "doing", "blocked", "done"]] | None, Field(
             description="list: only these states (default: the open ones).")] = None,
@@ -559,8 +573,11 @@ def _task_tools(pm, tool: Callable, writes: Any) -> None:
             return _result(memory_view(tasks.add_task(pm, text)))
         if not id:
             raise InvalidInputError(f"{action} needs the task's id")
-        state = {"start": "doing", "block": "blocked", "done": "done"}[action]
-        return _result(memory_view(tasks.move_task(pm, id, state, note=note)))
+        if action == "set" and state is None:
+            raise InvalidInputError("set needs the state to move to (todo, doing, blocked, done)")
+        wanted = state if action == "set" else {"start": "doing", "block": "blocked", "done": "done"}[action]
+        assert wanted is not None
+        return _result(memory_view(tasks.move_task(pm, id, wanted, note=note)))
 
 
 def _version() -> str:

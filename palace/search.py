@@ -25,6 +25,7 @@ builds it and records the accesses afterwards.
 from __future__ import annotations
 
 import json
+import re
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, tzinfo
@@ -51,6 +52,7 @@ MAX_QUERY_CHARS = limits.MAX_QUERY_CHARS  # every limit lives in palace/limits.p
 VECTOR_BACKFILL_PER_SEARCH = 256
 GRAPH_DEPTH = 1    # hops the graph retriever follows from the entities a query names
 GRAPH_SHARE = 0.3  # the most graph closeness adds to a candidate's relevance
+TAG_SHARE = 0.3    # what a tag named in the query (#tag, project/palace) adds, descendants included
 LATE_GRACE = timedelta(days=30)
 LATE_FACTOR = 0.7
 OUTSIDE_FACTOR = 0.5  # soft time filter: a memory outside the period keeps half its relevance
@@ -234,12 +236,46 @@ def graph_retriever(services: SearchServices, text: str, now: datetime, pool: in
     return Retriever("graph", "closeness", scores)
 
 
+# A word of the query shaped like a tag path (project/palace) or written as #tag.
+_TAG_WORD = re.compile(r"(?<![^\s(（\[【,，;；])#([^\s#,，;；。()（）\[\]【】]+)"
+                       r"|(?<![^\s(（\[【,，;；])([^\s/#,，;；。()（）\[\]【】]+(?:/[^\s/#,，;；。()（）\[\]【】]+)+)")
+
+
+def query_tags(text: str) -> list[str]:
+    """The tags a query names: ``#tag`` words and words shaped like a tag path
+    (``project/palace``), as written and case-folded, each once."""
+    tags: dict[str, None] = {}
+    for match in _TAG_WORD.finditer(text):
+        tag = (match.group(1) or match.group(2)).strip("/.")
+        if tag:
+            tags.setdefault(tag, None)
+            tags.setdefault(tag.casefold(), None)
+    return list(tags)
+
+
+def tag_retriever(services: SearchServices, text: str, pool: int) -> Retriever:
+    """Memories carrying a tag the query names, or a tag below it (``project/palace``
+    finds ``project/palace/search``, as a filter does): the newest ``pool`` of them."""
+    wanted = query_tags(text)
+
+    def scores(filters: Filters) -> tuple[Scores, str | None]:
+        found: Scores = {}
+        for tag in wanted:
+            for row in services.index.list_rows(replace(filters, tags=(*filters.tags, tag)), limit=pool):
+                found[row["rid"]] = 1.0
+        return found, None
+
+    return Retriever("tag", "tagged", scores)
+
+
 def retrievers(services: SearchServices, scope: TimeScope, terms: QueryTerms, pool: int,
                now: datetime | None = None) -> list[Retriever]:
     sources = [keyword_retriever(services.index, terms, pool),
                vector_retriever(services, scope.remainder, pool)]
     if now is not None:
         sources.append(graph_retriever(services, scope.remainder, now, pool))
+    if query_tags(scope.remainder):
+        sources.append(tag_retriever(services, scope.remainder, pool))
     return sources
 
 
@@ -270,6 +306,9 @@ def fuse_candidates(found: Mapping[str, Scores], vector_share: float,
     # one the words missed is still found (at most GRAPH_SHARE of full relevance)
     for rid, closeness in found.get("graph", {}).items():
         fused[rid] = min(1.0, fused.get(rid, 0.0) + GRAPH_SHARE * closeness)
+    # a tag the query names (or one below it) on the memory: the user's own filing
+    for rid, tagged in found.get("tag", {}).items():
+        fused[rid] = min(1.0, fused.get(rid, 0.0) + TAG_SHARE * tagged)
     return fused
 
 
@@ -397,7 +436,8 @@ def apply_floor(ranked: Sequence[tuple[float, int]], candidates: Candidates, top
     query lists its period: nothing there is weak."""
     found = candidates.found
     # reached through the entity graph: an explicit link, evidence of its own
-    strength = {rid: "strong" if candidates.browse or rid in found.get("graph", {}) else
+    strength = {rid: "strong" if candidates.browse or rid in found.get("graph", {})
+                or rid in found.get("tag", {}) else
                 candidates.measured.confidence(rid, found.get("vector", {}).get(rid))
                 for _, rid in ranked}
     # A result close behind a strong one is strong too: the floor decides whether

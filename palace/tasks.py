@@ -63,11 +63,13 @@ def next_state(current: str, wanted: str) -> str:
 
 
 def add_task(pm: Any, text: str, *, tags: Sequence[str] = (), importance: float = 0.6,
-             location: str = "tasks", now: Any = None) -> Memory:
+             location: str = "tasks", now: Any = None, project: str | None = None) -> Memory:
     when = pm.now(now)
+    extra: dict[str, Any] = {STATE_KEY: "todo", HISTORY_KEY: [{"state": "todo", "at": when.isoformat()}]}
+    if project:
+        extra["project"] = str(project)
     return pm.store(text, type=TASK_TYPE, tags=tags, importance=importance, location=location,
-                    created_at=when, extra={STATE_KEY: "todo",
-                                            HISTORY_KEY: [{"state": "todo", "at": when.isoformat()}]})
+                    created_at=when, extra=extra)
 
 
 def move_task(pm: Any, task_id: str, wanted: str, *, note: str | None = None, now: Any = None) -> Memory:
@@ -85,12 +87,23 @@ def move_task(pm: Any, task_id: str, wanted: str, *, note: str | None = None, no
         return pm.update(task_id, extra={STATE_KEY: state, HISTORY_KEY: [*history, step]})
 
 
-def list_tasks(pm: Any, *, states: Sequence[str] | None = None) -> list[Memory]:
-    """Tasks in ``states`` (default: the open ones), most important, then newest, first."""
-    wanted = set(states or ("todo", "doing", "blocked"))
+OPEN_STATES = ("doing", "blocked", "todo")
+_ORDER = {"doing": 0, "blocked": 1, "todo": 2, "done": 3}
+
+
+def list_tasks(pm: Any, *, states: Sequence[str] | None = None, project: str | None = None,
+               limit: int | None = None, now: Any = None) -> list[Memory]:
+    """Tasks in ``states`` (default: the open ones), in the order bootstrap shows them:
+    doing, then blocked, then to do (then done); within a state the pinned and more
+    important first, then the newest. ``project``: only tasks whose frontmatter
+    ``project`` is that (capture records the session's project)."""
+    wanted = set(states or OPEN_STATES)
     unknown = wanted - set(STATES)
     if unknown:
         raise InvalidInputError(f"unknown task state {sorted(unknown)[0]!r}; states: {', '.join(STATES)}")
-    tasks = [m for m in pm.list(type=TASK_TYPE) if state_of(m) in wanted]
-    tasks.sort(key=lambda m: (-m.importance, -m.created_at.timestamp()))
-    return tasks
+    tasks = [m for m in pm.list(type=TASK_TYPE, now=now) if m.status == "active" and state_of(m) in wanted]
+    if project:
+        tasks = [m for m in tasks if (m.extra or {}).get("project") == project]
+    tasks.sort(key=lambda m: m.created_at.isoformat() if m.created_at else "", reverse=True)
+    tasks.sort(key=lambda m: (_ORDER[state_of(m)], -(1.0 if m.pinned else m.importance)))
+    return tasks[:limit] if limit else tasks

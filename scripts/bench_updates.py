@@ -16,6 +16,7 @@ Two parts, each run *before* (MEMORY_GRAPH_EXTRACT=false: no graph, plain search
    per session (user turns), recall_any@5 of the answer sessions.
 
     python scripts/bench_updates.py [--longmemeval ../shared/bench/longmemeval_s_dev.json.gz]
+    python scripts/bench_updates.py --sequences scripts/data/updates_holdout.json   # held-out set
 """
 
 from __future__ import annotations
@@ -114,10 +115,20 @@ def settings(workspace: Path, *, graph: bool) -> Settings:
                              decay_enabled=False)
 
 
-def run_sequences(graph: bool) -> dict[str, float]:
+def load_sequences(path: str) -> list[Sequence]:
+    """Sequences from a JSON file (``{"sequences": [{kind, lang, facts, question}]}``)."""
+    data = json.loads(Path(path).read_text("utf-8"))
+    return [Sequence(item["kind"], tuple(item["facts"]), item["question"], item["lang"])
+            for item in data["sequences"]]
+
+
+def run_sequences(graph: bool, seqs: list[Sequence] | None = None,
+                  misses: list[str] | None = None) -> dict[str, float]:
+    """Scores over ``seqs`` (default: ``sequences()``); what each missed goes to ``misses``."""
+    seqs = sequences() if seqs is None else seqs
     scores: dict[str, list[float]] = {"current first": [], "stale labelled": [], "coexisting untouched": [],
                                       "uncertain queued": []}
-    for seq in sequences():
+    for seq in seqs:
         with tempfile.TemporaryDirectory(prefix="palace-updates-") as tmp:
             pm = MemoryPalaceManager(tmp, settings=settings(Path(tmp), graph=graph), embedder=None)
             ids = [pm.store(text, created_at=T0 + timedelta(days=60 * i)).id for i, text in enumerate(seq.facts)]
@@ -132,14 +143,19 @@ def run_sequences(graph: bool) -> dict[str, float]:
                 scores["current first"].append(float(first))
                 labelled = any(r.memory.id == stale and r.explanation.superseded_by == current for r in results)
                 scores["stale labelled"].append(float(labelled))
+                ok = first and labelled
             elif seq.kind == "coexist":
-                scores["coexisting untouched"].append(float(not any(marked.values())))
+                ok = not any(marked.values())
+                scores["coexisting untouched"].append(float(ok))
             else:
                 queued = len(pm.graph.queue.items()) == 1
-                scores["uncertain queued"].append(float(queued and not any(marked.values())))
+                ok = queued and not any(marked.values())
+                scores["uncertain queued"].append(float(ok))
+            if not ok and misses is not None:
+                misses.append(f"{seq.kind}: {' → '.join(seq.facts)} ({seq.question})")
             pm.close()
     return {name: sum(v) / len(v) for name, v in scores.items() if v} | {
-        "sequences": float(len(sequences()))}
+        "sequences": float(len(seqs))}
 
 
 def session_text(turns: list[dict]) -> str:
@@ -208,20 +224,28 @@ def main() -> int:
     parser.add_argument("--longmemeval", help="path to longmemeval_s_dev.json.gz (part 2)")
     parser.add_argument("--limit", type=int, help="at most this many LongMemEval questions")
     parser.add_argument("--scale", type=int, help="also time graph recall vs keyword search on this many memories")
+    parser.add_argument("--sequences", help="score the sequences in this JSON file instead of the built-in ones "
+                                            "(e.g. scripts/data/updates_holdout.json), listing the misses")
     args = parser.parse_args()
     if args.scale:
         for name, value in run_scale(args.scale).items():
             print(f"{name:<44}{value:>10.2f}")
+    seqs = load_sequences(args.sequences) if args.sequences else None
+    misses: list[str] = []
     table: dict[str, dict[str, float]] = {}
     for label, graph in (("before", False), ("after", True)):
         started = time.perf_counter()
-        table[label] = run_sequences(graph)
+        table[label] = run_sequences(graph, seqs, misses if graph else None)
         if args.longmemeval:
             table[label] |= run_longmemeval(args.longmemeval, graph, args.limit)
         table[label]["seconds"] = time.perf_counter() - started
     print(f"{'metric':<44}{'before':>10}{'after':>10}")
     for name in table["after"]:
         print(f"{name:<44}{table['before'].get(name, float('nan')):>10.3f}{table['after'][name]:>10.3f}")
+    if args.sequences:
+        print(f"missed after ({len(misses)}):")
+        for line in misses:
+            print(f"  {line}")
     return 0
 
 

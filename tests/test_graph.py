@@ -127,3 +127,36 @@ def test_a_tag_matches_its_descendants_and_the_tree_counts_them(pm):
     palace = next(n for n in project["children"] if n["name"] == "palace")
     assert (project["total"], palace["total"], palace["count"]) == (3, 2, 1)
     assert palace["children"][0]["tag"] == "project/palace/search"
+
+
+def test_a_hub_entity_is_walked_within_caps_and_says_so(pm):
+    from palace.graph.service import EDGES_PER_ENTITY, TRUNCATED_NOTE
+
+    for i in range(EDGES_PER_ENTITY + 6):
+        pm.store(f"standup {i}", extra={"relations": [{"subject": "Redis", "predicate": "used_by",
+                                                       "object": f"service{i}"}]})
+    results = pm.recall(["Redis"], depth=2, limit=200)
+    assert len(results) == EDGES_PER_ENTITY + 6           # every memory names Redis: all are found
+    followed = [r for r in results if "—used_by→" in r.explanation.notes[0]]
+    assert len(followed) == EDGES_PER_ENTITY              # the newest relations were walked, no more
+    assert {r.memory.content for r in followed} == {f"standup {i}" for i in range(6, EDGES_PER_ENTITY + 6)}
+    assert all(TRUNCATED_NOTE in r.explanation.notes for r in results)
+    small = pm.recall(["service3"], depth=1)                  # a small entity: nothing capped
+    assert small and all(TRUNCATED_NOTE not in r.explanation.notes for r in small)
+
+
+def test_a_tag_named_in_the_query_ranks_its_descendants_too(pm):
+    other = pm.store("ranking tweaks for bm25 in the billing app", tags=["project/billing"], created_at="2025-01-02")
+    deep = pm.store("ranking tweaks for bm25", tags=["project/palace/search"], created_at="2025-01-01")
+    pm.store("ranking tweaks for bm25 elsewhere", tags=["project/palacex"], created_at="2025-01-03")
+    words = pm.search("ranking tweaks bm25", record_access=False)
+    assert words[0].memory.id != deep.id                    # the words alone do not prefer it
+    for query in ("project/palace ranking tweaks", "#project/palace ranking tweaks", "Project/Palace ranking"):
+        results = pm.search(query, record_access=False)
+        assert results[0].memory.id == deep.id, query
+        assert "tag" in results[0].explanation.retrievers
+        assert all("tag" not in r.explanation.retrievers for r in results if r.memory.id != deep.id)
+    # a memory the words miss is still found by its tag (one below the one named)
+    tagged_only = pm.store("周会纪要", tags=["project/palace/search/meetings"])
+    assert tagged_only.id in {r.memory.id for r in pm.search("project/palace", record_access=False)}
+    assert other.id not in {r.memory.id for r in pm.search("#project/palace", record_access=False)}

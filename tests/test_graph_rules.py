@@ -52,10 +52,24 @@ def test_a_malformed_relation_is_an_error_on_store_and_skipped_on_sync():
     ("I moved to Hangzhou.", ("user", "lives_in", "hangzhou", None)),
     ("I use ruff for linting", ("user", "uses", "ruff", "linting")),
     ("I don't like coffee", ("user", "dislikes", "coffee", None)),
+    # found by the held-out sequences (scripts/data/updates_holdout.json)
+    ("我家在南京", ("user", "lives_in", "南京", None)),
+    ("我搬去了厦门，离海很近", ("user", "lives_in", "厦门", None)),
+    ("我跳槽了，现在在美团上班", ("user", "works_at", "美团", None)),
+    ("我很喜欢喝奶茶", ("user", "likes", "奶茶", None)),
+    ("我改用 cursor 来写代码", ("user", "uses", "cursor", "写代码")),
+    ("These days I hate spicy food", ("user", "dislikes", "spicy food", None)),
+    ("I prefer tea in the morning", ("user", "likes", "tea", None)),
+    ("I also enjoy classical music", ("user", "likes", "classical music", None)),
+    ("I live in Lisbon near the river", ("user", "lives_in", "lisbon", None)),
 ])
 def test_relation_patterns_in_both_languages(text, expected):
     found = [(r.subject_key, r.predicate, r.object_key, r.purpose) for r in extract_relations(text)]
     assert found == [expected]
+
+
+def test_a_clause_opened_by_a_time_word_needs_a_speaker_before_it():
+    assert extract_relations("现在在美团上班") == []       # no one named: no fact, no entity 现在
 
 
 def test_the_users_own_frontmatter_wins_over_extraction():

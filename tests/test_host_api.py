@@ -29,6 +29,7 @@ def sidecar(tmp_path_factory, minilm_path):
                  type="session", created_at="2026-11-27T18:30:00+08:00")
         pm.store("Write the restore runbook for PostgreSQL", type="task",
                  created_at="2026-11-27T18:31:00+08:00")
+        pm.store("I live in Berlin and I like jazz", created_at="2026-11-20T10:00:00+08:00")
         pm.store("We decided to use PostgreSQL as the main database: we need JSONB.",
                  type="decision", tags=["database"], location="projects/palace",
                  created_at="2026-11-24T15:00:00+08:00")
@@ -151,3 +152,17 @@ def test_openapi_documents_request_and_response_schemas(sidecar):
     assert "results" in str(search["responses"]["200"]) and "503" in search["responses"]
     assert "vectors" in str(spec["paths"]["/embed"]["post"]["responses"]["200"])
     assert all("422" not in op["responses"] for ops in spec["paths"].values() for op in ops.values())
+
+
+def test_persona_as_bootstrap_shows_it(sidecar):
+    """Last in this file: refreshing creates the persona, which bootstrap then shows."""
+    before = post(sidecar, "/persona", {})
+    assert before.status_code == 200, before.text
+    assert before.json()["text"] == "" and "no persona yet" in before.json()["notes"][0]
+    body = post(sidecar, "/persona", {"refresh": True, "maxTokens": 300}).json()
+    assert body["text"].startswith("# Persona\n\n[persona]")
+    assert "- lives in Berlin" in body["text"] and "- likes jazz" in body["text"]
+    shown = post(sidecar, "/bootstrap", {"maxTokens": 2000, "now": NOW}).json()
+    [piece] = [p for p in shown["pieces"] if p["section"] == "persona"]
+    assert piece["text"] in body["text"]
+    assert post(sidecar, "/persona", {"refresh": "yes"}).status_code == 400

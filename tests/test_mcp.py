@@ -24,7 +24,7 @@ from conftest import TIMEZONE  # noqa: E402
 TOOLS = {"save_memory", "search_memory", "get_memory", "update_memory", "delete_memory",
          "restore_memory", "list_memories", "get_context", "get_summary", "bootstrap",
          "record_experience", "verify_experience", "search_experiences", "recall_memory",
-         "entity_history", "review_facts", "manage_task", "record_access"}
+         "entity_history", "review_facts", "manage_task", "record_access", "get_persona"}
 TOOLS |= {"search_compact", "timeline", "get_memories", "list_open_tasks"}  # palace/capture
 SESSION_TIMEOUT_S = 60
 
@@ -260,6 +260,9 @@ def test_graph_over_mcp(workspace):
         listed = await client.ok("manage_task")
         assert [(t["id"], t["state"]) for t in listed["tasks"]] == [(task["id"], "doing")]
         assert "not a task" in await client.error("manage_task", action="done", id=old["id"])
+        await client.ok("manage_task", action="set", id=task["id"], state="blocked", note="等评审")
+        assert [t["state"] for t in (await client.ok("manage_task"))["tasks"]] == ["blocked"]
+        assert "needs the state" in await client.error("manage_task", action="set", id=task["id"])
 
     run_session(workspace, scenario)
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
 from cli_helpers import cli_on
-from palace.context import bootstrap
+from palace.context import bootstrap, persona_context
 from palace.persona import PERSONA_ID, refresh_persona
 
 
@@ -25,4 +27,38 @@ def test_persona_cli(make_pm, workspace):
     pm = make_pm()
     pm.store("I work at Acme")
     pm.close()
-    assert "- works at Acme" in cli_on(workspace)("persona").stdout
+    cli = cli_on(workspace)
+    assert cli("persona", "--no-refresh").stdout.strip() == "(no facts about the user yet)"
+    shown = cli("persona").stdout
+    assert shown.startswith("# Persona") and "- works at Acme" in shown
+    data = json.loads(cli("persona", "--json", "--no-refresh").stdout)
+    assert [p["id"] for p in data["pieces"]] == [PERSONA_ID]
+
+
+def test_the_persona_context_is_what_bootstrap_shows(pm):
+    pm.store("I like tea", created_at="2024-01-01")
+    assert persona_context(pm).text == ""                      # not refreshed yet: none
+    shown = persona_context(pm, refresh=True)
+    [piece] = [p for p in bootstrap(pm, max_tokens=2000).pieces if p.section == "persona"]
+    assert shown.text == f"# Persona\n\n{piece.text}" and "- likes tea" in piece.text
+    pm.store("I don't like tea anymore", created_at="2025-01-01")
+    assert "- dislikes tea" in persona_context(pm, refresh=True).text
+
+
+def test_persona_over_mcp(workspace):
+    from test_mcp import Client, run_session
+
+    async def scenario(client: Client):
+        await client.ok("save_memory", content="我住在北京", created_at="2024-01-01T09:00:00+08:00")
+        empty = await client.call("get_persona")
+        assert not empty.is_error and "no persona yet" in empty.content[0].text
+        shown = await client.ok("get_persona", refresh=True)
+        assert "- lives in 北京" in shown["text"]
+        await client.ok("save_memory", content="我搬到杭州了", created_at="2025-03-01T09:00:00+08:00")
+        moved = await client.ok("get_persona", refresh=True)
+        assert "- lives in 杭州" in moved["text"] and "北京" not in moved["text"]
+        boot = await client.ok("bootstrap", max_tokens=2000)
+        assert [p["text"] for p in boot["pieces"] if p["section"] == "persona"] == [
+            p["text"] for p in moved["pieces"]]
+
+    run_session(workspace, scenario)

@@ -41,11 +41,36 @@ def test_task_cli(workspace, make_pm):
     cli = cli_on(workspace)
     added = json.loads(cli("task", "add", "ship it", "--json").stdout)
     assert cli("task", "start", added["id"]).rc == 0
-    listed = json.loads(cli("task", "list", "--json").stdout)
-    assert [(t["id"], t["state"]) for t in listed] == [(added["id"], "doing")]
+    listed = json.loads(cli("task", "list", "--json").stdout)["tasks"]
+    assert [(t["id"], t["state"], t["task"]) for t in listed] == [(added["id"], "doing", "ship it")]
     assert cli("task", "done", added["id"]).rc == 0
     assert cli("task", "list").stdout.strip() == "(no tasks)"
     assert_failed(cli("task", "block", added["id"]), BAD_INPUT, "cannot become")
+
+
+def test_one_group_one_vocabulary_and_the_old_spelling(workspace, make_pm):
+    """`palace task` with no sub-command lists the open tasks; `set` moves by the same
+    rules and records history; `palace tasks …` is the same group."""
+    pm = make_pm()
+    captured = pm.store("Restart the garden-bot service", type="task", extra={"taskState": "todo",
+                                                                             "project": "garden"})
+    pm.close()
+    cli = cli_on(workspace)
+    mine = json.loads(cli("task", "add", "写发布说明", "--project", "palace", "--json").stdout)
+    for spelling in ("task", "tasks"):
+        shown = json.loads(cli(spelling, "--json").stdout)["tasks"]
+        assert {t["id"] for t in shown} == {captured.id, mine["id"]}
+        only = json.loads(cli(spelling, "--project", "garden", "--json").stdout)["tasks"]
+        assert [t["id"] for t in only] == [captured.id]
+    assert cli("tasks", "set", captured.id, "doing", "--note", "on it").rc == 0
+    assert cli("task", "set", mine["id"], "blocked").rc == 0
+    listed = json.loads(cli("task", "list", "--json").stdout)["tasks"]
+    assert [(t["id"], t["state"]) for t in listed] == [(captured.id, "doing"), (mine["id"], "blocked")]
+    history = json.loads(cli("get", captured.id, "--json").stdout)["extra"]["taskHistory"]
+    assert [(h["state"], h.get("note")) for h in history] == [("doing", "on it")]
+    assert cli("tasks", "set", captured.id, "done").rc == 0
+    assert_failed(cli("task", "set", captured.id, "todo"), BAD_INPUT, "cannot become")
+    assert "garden-bot" not in cli("task").stdout and "写发布说明" in cli("tasks").stdout
 
 
 def test_one_rule_for_open_tasks_whoever_made_them(pm):

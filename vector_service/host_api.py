@@ -53,6 +53,12 @@ class BootstrapRequest(_Body):
     now: str | None = Field(None, description="ISO 8601 time to read time words against (tests, replay).")
 
 
+class PersonaRequest(_Body):
+    refresh: bool = Field(False, description="Rebuild the generated lines from the user's current facts first.")
+    max_tokens: int = Field(4000, ge=50, le=100_000, validation_alias=_alias("maxTokens", "max_tokens"),
+                            description="Token budget for the text.")
+
+
 class ContextRequest(_Body):
     query: str = Field(..., min_length=1, description="What the agent needs to know about.")
     max_tokens: int = Field(2000, ge=50, le=100_000, validation_alias=_alias("maxTokens", "max_tokens"))
@@ -289,6 +295,13 @@ def add_host_endpoints(app: FastAPI, open_provider: Callable[[], Any], parse) ->
     async def bootstrap(http: Request):
         body = await parse(http, BootstrapRequest)
         result = await run(lambda pm: ctx.bootstrap(pm, body.query, body.max_tokens, now=body.now))
+        return JSONResponse(result.to_dict())
+
+    @route("POST", "/persona", PersonaRequest, ContextResponse,
+           "The user's persona as bootstrap shows it (refresh: rebuild it from the current facts first)")
+    async def persona(http: Request):
+        body = await parse(http, PersonaRequest)
+        result = await run(lambda pm: ctx.persona_context(pm, body.max_tokens, refresh=body.refresh))
         return JSONResponse(result.to_dict())
 
     @route("POST", "/context", ContextRequest, ContextResponse,

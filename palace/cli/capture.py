@@ -249,45 +249,8 @@ def theme_list() -> Reply:
                                                      for t in data) or "(no themes)")
 
 
-# --------------------------------------------------------------------------- tasks
+# `palace tasks` is `palace task` under its older name (palace/cli/tasks.py)
 
-def task_view(memory: Any) -> dict[str, Any]:
-    from ..capture.tasks import task_state
-
-    return {"id": memory.id, "state": task_state(memory),
-            "task": memory.summary or memory.content.split("\n")[0],
-            "project": (memory.extra or {}).get("project"),
-            "created": memory.created_at.date().isoformat() if memory.created_at else None}
-
-
-@click.group("tasks", cls=PalaceGroup, invoke_without_command=True,
-             short_help="Open tasks left by sessions; `tasks set ID done` closes one.")
-@click.option("--project", default=None, help="Only this project's tasks.")
-@shared_options
-@click.pass_context
-def tasks(ctx: click.Context, project: str | None) -> Reply | None:
-    """Open tasks left by sessions (doing, blocked, to do)."""
-    if ctx.invoked_subcommand is not None:
-        return None
-    from ..capture.tasks import open_tasks
-
-    with open_manager() as pm:
-        found = [task_view(m) for m in open_tasks(pm, project=project)]
-    return Reply({"tasks": found}, lambda: "\n".join(
-        f"[{t['state']}] {t['id']}  {t['task']}  ({t['project']})" for t in found) or "(no open tasks)")
-
-
-@tasks.command("set")
-@click.argument("memory_id")
-@click.argument("task_state", metavar="STATE", type=click.Choice(["todo", "doing", "blocked", "done"]))
-@shared_options
-def tasks_set(memory_id: str, task_state: str) -> Reply:
-    """Move a task to another state (done closes it)."""
-    from ..capture.tasks import set_task_state
-
-    with open_manager() as pm:
-        memory = set_task_state(pm, memory_id, task_state)
-    return Reply({"id": memory.id, "state": task_state}, lambda: f"{memory.id}: {task_state}")
-
+from .tasks import tasks  # noqa: E402  (listed with capture's commands, as before)
 
 COMMANDS = (capture, ingest, timeline, theme, tasks)

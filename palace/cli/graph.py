@@ -132,16 +132,17 @@ def tags() -> Reply:
 
 
 @click.command("persona", short_help="Refresh and show the persona (the user's current facts).")
+@click.option("--no-refresh", is_flag=True, help="Show it as it is, without rebuilding it first.")
+@click.option("--max-tokens", type=int, default=4000, show_default=True, help="Token budget.")
 @shared_options
-def persona() -> Reply:
+def persona(no_refresh, max_tokens) -> Reply:
     """Rewrite the persona memory's generated lines from the user's current facts
-    (your own lines in it are kept) and print it."""
-    from ..persona import refresh_persona
+    (your own lines in it are kept) and print it as bootstrap shows it."""
+    from ..context import persona_context
 
     with open_manager() as pm:
-        memory = refresh_persona(pm)
-    return Reply(memory.to_dict() if memory else None,
-                 lambda: memory.content if memory else "(no facts about the user yet)")
+        result = persona_context(pm, max_tokens, refresh=not no_refresh)
+    return Reply(result.to_dict(), lambda: result.text or "(no facts about the user yet)")
 
 
 COMMANDS = (entity, history, review, recall, tags, persona)

@@ -8,7 +8,7 @@ from typing import Any, Mapping, Sequence
 from ..decay import DecayInfo
 from ..index import row_to_memory
 from ..models import Explanation, SearchResult
-from .service import SUPERSEDED_BY, Reached
+from .service import SUPERSEDED_BY, TRUNCATED_NOTE, Reached
 
 
 def recall_results(reached: Sequence[Reached], rows: Mapping[str, Any], decay: Mapping[str, DecayInfo],
@@ -23,6 +23,6 @@ def recall_results(reached: Sequence[Reached], rows: Mapping[str, Any], decay: M
         explanation = Explanation(
             relevance=relevance, importance=row["importance"], decay=round(info.score, 4),
             weights={"relevance": 1.0}, retrievers={"graph": {"rank": rank, "hops": item.hops, "path": item.path}},
-            notes=(item.path,), superseded_by=memory.extra.get(SUPERSEDED_BY))
+            notes=(item.path, TRUNCATED_NOTE) if item.truncated else (item.path,), superseded_by=memory.extra.get(SUPERSEDED_BY))
         results.append(SearchResult(memory=memory, score=relevance, explanation=explanation))
     return results

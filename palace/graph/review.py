@@ -60,6 +60,12 @@ class ReviewQueue:
         self._save([*items, item])
         return item
 
+    def drop(self, items: list[ReviewItem]) -> None:
+        """Remove these items (their new fact is no longer stated)."""
+        gone = {i.id for i in items}
+        if gone:
+            self._save([i for i in self.items() if i.id not in gone])
+
     def take(self, item_id: str) -> ReviewItem:
         """Remove and return one item (accepted or rejected by the caller)."""
         items = self.items()

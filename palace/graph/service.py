@@ -18,7 +18,9 @@ from ..index import Index
 from ..models import Memory
 from .facts import Entity, Relation, parse_entity, read_facts
 from .normalise import entity_key
-from .paths import Edge, render, walk
+from .paths import Edge, Step, render
+from .decisions import CLOSING, DECISIONS_FILE, DecisionLog, fact_id
+from .decisions import Decision as Decided
 from .review import ReviewItem, ReviewQueue
 from .supersede import decide
 
@@ -31,6 +33,7 @@ class Reached:
     rid: int
     hops: int
     path: str
+    truncated: bool = False   # the walk hit a cap (TRUNCATED_NOTE)
 
 
 _LATIN = re.compile(r"[^\W_][\w.+#\-]*")
@@ -73,37 +76,80 @@ def entities_in(index: Index, text: str) -> list[str]:
     return sorted(index.known_entity_keys(sorted(grams)))
 
 
+# Caps of the walk, so recall stays near keyword-search time on a large graph (100k
+# memories, 1M relations: scripts/bench_graph.py): at most this many newly reached
+# entities are followed from one hop to the next, and at most this many relations per
+# entity and direction (the newest). A walk that hit a cap says so in its results.
+FRONTIER_CAP = 32
+EDGES_PER_ENTITY = 24
+TRUNCATED_NOTE = (f"graph walk capped: at most {FRONTIER_CAP} entities per hop and {EDGES_PER_ENTITY} "
+                  "relations per entity and direction (the newest) were followed")
+
+
+def _edges(index: Index, frontier: Sequence[str], now: datetime, include_superseded: bool
+           ) -> tuple[list[tuple[Edge, int]], dict[str, str], bool]:
+    """The current relations touching ``frontier`` (keys, aliases included) as edges with
+    the stating memory's rid, the names as written, and whether a per-entity cap hit."""
+    keys = sorted(index.equivalent_keys(frontier))
+    bounded = getattr(index, "graph_edges", None)
+    if bounded is not None:
+        rows = bounded(keys, now_ts=now.timestamp(), include_closed=include_superseded,
+                       per_key=EDGES_PER_ENTITY + 1)
+    else:  # a backend without the bounded lookup: its whole relation lists, filtered here
+        rows = [row for row in index.relations_touching(keys)
+                if row["status"] == "active" and (include_superseded or row["valid_to"] is None
+                                                  or row["valid_to"] > now.timestamp())]
+    count: dict[tuple[str, bool], int] = {}
+    edges: list[tuple[Edge, int]] = []
+    names: dict[str, str] = {}
+    capped = False
+    for row in rows:
+        side = (row["subject"], True) if row["subject"] in keys else (row["object"], False)
+        seen = count.get(side, 0)
+        if seen >= EDGES_PER_ENTITY:
+            capped = True
+            continue
+        count[side] = seen + 1
+        edges.append((Edge(row["subject"], row["predicate_text"], row["object"], row["memory_id"]), row["rid"]))
+        names.setdefault(row["subject"], row["subject_text"])
+        names.setdefault(row["object"], row["object_text"])
+    return edges, names, capped
+
+
+def _mentions(index: Index, keys: Sequence[str], limit: int | None) -> Iterable[Any]:
+    one = getattr(index, "entity_mentions_of", None)
+    if one is None or limit is None:
+        yield from index.entity_mentions(sorted(keys))
+        return
+    for key in sorted(keys):
+        yield from one(key, limit=limit)
+
+
 def reach(index: Index, keys: Sequence[str], depth: int, *, now: datetime,
           include_superseded: bool = False, limit: int | None = None) -> list[Reached]:
     """Memories within ``depth`` hops of the entities ``keys`` (aliases followed), nearest
     first (at most ``limit``): those stating a relation on a path, and those naming an
-    entity on one."""
+    entity on one. Breadth first, level by level, stopping once ``limit`` memories are
+    that near (a farther one would rank after them); bounded by FRONTIER_CAP and
+    EDGES_PER_ENTITY."""
     starts = sorted(index.equivalent_keys(keys))
     if not starts:
         return []
-    rid_of: dict[str, int] = {}
-
-    def edges_of(frontier: set[str]) -> list[Edge]:
-        rows = index.relations_touching(sorted(index.equivalent_keys(frontier)))
-        edges = []
-        for row in rows:
-            if row["status"] != "active" or not (include_superseded or row["valid_to"] is None
-                                                 or row["valid_to"] > now.timestamp()):
-                continue
-            rid_of[row["memory_id"]] = row["rid"]
-            edges.append(Edge(row["subject"], row["predicate_text"], row["object"], row["memory_id"]))
-        return edges
-
-    reached, stated = walk(starts, edges_of, depth)
+    reached: dict[str, tuple[str, tuple[Step, ...]]] = {key: (key, ()) for key in starts}
+    stated: dict[str, tuple[str, tuple[Step, ...]]] = {}
     # memory id -> (hops, the entity key whose path explains it, or None: its own edge)
-    best: dict[str, tuple[int, str | None]] = {m: (len(steps), None) for m, (_o, steps) in stated.items()}
+    best: dict[str, tuple[int, str | None]] = {}
+    rid_of: dict[str, int] = {}
     display: dict[str, str] = {}
-    levels: dict[int, list[str]] = {}
-    for key, (_origin, steps) in reached.items():
-        levels.setdefault(len(steps), []).append(key)
-    # mentions level by level, nearest first: stop once ``limit`` memories are that near
-    for hops in sorted(levels):
-        for row in index.entity_mentions(sorted(levels[hops])):
+    truncated = False
+
+    def enough() -> bool:
+        return limit is not None and len(best) >= limit
+
+    def add_mentions(level: Sequence[str], hops: int) -> None:
+        for row in _mentions(index, level, None if limit is None else limit + len(best)):
+            if enough():
+                break  # the rest of this level would rank after those found (same hops, by id)
             display.setdefault(row["key"], row["name"])
             rid_of.setdefault(row["memory_id"], row["rid"])
             known = best.get(row["memory_id"])
@@ -111,8 +157,39 @@ def reach(index: Index, keys: Sequence[str], depth: int, *, now: datetime,
                 best[row["memory_id"]] = (hops, row["key"])
             elif hops < known[0]:  # it names a nearer entity: nearer (an edge keeps its path)
                 best[row["memory_id"]] = (hops, known[1] if known[1] is None else row["key"])
-        if limit is not None and sum(1 for h, _k in best.values() if h <= hops) >= limit:
+
+    add_mentions(starts, 0)
+    frontier = starts
+    for hops in range(1, depth + 1):
+        if enough() or not frontier:
             break
+        edges, names, capped = _edges(index, frontier, now, include_superseded)
+        truncated |= capped
+        for key, name in names.items():
+            display.setdefault(key, name)
+        here_set = set(frontier)
+        nxt: list[str] = []
+        for edge, rid in edges:
+            for here, there, forward in ((edge.subject, edge.object, True), (edge.object, edge.subject, False)):
+                if here not in here_set:
+                    continue
+                start, steps = reached[here]
+                walked = (*steps, Step(edge, forward))
+                if edge.memory_id not in stated:
+                    stated[edge.memory_id] = (start, walked)
+                    rid_of.setdefault(edge.memory_id, rid)
+                    known = best.get(edge.memory_id)
+                    # its own edge explains it best, even when it names a nearer entity
+                    best[edge.memory_id] = (hops if known is None else known[0], None)
+                if there not in reached:
+                    if len(nxt) >= FRONTIER_CAP:
+                        truncated = True
+                        continue
+                    reached[there] = (start, walked)
+                    nxt.append(there)
+        if not enough():
+            add_mentions(nxt, hops)
+        frontier = nxt
     order = sorted(best.items(), key=lambda item: (item[1][0], item[0]))[:limit]
     out = []
     for memory_id, (hops, via) in order:
@@ -122,7 +199,7 @@ def reach(index: Index, keys: Sequence[str], depth: int, *, now: datetime,
         else:
             origin, steps = reached[via]
             path = render(origin, steps, display) + ("" if steps else " (mentioned)")
-        out.append(Reached(memory_id, rid_of[memory_id], hops, path))
+        out.append(Reached(memory_id, rid_of[memory_id], hops, path, truncated))
     return out
 
 
@@ -132,12 +209,13 @@ def _ts(value: float | None, tz: tzinfo) -> datetime | None:
 
 class GraphService:
     def __init__(self, index: Index, tz: tzinfo, *, read: Callable[[str], Memory | None],
-                 update: Callable[..., Memory], queue: ReviewQueue):
+                 update: Callable[..., Memory], queue: ReviewQueue, decisions: DecisionLog | None = None):
         self.index = index
         self.tz = tz
         self.read = read
         self.update = update
         self.queue = queue
+        self.decisions = decisions or DecisionLog(queue.path.with_name(DECISIONS_FILE))
 
     # ------------------------------------------------------------------ reading
 
@@ -169,21 +247,35 @@ class GraphService:
 
     # ------------------------------------------------------------------ supersession
 
+    def _relations_of(self, memory: Memory) -> list[Relation]:
+        _entities, relations = read_facts(memory.extra, memory.content, created_at=memory.created_at,
+                                          tz=self.tz, strict=False)
+        return [replace(r, memory_id=memory.id) for r in relations]
+
     def after_store(self, memory: Memory, now: datetime) -> list[ReviewItem]:
         """Apply what ``memory``'s relations mean for older facts: close and mark the
-        certain ones, queue the uncertain ones. Returns the review items added."""
-        _entities, new_relations = read_facts(memory.extra, memory.content, created_at=memory.created_at,
-                                              tz=self.tz, strict=False)
+        certain ones, queue the uncertain ones. Returns the review items added.
+
+        The same rule runs on ``store`` and, for files added or edited by hand, after a
+        sync (``apply_changes``). A pair already decided (``graph-decisions.json``) is
+        never decided again: re-running changes nothing, a rejected pair is not queued
+        again, and an old fact a person reopened by hand stays open."""
         queued: list[ReviewItem] = []
-        for new in new_relations:
-            new = replace(new, memory_id=memory.id)
+        self.withdraw(memory.id, still_stated=self._relations_of(memory))
+        for new in self._relations_of(memory):
             olds = [r for r in self.relations([new.subject], as_subject_only=True) if r.memory_id != memory.id]
             decision = decide(olds, new, now)
             for old in decision.supersede:
                 assert old.memory_id is not None and old.valid_to is not None
-                self.close(old.memory_id, old, old.valid_to, by=memory.id)
+                if self.decisions.find(old.memory_id, fact_id(old), memory.id, fact_id(new)) is not None:
+                    continue  # decided before (and perhaps reopened by hand since): leave it
+                marked = self.close(old.memory_id, old, old.valid_to, by=memory.id)
+                self.decisions.record(Decided(old.memory_id, fact_id(old), memory.id, fact_id(new),
+                                              "superseded", old.valid_to.isoformat(), marked))
             for old, reason in zip(decision.review, decision.reasons[len(decision.supersede):]):
                 assert old.memory_id is not None
+                if self.decisions.find(old.memory_id, fact_id(old), memory.id, fact_id(new)) is not None:
+                    continue
                 item = self.queue.add(old_memory=old.memory_id, new_memory=memory.id,
                                       old_relation=old.to_frontmatter(), new_relation=new.to_frontmatter(),
                                       reason=reason, created_at=now.isoformat())
@@ -191,30 +283,89 @@ class GraphService:
                     queued.append(item)
         return queued
 
-    def close(self, memory_id: str, relation: Relation, at: datetime, *, by: str) -> None:
+    def apply_changes(self, changed: Sequence[Memory], removed: Sequence[str], now: datetime) -> list[ReviewItem]:
+        """After a sync: the rule for each memory added or edited by hand (oldest first,
+        so the outcome does not depend on the order files were read), and the
+        withdrawal of what removed memories had retired."""
+        involved = {e.new_memory for e in self.decisions.entries()} | {i.new_memory for i in self.queue.items()}
+        for memory_id in sorted(removed):
+            if memory_id in involved:
+                self.withdraw(memory_id, still_stated=[])
+        # a memory with no relation that never retired anything has nothing to apply
+        relevant = [m for m in changed if m.extra.get("relations") or m.id in involved]
+        queued: list[ReviewItem] = []
+        for memory in sorted(relevant, key=lambda m: (m.created_at.timestamp() if m.created_at else 0.0, m.id)):
+            queued.extend(self.after_store(memory, now))
+        return queued
+
+    def withdraw(self, memory_id: str, *, still_stated: Sequence[Relation]) -> list[str]:
+        """``memory_id`` no longer states some facts (a hand edit removed them, or the
+        file is gone): the old facts they had closed are reopened, and their pending
+        review items dropped. An old fact a person changed since (another ``validTo``,
+        another ``supersededBy``) is left as the person wrote it. Returns the memories
+        reopened."""
+        stated = {fact_id(r) for r in still_stated}
+        gone = [e for e in self.decisions.by_new_memory(memory_id) if e.new_fact not in stated]
+        reopened = []
+        for entry in gone:
+            if entry.decision in CLOSING and entry.closed_at and self._reopen(entry):
+                reopened.append(entry.old_memory)
+        self.decisions.forget(gone)
+        stale = [item for item in self.queue.items() if item.new_memory == memory_id and fact_id(
+            read_facts({"relations": [item.new_relation]}, "", created_at=None, tz=self.tz,
+                       strict=False)[1][0]) not in stated]
+        self.queue.drop(stale)
+        return reopened
+
+    def _reopen(self, entry: Decided) -> bool:
+        old = self.read(entry.old_memory)
+        if old is None:
+            return False
+        relations = self._relations_of(old)
+        closed_at = datetime.fromisoformat(entry.closed_at or "")
+        reopened = [replace(r, valid_to=None) if fact_id(r) == entry.old_fact and r.valid_to == closed_at else r
+                    for r in relations]
+        if reopened == relations:
+            return False  # changed by hand since: the person's frontmatter wins
+        changes: dict[str, Any] = {"relations": [replace(r, memory_id=None).to_frontmatter() for r in reopened]}
+        if entry.marked and old.extra.get(SUPERSEDED_BY) == entry.new_memory:
+            changes[SUPERSEDED_BY] = None
+        self.update(entry.old_memory, extra=changes)
+        return True
+
+    def close(self, memory_id: str, relation: Relation, at: datetime, *, by: str) -> bool:
         """Set ``validTo`` on ``relation`` in ``memory_id``'s frontmatter; when none of its
-        relations is current any more, mark the memory ``supersededBy: by``."""
+        relations is current any more, mark the memory ``supersededBy: by`` (unless it
+        already names one: a person's own mark stays). True when it was marked."""
         old = self.read(memory_id)
         if old is None:
-            return
-        _entities, relations = read_facts(old.extra, old.content, created_at=old.created_at, tz=self.tz,
-                                          strict=False)
+            return False
+        relations = self._relations_of(old)
         target = (relation.subject_key, relation.predicate_key, relation.object_key)
         closed = [replace(r, valid_to=at) if (r.subject_key, r.predicate_key, r.object_key) == target
                   and r.current(at) else r for r in relations]
-        changes: dict[str, Any] = {"relations": [r.to_frontmatter() for r in closed]}
-        if closed and not any(r.current(at) for r in closed):
+        changes: dict[str, Any] = {"relations": [replace(r, memory_id=None).to_frontmatter() for r in closed]}
+        marked = bool(closed) and not any(r.current(at) for r in closed) and not old.extra.get(SUPERSEDED_BY)
+        if marked:
             changes[SUPERSEDED_BY] = by
         self.update(memory_id, extra=changes)
+        return marked
 
     def resolve(self, item_id: str, *, accept: bool, now: datetime) -> ReviewItem:
-        """Accept (the old fact is superseded after all) or reject (both stand) one item."""
+        """Accept (the old fact is superseded after all) or reject (both stand) one item;
+        the decision is kept, so the pair is not asked about again."""
         item = self.queue.take(item_id)
+        old = read_facts({"relations": [item.old_relation]}, "", created_at=None, tz=self.tz)[1][0]
+        new = read_facts({"relations": [item.new_relation]}, "", created_at=None, tz=self.tz)[1][0]
         if accept:
             new_from = item.new_relation.get("validFrom")
             at = datetime.fromisoformat(new_from) if new_from else now
-            old = read_facts({"relations": [item.old_relation]}, "", created_at=None, tz=self.tz)[1][0]
-            self.close(item.old_memory, old, at, by=item.new_memory)
+            marked = self.close(item.old_memory, old, at, by=item.new_memory)
+            self.decisions.record(Decided(item.old_memory, fact_id(old), item.new_memory, fact_id(new),
+                                          "accepted", at.isoformat(), marked))
+        else:
+            self.decisions.record(Decided(item.old_memory, fact_id(old), item.new_memory, fact_id(new),
+                                          "rejected"))
         return item
 
     # ------------------------------------------------------------------ merging

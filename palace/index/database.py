@@ -782,6 +782,17 @@ class Index:
     def known_entity_keys(self, keys: Sequence[str]) -> set[str]:
         return graph_tables.known_keys(self.conn, list(keys))
 
+    def graph_edges(self, keys: Sequence[str], *, now_ts: float, include_closed: bool = False,
+                    per_key: int) -> list[sqlite3.Row]:
+        """The bounded walk's edges (see ``graph_tables.edges_of``); optional on a
+        backend: without it ``reach`` filters ``relations_touching`` itself."""
+        return graph_tables.edges_of(self.conn, list(keys), now_ts=now_ts, include_closed=include_closed,
+                                     per_key=per_key)
+
+    def entity_mentions_of(self, key: str, *, limit: int) -> list[sqlite3.Row]:
+        """At most ``limit`` mentions of one entity key (optional, like ``graph_edges``)."""
+        return graph_tables.mentions_of(self.conn, key, limit)
+
     # ------------------------------------------------------------------ rebuild
 
     def clear_memories(self) -> None:

@@ -114,3 +114,31 @@ def known_keys(conn: sqlite3.Connection, keys: Sequence[str]) -> set[str]:
     rows = conn.execute(f"SELECT key FROM entities WHERE key IN ({marks}) UNION "
                         f"SELECT alias FROM entity_aliases WHERE alias IN ({marks})", (*keys, *keys))
     return {row[0] for row in rows}
+
+
+# The bounded walk (palace.graph.service.reach): one indexed lookup per entity and
+# direction, newest relations first, so a hub entity (a city, a popular tool) costs
+# ``per_key`` rows instead of all of its relations.
+_EDGE_SQL = ("SELECT r.rid, m.id AS memory_id, r.subject, r.predicate_text, r.object, r.subject_text, "
+             "r.object_text FROM relations r JOIN memories m ON m.rid = r.rid "
+             "WHERE r.{side} = ? AND m.status = 'active' AND (? OR r.valid_to IS NULL OR r.valid_to > ?) "
+             "ORDER BY r.rowid DESC LIMIT ?")
+
+
+def edges_of(conn: sqlite3.Connection, keys: Sequence[str], *, now_ts: float, include_closed: bool,
+             per_key: int) -> list[sqlite3.Row]:
+    """Current relations (of active memories) touching each of ``keys``: at most
+    ``per_key`` per key as subject and as many as object, newest first."""
+    rows: list[sqlite3.Row] = []
+    for side in ("subject", "object"):
+        sql = _EDGE_SQL.format(side=side)
+        for key in keys:
+            rows.extend(conn.execute(sql, (key, int(include_closed), now_ts, per_key)).fetchall())
+    return rows
+
+
+def mentions_of(conn: sqlite3.Connection, key: str, limit: int) -> list[sqlite3.Row]:
+    """At most ``limit`` memories mentioning ``key`` (newest rows first)."""
+    return conn.execute("SELECT e.key, e.rid, m.id AS memory_id, e.name FROM entities e "
+                        "JOIN memories m ON m.rid = e.rid WHERE e.key = ? ORDER BY e.rid DESC LIMIT ?",
+                        (key, limit)).fetchall()
