@@ -20,14 +20,6 @@ TZ = ZoneInfo("Asia/Shanghai")
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=TZ)
 
 
-@pytest.fixture(params=["local", "postgres"])
-def backend(request, monkeypatch) -> str:
-    if request.param == "postgres":
-        monkeypatch.setenv("MEMORY_BACKEND", "postgres")
-        monkeypatch.setenv("MEMORY_DATABASE_URL", request.getfixturevalue("postgres_url"))
-    return request.param
-
-
 @pytest.fixture
 def pm(backend, make_pm) -> MemoryPalaceManager:
     pm = make_pm()

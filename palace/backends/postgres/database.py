@@ -32,6 +32,7 @@ from ...index.postings import bm25_scores, doc_terms
 from ...models import Memory, embed_key
 from ...storage import PALACE_SUBDIR, TRASH_DIR, parse_memory, render_memory
 from ...tokenize import index_text, stem
+from .graph import PgGraphQueries, write_rows as write_graph_rows
 from .schema import migrate
 
 WRITE_LOCK_KEY = 0x70A1AC1  # the advisory lock writers serialise on (like the local write.lock)
@@ -162,8 +163,9 @@ class PgWriteLock:
 class PgStore:
     """The ``MemoryStore`` protocol over the ``memories`` and ``trash`` tables."""
 
-    def __init__(self, palace: PostgresPalace, workspace: Path, tz: tzinfo):
+    def __init__(self, palace: PostgresPalace, workspace: Path, tz: tzinfo, *, derive_graph: Any = None):
         self.palace = palace
+        self.derive_graph = derive_graph  # memory -> its graph rows (palace.graph), kept beside it
         self.root = Path(workspace) / PALACE_SUBDIR  # local caches only (concepts); no memory files
         self.tz = tz
 
@@ -206,6 +208,8 @@ class PgStore:
                                 [(tag, rid) for tag in memory.tags])
                 cur.executemany("INSERT INTO postings VALUES (%s, %s, %s)",
                                 [(term, rid, tf) for term, tf in Counter(terms).items()])
+            if self.derive_graph is not None:
+                write_graph_rows(conn, rid, scope_of(memory), self.derive_graph(memory))
         return path
 
     def read(self, path: Path, *, location: str | None = None) -> Memory:
@@ -314,10 +318,9 @@ class PgStore:
                 yield f"{TRASH_DIR}/{row['id']}.md", row["raw"]
 
 
-class PgIndex:
-    """The ``MemoryIndex`` protocol: the same queries as ``palace.index.Index``."""
-
-    supports_graph = False  # no entity-graph tables in Postgres yet (docs/backends.md)
+class PgIndex(PgGraphQueries):
+    """The ``MemoryIndex`` protocol: the same queries as ``palace.index.Index``; the
+    entity graph's queries come from ``PgGraphQueries`` (graph.py)."""
 
     def __init__(self, palace: PostgresPalace):
         self.palace = palace

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import ConfigError
+from .graph import MIGRATION as GRAPH_MIGRATION
 
 MIN_SERVER_VERSION = 140000  # PostgreSQL 14: the oldest still supported upstream
 MIGRATION_LOCK = 0x70A1ACE  # pg_advisory_xact_lock key while migrating
@@ -93,6 +94,9 @@ MIGRATIONS: list[str] = [
         EXISTS (SELECT 1 FROM memories m WHERE m.id = accesses.id)
         OR EXISTS (SELECT 1 FROM trash t WHERE t.id = accesses.id));
     """,
+    # 3: the entity graph (entities, aliases, relations) and the review queue, scoped
+    # like the memories they come from (palace/backends/postgres/graph.py)
+    GRAPH_MIGRATION,
 ]
 
 
