@@ -24,7 +24,7 @@ from typing import Any, ContextManager, List, Sequence  # List: the class has a 
 
 from .decay import DecayInfo, DecayParams, DecayReport, collapse_bursts, decay_info, is_pinned, plan_archive
 from .errors import ConfigError, EmbedderUnavailableError, InvalidInputError, MemoryFileError, MemoryNotFoundError
-from .backends import open_backend, open_review_queue, open_vectors
+from .backends import open_agent_roles, open_backend, open_review_queue, open_vectors
 from .backends.transfer import TransferReport, export_tree, import_tree
 from .index import INDEX_DIR, Filters, SyncReport, row_to_memory
 from .graph import graph_rows, read_facts
@@ -174,6 +174,11 @@ class MemoryPalaceManager:
             self._graph = GraphService(self.index, self.tz, read=lambda i: self.get(i, record_access=False),
                                        update=self.update, queue=queue)
         return self._graph
+
+    def agent_roles(self) -> Any:
+        """Postgres: make, list and drop one database role per agent, bound by the database
+        to that agent's scopes (``palace agent``; docs/backends.md). Local: a ConfigError."""
+        return open_agent_roles(self._opened, self.settings)
 
     def _graph_rows(self, memory: Memory) -> Any:
         return graph_rows(memory.extra, memory.content, created_at=memory.created_at, tz=self.tz)

@@ -150,3 +150,15 @@ def test_review_items_are_seen_only_by_who_sees_both_memories(client):
     assert len(alice.graph.queue.items()) == 2
     carol.graph.resolve(carol.graph.queue.items()[0].id, accept=True, now=carol.now())
     assert bob.get(old.id, record_access=False).extra["supersededBy"] == new.id
+
+
+def test_a_reindex_by_one_agent_keeps_another_agents_vectors(client, postgres_url):
+    alice = client("alice", scope="agent:alice")
+    bob = client("bob")
+    secret = alice.store("alice's private note")
+    digest = alice.index.row_by_id(secret.id)["content_hash"]
+    with psycopg.connect(postgres_url, autocommit=True) as raw:
+        raw.execute("INSERT INTO vectors VALUES ('test-model', %s, 0, '[1,0,0]')", (digest,))
+    assert bob.reindex().errors == []  # bob sees no memory for that vector: not his to judge
+    with psycopg.connect(postgres_url) as raw:
+        assert raw.execute("SELECT count(*) FROM vectors WHERE content_hash = %s", (digest,)).fetchone()[0] == 1

@@ -78,3 +78,13 @@ def open_review_queue(backend: Backend, make_item: Any) -> Any:
 
         return PgReviewQueue(backend.index.palace, make_item)
     return None
+
+
+def open_agent_roles(backend: Backend, settings: Settings) -> Any:
+    """One database role per agent (``palace.backends.postgres.agents.AgentRoles``)."""
+    if backend.name != "postgres":
+        raise ConfigError("one database role per agent needs MEMORY_BACKEND=postgres: the local "
+                          "palace is one person's folder and has no roles or scopes")
+    from .postgres.agents import AgentRoles
+
+    return AgentRoles(str(settings.database_url))

@@ -33,6 +33,7 @@ from ...models import Memory, embed_key
 from ...storage import PALACE_SUBDIR, TRASH_DIR, parse_memory, render_memory
 from ...tokenize import index_text, stem
 from .graph import PgGraphQueries, write_rows as write_graph_rows
+from .roles import bound_identity
 from .schema import migrate
 
 WRITE_LOCK_KEY = 0x70A1AC1  # the advisory lock writers serialise on (like the local write.lock)
@@ -100,6 +101,8 @@ class PostgresPalace:
         try:
             with psycopg.connect(url, connect_timeout=10) as conn:
                 migrate(conn)
+                # an agent's own database role says who it is (roles.py)
+                agent_id, user_id = bound_identity(conn, agent_id, user_id)
         except psycopg.OperationalError as exc:
             raise ConfigError(f"cannot reach the PostgreSQL server at {_redacted(url)}: "
                               f"{str(exc).strip()}") from None
@@ -490,10 +493,10 @@ class PgIndex(PgGraphQueries):
         Markdown (the rows themselves are the store of record and are kept)."""
 
     def prune_orphan_vectors(self) -> int:
-        with self.palace.connection() as conn:
-            cur = conn.execute("DELETE FROM vectors v WHERE NOT EXISTS (SELECT 1 FROM memories m "
-                               "WHERE m.content_hash = v.content_hash)")
-            return cur.rowcount
+        """Nothing: a client sees only its scopes' memories, so a vector it finds no memory
+        for may well be another agent's private one (kept by content hash, it costs only
+        space and is reused when the same text comes back)."""
+        return 0
 
     def write(self) -> Any:
         return self.palace.connection()
