@@ -60,7 +60,7 @@ SCOPED: dict[str, str] = {
 WRITABLE = (*SCOPED, "accesses")
 READ_ONLY = ("palace_meta", "palace_agents")
 SEQUENCES = ("memories_rid_seq", "relations_seq_seq", "review_items_seq_seq")
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$")
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")  # as MEMORY_AGENT_ID allows
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ def default_role(database: str, agent_id: str) -> str:
 
 def _checked(value: str, what: str) -> str:
     if not _ID.match(value or ""):
-        raise InvalidInputError(f"{what} {value!r}: use letters, digits, '_', '.' or '-' (at most 48)")
+        raise InvalidInputError(f"{what} {value!r}: use letters, digits and _.@- (at most 64)")
     return value
 
 
