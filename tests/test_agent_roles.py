@@ -141,3 +141,34 @@ def test_roles_need_the_postgres_backend(workspace):
     result = cli_on(workspace)("agent", "add", "alice")
     assert result.rc == BAD_CONFIG and "MEMORY_BACKEND=postgres" in result.stderr
     assert json.loads(cli_on(workspace)("config", "--json").stdout) is not None
+
+
+def test_an_owner_without_createrole_gets_the_sql_to_hand_on(postgres_url, monkeypatch, workspace):
+    monkeypatch.setenv("MEMORY_BACKEND", "postgres")
+    monkeypatch.setenv("MEMORY_DATABASE_URL", postgres_url)
+    cli = cli_on(workspace)
+    refused = cli("agent", "add", "alice")
+    assert refused.rc == BAD_CONFIG and "palace agent add --sql" in refused.stderr
+    assert cli("agent", "list", "--json").json() == []  # nothing half made
+    assert "CREATE ROLE" in cli("agent", "add", "alice", "--sql").stdout
+
+
+def test_an_agent_role_searches_vectors_exactly_until_the_owner_makes_the_ann_index(
+        owner_cli, owner_url, palace_as, monkeypatch):
+    from palace.backends.postgres import vectors
+
+    made = owner_cli("agent", "add", "alice", "--json").json()
+    alice = palace_as(role_url(owner_url, made), scope="agent:alice")
+    mine = alice.store("alice's vector note")
+    digest = alice.index.row_by_id(mine.id)["content_hash"]
+    with psycopg.connect(owner_url, autocommit=True) as raw:
+        raw.execute("INSERT INTO vectors VALUES ('m', %s, 0, '[1,0,0]')", (digest,))
+        raw.execute("INSERT INTO vectors VALUES ('m', 'someone-elses-hash', 0, '[1,0,0]')")
+    monkeypatch.setattr(vectors, "HNSW_ABOVE", 0)  # "many" vectors: the ANN path
+    rid = alice.index.row_by_id(mine.id)["rid"]
+    as_agent = vectors.PgVectors(alice.index.palace, None)
+    assert as_agent.scores("m", [1, 0, 0], allowed=None, limit=5) == {rid: pytest.approx(1.0)}
+    with psycopg.connect(role_url(owner_url, made)) as raw:  # not its index to make, nor others' vectors to see
+        assert raw.execute("SELECT count(*) FROM pg_indexes WHERE indexname LIKE 'vectors_hnsw_%'").fetchone()[0] == 0
+        raw.execute("SELECT set_config('app.agent_id', 'alice', false)")
+        assert raw.execute("SELECT count(*) FROM vectors").fetchone()[0] == 1
