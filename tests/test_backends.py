@@ -50,7 +50,7 @@ def test_store_get_update_and_unknown_frontmatter_round_trip(pm):
     got = pm.get(stored.id)
     assert got is not None
     assert (got.content, got.tags, got.location, got.importance) == ("记得带伞", ("生活",), "life/daily", 0.8)
-    # (tags become extracted graph entities on the local backend: MEMORY_GRAPH_EXTRACT)
+    # (tags become extracted graph entities, on either backend: MEMORY_GRAPH_EXTRACT)
     assert {k: v for k, v in got.extra.items() if k != "entities"} == {"mood": "rainy", "refs": ["a", "b"]}
     updated = pm.update(stored.id, content="记得带雨伞", location="life")
     assert (updated.content, updated.location, updated.extra["mood"]) == ("记得带雨伞", "life", "rainy")
