@@ -172,3 +172,20 @@ def test_an_agent_role_searches_vectors_exactly_until_the_owner_makes_the_ann_in
         assert raw.execute("SELECT count(*) FROM pg_indexes WHERE indexname LIKE 'vectors_hnsw_%'").fetchone()[0] == 0
         raw.execute("SELECT set_config('app.agent_id', 'alice', false)")
         assert raw.execute("SELECT count(*) FROM vectors").fetchone()[0] == 1
+
+
+def test_refreshing_binds_every_agent_role_again(owner_cli, owner_url):
+    """What a later migration does after adding a scoped table: grants and policies again."""
+    from palace.backends.postgres.roles import policy_name, refresh_policies
+
+    made = owner_cli("agent", "add", "alice", "--json").json()
+    with psycopg.connect(owner_url, autocommit=True) as owner:
+        owner.execute(f'DROP POLICY "{policy_name(made["role"])}" ON entities')
+        owner.execute(f'REVOKE ALL ON relations FROM "{made["role"]}"')
+        refresh_policies(owner)
+        policies = {r[0] for r in owner.execute("SELECT tablename FROM pg_policies WHERE policyname = %s",
+                                                (policy_name(made["role"]),))}
+        assert {"entities", "relations", "memories", "postings", "vectors"} <= policies
+    with psycopg.connect(role_url(owner_url, made)) as raw:
+        assert raw.execute("SELECT count(*) FROM relations").fetchone()[0] == 0  # granted again
+    assert len(policy_name("r" * 63)) <= 63 and policy_name("r" * 63) != policy_name("r" * 62 + "s")

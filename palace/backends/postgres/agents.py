@@ -9,7 +9,7 @@ from typing import Any
 
 from ...errors import ConfigError, InvalidInputError
 from .database import _redacted
-from .roles import READ_ONLY, SCOPED, SEQUENCES, WRITABLE, Agent, _checked, add_statements, default_role
+from .roles import READ_ONLY, SCOPED, SEQUENCES, WRITABLE, Agent, _checked, add_statements, default_role, policy_name
 from .schema import migrate
 
 
@@ -77,7 +77,7 @@ def remove_agent(url: str, agent_id: str) -> list[Agent]:
             role = sql.Identifier(row[0])
             for table in SCOPED:
                 conn.execute(sql.SQL("DROP POLICY IF EXISTS {} ON {}").format(
-                    sql.Identifier(f"only_{row[0]}"[:63]), sql.Identifier(table)))
+                    sql.Identifier(policy_name(row[0])), sql.Identifier(table)))
             # what add granted, taken back (DROP OWNED needs the role's own privileges)
             database = conn.execute("SELECT current_database()").fetchone()[0]
             schema = conn.execute("SELECT current_schema()").fetchone()[0]

@@ -92,13 +92,23 @@ def _checked(value: str, what: str) -> str:
     return value
 
 
+def policy_name(role: str) -> str:
+    """The name of ``role``'s policy on each table (63 bytes at most, distinct per role)."""
+    name = f"only_{role}"
+    if len(name) <= 63:
+        return name
+    import hashlib
+
+    return f"only_{role[:45]}_{hashlib.blake2b(role.encode(), digest_size=6).hexdigest()}"
+
+
 def _policy_statements(conn: Any, agent: Agent) -> list[Any]:
     from psycopg import sql
 
     scopes = sql.SQL("ARRAY[{}]::text[]").format(sql.SQL(", ").join(sql.Literal(s) for s in agent.scopes()))
     out = []
     for table, condition in SCOPED.items():
-        name = sql.Identifier(f"only_{agent.role}"[:63])
+        name = sql.Identifier(policy_name(agent.role))
         out.append(sql.SQL("DROP POLICY IF EXISTS {} ON {}").format(name, sql.Identifier(table)))
         check = sql.SQL(condition).format(scopes=scopes)
         out.append(sql.SQL("CREATE POLICY {} ON {} AS RESTRICTIVE TO {} USING ({}) WITH CHECK ({})").format(
@@ -112,31 +122,42 @@ def add_statements(conn: Any, agent: Agent) -> list[Any]:
 
     role = sql.Identifier(agent.role)
     database = conn.execute("SELECT current_database()").fetchone()[0]
-    schema = conn.execute("SELECT current_schema()").fetchone()[0]
     login = sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE").format(role)
     if agent.password is not None:
         login = sql.SQL("{} PASSWORD {}").format(login, sql.Literal(agent.password))
-    tables = sql.SQL(", ").join(sql.Identifier(t) for t in WRITABLE)
     return [
         login,
         sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(sql.Identifier(database), role),
-        sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(sql.Identifier(schema), role),
-        sql.SQL("GRANT SELECT ON {} TO {}").format(sql.SQL(", ").join(map(sql.Identifier, READ_ONLY)), role),
-        sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(tables, role),
-        sql.SQL("GRANT USAGE ON SEQUENCE {} TO {}").format(
-            sql.SQL(", ").join(map(sql.Identifier, SEQUENCES)), role),
+        *_grant_statements(conn, agent),
         sql.SQL("INSERT INTO palace_agents VALUES ({}, {}, {})").format(
             sql.Literal(agent.role), sql.Literal(agent.agent_id), sql.Literal(agent.user_id)),
         *_policy_statements(conn, agent),
     ]
 
 
+def _grant_statements(conn: Any, agent: Agent) -> list[Any]:
+    """The tables and sequences an agent's role works on (granting again changes nothing)."""
+    from psycopg import sql
+
+    role = sql.Identifier(agent.role)
+    schema = conn.execute("SELECT current_schema()").fetchone()[0]
+    tables = sql.SQL(", ").join(sql.Identifier(t) for t in WRITABLE)
+    return [
+        sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(sql.Identifier(schema), role),
+        sql.SQL("GRANT SELECT ON {} TO {}").format(sql.SQL(", ").join(map(sql.Identifier, READ_ONLY)), role),
+        sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(tables, role),
+        sql.SQL("GRANT USAGE ON SEQUENCE {} TO {}").format(
+            sql.SQL(", ").join(map(sql.Identifier, SEQUENCES)), role),
+    ]
+
+
 def refresh_policies(conn: Any) -> None:
-    """Every registered agent's policies again (after a migration added a scoped table)."""
+    """Every registered agent's grants and policies again: a migration that adds a table
+    lists it in SCOPED (and WRITABLE), and every agent role is bound to it as well."""
     if conn.execute("SELECT to_regclass('palace_agents')").fetchone()[0] is None:
         return
     for row in conn.execute("SELECT role_name, agent_id, user_id FROM palace_agents").fetchall():
-        for statement in _policy_statements(conn, Agent(*row)):
+        for statement in [*_grant_statements(conn, Agent(*row)), *_policy_statements(conn, Agent(*row))]:
             conn.execute(statement)
 
 
