@@ -121,3 +121,14 @@ def test_a_tokens_file_is_checked_and_needs_the_postgres_backend(tmp_path):
     tokens = TokenMap.load(good)
     assert tokens.identity(ALICE.encode()).agent_id == "alice"
     assert tokens.identity(b"alice-token-012345678") is None
+
+
+def test_the_viewer_beside_a_tokens_file_needs_the_sidecars_own_token(tmp_path):
+    from vector_service.app import create_app, mount_viewer
+
+    tokens = write_tokens(tmp_path, {"tokens": [{"token": ALICE, "agent": "alice"}]})
+    settings = Settings.from_env({}, backend="postgres", database_url="postgresql://nobody@127.0.0.1:1/none",
+                                 sidecar_tokens=tokens)
+    app = create_app(settings, tmp_path / "ws")
+    with pytest.raises(ConfigError, match="needs MEMORY_VECTOR_SERVICE_TOKEN"):
+        mount_viewer(app, settings, tmp_path / "ws")

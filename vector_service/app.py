@@ -521,6 +521,11 @@ def mount_viewer(app: FastAPI, settings: Settings, workspace: str | Path, *,
     from palace.manager import MemoryPalaceManager
     from palace.viewer import create_viewer_app
 
+    if settings.sidecar_tokens and not settings.vector_service_token:
+        # the viewer answers before the token check, as the sidecar's own identity: without
+        # a token of its own it would be open to anyone who can reach the port
+        raise ConfigError("--viewer with MEMORY_SIDECAR_TOKENS needs MEMORY_VECTOR_SERVICE_TOKEN: the "
+                          "viewer acts as the sidecar's own identity and asks for that token")
     path = Path(workspace).expanduser()
     manager = MemoryPalaceManager(str(path), settings=settings.replace(workspace_dir=str(path)),
                                   embedder=app.state.embedder)
