@@ -24,12 +24,12 @@ from typing import Any, ContextManager, List, Sequence  # List: the class has a 
 
 from .decay import DecayInfo, DecayParams, DecayReport, collapse_bursts, decay_info, is_pinned, plan_archive
 from .errors import ConfigError, EmbedderUnavailableError, InvalidInputError, MemoryFileError, MemoryNotFoundError
-from .backends import open_backend, open_vectors
+from .backends import open_agent_roles, open_backend, open_review_queue, open_vectors
 from .backends.transfer import TransferReport, export_tree, import_tree
 from .index import INDEX_DIR, Filters, SyncReport, row_to_memory
 from .graph import graph_rows, read_facts
 from .graph.extract import with_extracted
-from .graph.review import REVIEW_FILE, ReviewQueue
+from .graph.review import REVIEW_FILE, ReviewItem, ReviewQueue
 from .graph.service import GraphService
 from .journal import journal_path
 from .models import Memory, SearchResult, SearchResults
@@ -68,6 +68,7 @@ class MemoryPalaceManager:
         # MEMORY_BACKEND: local files or Postgres
         backend = open_backend(settings, self.tz, derive_graph=self._graph_rows, notes=self.notes)
         self.backend = backend.name
+        self._opened = backend  # its parts by name, for the few that differ (the review queue)
         self.storage, self.index, self.syncer, self._lock = (backend.storage, backend.index,
                                                              backend.syncer, backend.lock)
         self.root = self.storage.root
@@ -166,12 +167,18 @@ class MemoryPalaceManager:
     def graph(self) -> GraphService:
         """The entity graph (``palace.graph``): history, review queue, entity merges."""
         if not self.index.supports_graph:
-            raise ConfigError("the entity graph (recall, history, review, entity merge) needs "
-                              "MEMORY_BACKEND=local for now; the Postgres backend has no graph tables yet")
+            raise ConfigError("the entity graph (recall, history, review, entity merge) is not "
+                              "kept by this backend")
         if self._graph is None:
+            queue = open_review_queue(self._opened, ReviewItem) or ReviewQueue(self.root / REVIEW_FILE)
             self._graph = GraphService(self.index, self.tz, read=lambda i: self.get(i, record_access=False),
-                                       update=self.update, queue=ReviewQueue(self.root / REVIEW_FILE))
+                                       update=self.update, queue=queue)
         return self._graph
+
+    def agent_roles(self) -> Any:
+        """Postgres: make, list and drop one database role per agent, bound by the database
+        to that agent's scopes (``palace agent``; docs/backends.md). Local: a ConfigError."""
+        return open_agent_roles(self._opened, self.settings)
 
     def _graph_rows(self, memory: Memory) -> Any:
         return graph_rows(memory.extra, memory.content, created_at=memory.created_at, tz=self.tz)

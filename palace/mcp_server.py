@@ -294,7 +294,7 @@ def build_server(pm, *, sync_interval_s: float = SYNC_INTERVAL_S):
         memory = pm.get(id)
         if memory is None:
             hint = (f"it is in the trash: restore_memory(id={id!r}) brings it back"
-                    if pm.storage.trash_path(id).exists() else "")
+                    if pm.in_trash(id) else "")
             raise MemoryNotFoundError(id, hint)
         return _result(memory_view(memory))
 

@@ -217,6 +217,12 @@ class Settings:
     vector_service_token: str | None = setting(
         "MEMORY_VECTOR_SERVICE_TOKEN", None, _parse_optional_str,
         "Bearer token for the sidecar; required to bind a non-loopback address.")
+    sidecar_tokens: str | None = setting(
+        "MEMORY_SIDECAR_TOKENS", None, _parse_optional_str,
+        "A JSON file mapping sidecar Bearer tokens to who a client is: "
+        '{"tokens": [{"token": "...", "agent": "alice", "user": "zhang", "scope": "agent:alice"}]} '
+        "(or \"sha256\": the token's hex digest); each request acts as its token's agent "
+        "(postgres backend; docs/backends.md).")
     vector_timeout_s: float = setting(
         "MEMORY_VECTOR_TIMEOUT", 2.0, _parse_positive_float,
         "Seconds to wait for the sidecar before falling back to keyword search.")

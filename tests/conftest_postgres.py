@@ -39,3 +39,14 @@ def postgres_url(postgres_server) -> Iterator[str]:
     url = postgres_server.create_database(name)
     yield url
     postgres_server.drop_database(name)
+
+
+@pytest.fixture(params=["local", "postgres"])
+def backend(request, monkeypatch) -> str:
+    """Run the test once on a local palace and once on a fresh Postgres database: the
+    ``MEMORY_*`` variables every manager, CLI command and server opened in it then read."""
+    if request.param == "postgres":
+        monkeypatch.setenv("MEMORY_BACKEND", "postgres")
+        monkeypatch.setenv("MEMORY_DATABASE_URL", request.getfixturevalue("postgres_url"))
+    return request.param
+

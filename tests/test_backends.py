@@ -20,14 +20,6 @@ TZ = ZoneInfo("Asia/Shanghai")
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=TZ)
 
 
-@pytest.fixture(params=["local", "postgres"])
-def backend(request, monkeypatch) -> str:
-    if request.param == "postgres":
-        monkeypatch.setenv("MEMORY_BACKEND", "postgres")
-        monkeypatch.setenv("MEMORY_DATABASE_URL", request.getfixturevalue("postgres_url"))
-    return request.param
-
-
 @pytest.fixture
 def pm(backend, make_pm) -> MemoryPalaceManager:
     pm = make_pm()
@@ -58,7 +50,7 @@ def test_store_get_update_and_unknown_frontmatter_round_trip(pm):
     got = pm.get(stored.id)
     assert got is not None
     assert (got.content, got.tags, got.location, got.importance) == ("记得带伞", ("生活",), "life/daily", 0.8)
-    # (tags become extracted graph entities on the local backend: MEMORY_GRAPH_EXTRACT)
+    # (tags become extracted graph entities, on either backend: MEMORY_GRAPH_EXTRACT)
     assert {k: v for k, v in got.extra.items() if k != "entities"} == {"mood": "rainy", "refs": ["a", "b"]}
     updated = pm.update(stored.id, content="记得带雨伞", location="life")
     assert (updated.content, updated.location, updated.extra["mood"]) == ("记得带雨伞", "life", "rainy")
@@ -229,3 +221,46 @@ def test_a_tag_filter_matches_its_descendants_on_either_backend(pm):
     pm.store("别的项目", tags=["project/palace_old"])  # '_' is no wildcard here
     assert {m.id for m in pm.list(tags=["project/palace"])} == {search.id, parent.id}
     assert [m.id for m in pm.list(tags=["project/palace/search"])] == [search.id]
+
+
+GRAPH_CORPUS = [
+    ("项目分工", {"relations": [{"subject": "张伟", "predicate": "负责", "object": "星图"}],
+              "entities": [{"name": "星图", "type": "project", "aliases": ["Xingtu"]}]}),
+    ("我的项目", {"relations": [{"subject": "用户", "predicate": "参与", "object": "星图"}]}),
+    ("周会记录：[[星图]] 和 [[Zeta]] 进度顺利", {}),
+    ("Notes on [[alpha]] and [[Alpha]] and [[Beta]]", {"entities": ["beta"]}),
+    ("More on [[alpha]]", {}),  # one key, two spellings: the name shown is the same on both
+]
+
+
+def test_both_backends_keep_the_same_graph(postgres_url, make_pm, tmp_path, monkeypatch):
+    """Same memories: the same entities in the same order, the same facts, the same recall."""
+    def graph_of(pm):
+        for i, (text, extra) in enumerate(GRAPH_CORPUS):
+            pm.store(text, id=f"g{i}", extra=extra, created_at=NOW - timedelta(hours=i))
+        return (pm.graph.entities(), [r.to_frontmatter() for r in pm.graph.history("星图")],
+                pm.graph.keys_for(["Xingtu"]), pm.graph.entities_in("张伟和星图"),
+                [(r.memory.id, r.explanation.retrievers["graph"]["path"])
+                 for r in pm.recall(["张伟"], depth=2, now=NOW)])
+
+    local = graph_of(make_pm(tmp_path / "local"))
+    monkeypatch.setenv("MEMORY_BACKEND", "postgres")
+    monkeypatch.setenv("MEMORY_DATABASE_URL", postgres_url)
+    remote = graph_of(make_pm(tmp_path / "pg"))
+    assert len(local[0]) >= 6 and local[1] and local[4], local
+    assert remote == local
+
+
+def test_reindex_rebuilds_a_lost_graph_on_postgres(postgres_url, make_pm, monkeypatch):
+    import psycopg
+
+    monkeypatch.setenv("MEMORY_BACKEND", "postgres")
+    monkeypatch.setenv("MEMORY_DATABASE_URL", postgres_url)
+    pm = make_pm()
+    memory = pm.store("项目分工", extra={"relations": [{"subject": "张伟", "predicate": "负责", "object": "星图"}]})
+    with psycopg.connect(postgres_url, autocommit=True) as raw:  # as a database from before migration 3
+        for table in ("entities", "entity_aliases", "relations"):
+            raw.execute(f"DELETE FROM {table}")
+    assert pm.graph.history("张伟") == []
+    pm.reindex()
+    assert [(r.object, r.memory_id) for r in pm.graph.history("张伟")] == [("星图", memory.id)]

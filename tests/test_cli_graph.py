@@ -1,4 +1,5 @@
-"""The graph commands: history, review, entity merge, recall, through the real click group."""
+"""The graph commands: history, review, entity merge, recall, through the real click group,
+on both backends (``backend``: conftest_postgres)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ import json
 
 from cli_helpers import BAD_INPUT, assert_failed, cli_on
 
+pytest_plugins = ["conftest_postgres"]
 
-def test_history_shows_the_closed_and_the_current_fact(make_pm, workspace):
+
+def test_history_shows_the_closed_and_the_current_fact(backend, make_pm, workspace):
     pm = make_pm()
     pm.store("我住在北京", created_at="2024-01-01")
     pm.store("我搬到杭州了", created_at="2025-03-01")
@@ -19,7 +22,7 @@ def test_history_shows_the_closed_and_the_current_fact(make_pm, workspace):
     assert [(f["object"], f["current"]) for f in facts] == [("北京", False), ("杭州", True)]
 
 
-def test_review_accept_through_the_cli(make_pm, workspace):
+def test_review_accept_through_the_cli(backend, make_pm, workspace):
     pm = make_pm()
     black = pm.store("I use black")
     ruff = pm.store("I use ruff")
@@ -34,7 +37,7 @@ def test_review_accept_through_the_cli(make_pm, workspace):
     assert_failed(cli("review", "reject", item["id"]), BAD_INPUT, "no review item")
 
 
-def test_entity_merge_and_recall(make_pm, workspace):
+def test_entity_merge_and_recall(backend, make_pm, workspace):
     pm = make_pm()
     pm.store("分工", extra={"relations": [{"subject": "小张", "predicate": "负责", "object": "星图"}]})
     pm.store("参与", extra={"relations": [{"subject": "用户", "predicate": "参与", "object": "星图"}]})
@@ -48,7 +51,7 @@ def test_entity_merge_and_recall(make_pm, workspace):
     assert "张伟 —负责→ 星图 ←参与— 用户" in out
 
 
-def test_tags_tree(make_pm, workspace):
+def test_tags_tree(backend, make_pm, workspace):
     pm = make_pm()
     pm.store("a", tags=["project/palace/search"])
     pm.store("b", tags=["project/palace"])

@@ -1,16 +1,29 @@
-"""The entity graph through the manager, on real files: derived on sync, supersession
-with history and review, recall along paths, entity merges."""
+"""The entity graph through the manager: derived on store and sync, supersession with
+history and review, recall along paths, entity merges. ``pm`` runs each test on both
+backends (real files + SQLite, and a real embedded PostgreSQL: conftest_postgres)."""
 
 from __future__ import annotations
 
+import pytest
 import yaml
+from backend_helpers import stored_markdown
 
 from palace.context import bootstrap, get_context
 from palace.settings import Settings
 from palace.storage import FileStorage
 
+pytest_plugins = ["conftest_postgres"]
 
-def test_a_hand_edited_relation_changes_the_graph_after_sync(pm):
+
+@pytest.fixture
+def pm(backend, make_pm):
+    pm = make_pm()
+    assert pm.backend == backend
+    return pm
+
+
+def test_a_hand_edited_relation_changes_the_graph_after_sync(make_pm):
+    pm = make_pm()  # local only: a person edits the file
     memory = pm.store("张伟的近况", extra={"relations": [{"subject": "张伟", "predicate": "lives_in", "object": "北京"}]})
     assert [r.object for r in pm.graph.history("张伟")] == ["北京"]
     text = memory.path.read_text("utf-8").replace("\"object\": \"北京\"", "\"object\": \"深圳湾\"")
@@ -27,7 +40,7 @@ def test_moving_retires_the_old_address_with_history(pm):
     new = pm.store("我搬到杭州了", created_at="2025-03-01")
     stale = pm.get(old.id, record_access=False)
     assert stale.extra["supersededBy"] == new.id
-    front = yaml.safe_load(stale.path.read_text("utf-8").split("---")[1])
+    front = yaml.safe_load(stored_markdown(pm, old.id).split("---")[1])
     assert front["relations"][0]["validTo"].startswith("2025-03-01")    # closed in the file itself
     history = pm.graph.history("我")
     assert [(r.object, r.valid_to is None) for r in history] == [("北京", False), ("杭州", True)]

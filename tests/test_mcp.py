@@ -27,6 +27,7 @@ TOOLS = {"save_memory", "search_memory", "get_memory", "update_memory", "delete_
          "entity_history", "review_facts", "manage_task", "record_access", "get_persona"}
 TOOLS |= {"search_compact", "timeline", "get_memories", "list_open_tasks"}  # palace/capture
 SESSION_TIMEOUT_S = 60
+pytest_plugins = ["conftest_postgres"]  # ``backend``: a test on both backends
 
 
 def server_parameters(workspace: Path) -> StdioServerParameters:
@@ -107,7 +108,7 @@ def test_tools_are_listed_with_descriptions_and_schemas(workspace):
     assert tools["search_memory"].annotations.read_only_hint is True
 
 
-def test_save_search_context_update_delete_restore(workspace):
+def test_save_search_context_update_delete_restore(backend, workspace):
     async def scenario(client: Client):
         saved = await client.ok("save_memory", content="我们决定用 PostgreSQL 作为主数据库，因为需要 JSONB。",
                                 tags=["数据库", "decision"], type="decision", location="projects/palace")
@@ -150,7 +151,8 @@ def test_save_search_context_update_delete_restore(workspace):
         assert boot["tokens_used"] <= 500 and memory_id in [p["id"] for p in boot["pieces"]]
 
     run_session(workspace, scenario)
-    assert list((workspace / "memory" / "palace" / "projects" / "palace").glob("*.md"))
+    files = list((workspace / "memory" / "palace" / "projects" / "palace").glob("*.md"))
+    assert bool(files) == (backend == "local")  # in Postgres the database is the store
 
 
 def test_time_words_with_the_server_clock_and_with_now(workspace, monkeypatch):
@@ -237,7 +239,7 @@ def test_experiences_over_mcp(workspace):
     run_session(workspace, scenario)
 
 
-def test_graph_over_mcp(workspace):
+def test_graph_over_mcp(backend, workspace):
     async def scenario(client: Client):
         old = await client.ok("save_memory", content="我住在北京", created_at="2024-01-01T09:00:00+08:00")
         new = await client.ok("save_memory", content="我搬到杭州了", created_at="2025-03-01T09:00:00+08:00")

@@ -53,6 +53,7 @@ from palace.errors import (
 )
 from palace.provider import PalaceVectorSearchProvider
 from palace.settings import Settings
+from vector_service.identities import CURRENT, TokenMap, load_for
 
 log = logging.getLogger("palace.vector_service")
 
@@ -136,16 +137,18 @@ def create_app(
     limits = limits or ServiceLimits.for_settings(settings)
     workspace_path = Path(workspace).expanduser() if workspace else None
     provider_lock = threading.Lock()
-    state: dict[str, Any] = {"manager": None, "provider": None}
+    # one manager (and provider) per identity: a token of MEMORY_SIDECAR_TOKENS, or None
+    # (the sidecar's own settings); each declares its agent to the database
+    tokens = load_for(settings)
+    state: dict[str, Any] = {"managers": {}, "providers": {}}
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         if embedder.state == "not loaded":
             embedder.start_loading()
         yield
-        close = getattr(state["manager"], "close", None)
-        if callable(close):
-            close()
+        for manager in state["managers"].values():
+            manager.close()
 
     app = FastAPI(title="palace vector service", lifespan=lifespan,
                   docs_url=None, redoc_url=None)
@@ -163,19 +166,21 @@ def create_app(
     def provider() -> PalaceVectorSearchProvider:
         if workspace_path is None:
             raise _NoWorkspace()
+        identity = CURRENT.get()  # who this request is (its token)
         with provider_lock:
-            if state["provider"] is None:
+            if identity not in state["providers"]:
                 from palace.manager import MemoryPalaceManager
 
+                own = settings if identity is None else identity.settings_for(settings)
                 # The sidecar's own embedder, so the manager does not call us over HTTP.
                 manager = MemoryPalaceManager(
                     str(workspace_path),
-                    settings=settings.replace(workspace_dir=str(workspace_path)),
+                    settings=own.replace(workspace_dir=str(workspace_path)),
                     embedder=embedder,
                 )
-                state["manager"] = manager
-                state["provider"] = PalaceVectorSearchProvider(manager)
-            return state["provider"]
+                state["managers"][identity] = manager
+                state["providers"][identity] = PalaceVectorSearchProvider(manager)
+            return state["providers"][identity]
 
     def check_text(text: str, what: str) -> None:
         if len(text) > limits.max_chars_per_text:
@@ -255,7 +260,7 @@ def create_app(
 
     def capture_manager():
         memories = provider()  # opens the palace on first use
-        return state["manager"], memories
+        return memories.manager, memories
 
     add_capture_route(app, capture_manager)
     _add_error_handlers(app)
@@ -266,7 +271,7 @@ def create_app(
     app.add_middleware(CatchAllMiddleware)
     # Added last = runs first: refuse strangers before buffering their bodies.
     app.add_middleware(BodyLimitMiddleware, max_bytes=limits.max_body_bytes)
-    app.add_middleware(BearerTokenMiddleware, token=settings.vector_service_token)
+    app.add_middleware(BearerTokenMiddleware, token=settings.vector_service_token, tokens=tokens)
     return app
 
 
@@ -425,23 +430,35 @@ class CatchAllMiddleware:
 
 
 class BearerTokenMiddleware:
-    """With a token, every path but /health needs ``Authorization: Bearer <token>``."""
+    """With a token, every path but /health needs ``Authorization: Bearer <token>``.
+    With a tokens file (MEMORY_SIDECAR_TOKENS), the token also says who the client is:
+    the request is served as that identity (``identities.CURRENT``)."""
 
-    def __init__(self, app, token: str | None):
+    def __init__(self, app, token: str | None, tokens: TokenMap | None = None):
         self.app = app
         self.expected = f"Bearer {token}".encode() if token else None
+        self.tokens = tokens
 
     async def __call__(self, scope, receive, send):
-        if self.expected is None or scope["type"] != "http" or scope["path"] == "/health":
+        if ((self.expected is None and self.tokens is None) or scope["type"] != "http"
+                or scope["path"] == "/health"):
             return await self.app(scope, receive, send)
         given = dict(scope["headers"]).get(b"authorization", b"")
-        if not hmac.compare_digest(given, self.expected):
+        identity = None
+        if self.tokens is not None and given.startswith(b"Bearer "):
+            identity = self.tokens.identity(given[len(b"Bearer "):])
+        own = self.expected is not None and hmac.compare_digest(given, self.expected)
+        if identity is None and not own:
             response = _error(401, "unauthorized",
-                              "send the sidecar's token as 'Authorization: Bearer <token>' "
-                              "(MEMORY_VECTOR_SERVICE_TOKEN)",
+                              "send your token as 'Authorization: Bearer <token>' "
+                              "(MEMORY_VECTOR_SERVICE_TOKEN, or one of MEMORY_SIDECAR_TOKENS)",
                               {"WWW-Authenticate": "Bearer"})
             return await response(scope, receive, send)
-        return await self.app(scope, receive, send)
+        marker = CURRENT.set(identity)  # None: the sidecar's own settings
+        try:
+            return await self.app(scope, receive, send)
+        finally:
+            CURRENT.reset(marker)
 
 
 class BodyLimitMiddleware:
@@ -504,6 +521,11 @@ def mount_viewer(app: FastAPI, settings: Settings, workspace: str | Path, *,
     from palace.manager import MemoryPalaceManager
     from palace.viewer import create_viewer_app
 
+    if settings.sidecar_tokens and not settings.vector_service_token:
+        # the viewer answers before the token check, as the sidecar's own identity: without
+        # a token of its own it would be open to anyone who can reach the port
+        raise ConfigError("--viewer with MEMORY_SIDECAR_TOKENS needs MEMORY_VECTOR_SERVICE_TOKEN: the "
+                          "viewer acts as the sidecar's own identity and asks for that token")
     path = Path(workspace).expanduser()
     manager = MemoryPalaceManager(str(path), settings=settings.replace(workspace_dir=str(path)),
                                   embedder=app.state.embedder)

@@ -340,7 +340,7 @@ def add_host_endpoints(app: FastAPI, open_provider: Callable[[], Any], parse) ->
             memory = pm.get(memory_id)
             if memory is None:
                 hint = (f"it is in the trash: POST /memories/{memory_id}/restore brings it back"
-                        if pm.storage.trash_path(memory_id).exists() else
+                        if pm.in_trash(memory_id) else
                         "search (POST /memories/search) shows the ids")
                 raise MemoryNotFoundError(memory_id, hint)
             return memory_view(memory)

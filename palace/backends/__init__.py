@@ -31,10 +31,10 @@ class Backend:
 def open_backend(settings: Settings, tz: tzinfo, *, derive_graph: Any = None,
                  notes: list[str] | None = None) -> Backend:
     """``derive_graph(memory)`` gives the graph rows the local index keeps beside each
-    memory (palace.graph); the Postgres backend has no graph tables yet. ``notes``
+    memory (palace.graph), in the SQLite index or in Postgres's graph tables. ``notes``
     collects what opening had to repair (a corrupt index rebuilt, a read-only folder)."""
     if settings.backend == "postgres":
-        return _open_postgres(settings, tz)
+        return _open_postgres(settings, tz, derive_graph)
     storage = FileStorage(settings.workspace, tz)
     storage.ensure()
     storage.check_palace_folders()  # never through a link (UnsafePathError)
@@ -44,14 +44,14 @@ def open_backend(settings: Settings, tz: tzinfo, *, derive_graph: Any = None,
     return Backend("local", storage, index, Syncer(storage, index, lambda: lock), lock)
 
 
-def _open_postgres(settings: Settings, tz: tzinfo) -> Backend:
+def _open_postgres(settings: Settings, tz: tzinfo, derive_graph: Any) -> Backend:
     if not settings.database_url:
         raise ConfigError("MEMORY_BACKEND=postgres needs MEMORY_DATABASE_URL "
                           "(e.g. postgresql://palace@db.example/palace)")
     from .postgres import PgIndex, PgStore, PgSyncer, PgWriteLock, PostgresPalace
 
     palace = PostgresPalace(settings.database_url, agent_id=settings.agent_id, user_id=settings.user_id)
-    storage = PgStore(palace, settings.workspace, tz)
+    storage = PgStore(palace, settings.workspace, tz, derive_graph=derive_graph)
     storage.ensure()
     index = PgIndex(palace)
     lock = PgWriteLock(palace)
@@ -68,3 +68,23 @@ def open_vectors(backend: Backend, chunk: Any) -> Any:
     from ..index import VectorStore
 
     return VectorStore(backend.index, chunk)
+
+
+def open_review_queue(backend: Backend, make_item: Any) -> Any:
+    """The graph's review queue kept in the database (Postgres: shared by every client,
+    scoped), or None where the caller keeps its own (the local review.json)."""
+    if backend.name == "postgres":
+        from .postgres.graph import PgReviewQueue
+
+        return PgReviewQueue(backend.index.palace, make_item)
+    return None
+
+
+def open_agent_roles(backend: Backend, settings: Settings) -> Any:
+    """One database role per agent (``palace.backends.postgres.agents.AgentRoles``)."""
+    if backend.name != "postgres":
+        raise ConfigError("one database role per agent needs MEMORY_BACKEND=postgres: the local "
+                          "palace is one person's folder and has no roles or scopes")
+    from .postgres.agents import AgentRoles
+
+    return AgentRoles(str(settings.database_url))

@@ -84,7 +84,7 @@ def serve_sidecar(config: Settings, *, workspace: str | None, host: str, port: i
     except ImportError as exc:
         raise ConfigError(f"the sidecar needs {exc.name or 'fastapi and uvicorn'}: "
                           "pip install 'palace-memory[server]'") from None
-    check_bind_address(host, config.vector_service_token)
+    check_bind_address(host, config.vector_service_token or config.sidecar_tokens)
     if workspace is None and config.sources.get("workspace_dir") in ("env", "argument"):
         workspace = config.workspace_dir
     app = create_app(config, workspace)

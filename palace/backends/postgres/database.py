@@ -32,6 +32,8 @@ from ...index.postings import bm25_scores, doc_terms
 from ...models import Memory, embed_key
 from ...storage import PALACE_SUBDIR, TRASH_DIR, parse_memory, render_memory
 from ...tokenize import index_text, stem
+from .graph import PgGraphQueries, write_rows as write_graph_rows
+from .roles import bound_identity
 from .schema import migrate
 
 WRITE_LOCK_KEY = 0x70A1AC1  # the advisory lock writers serialise on (like the local write.lock)
@@ -99,6 +101,8 @@ class PostgresPalace:
         try:
             with psycopg.connect(url, connect_timeout=10) as conn:
                 migrate(conn)
+                # an agent's own database role says who it is (roles.py)
+                agent_id, user_id = bound_identity(conn, agent_id, user_id)
         except psycopg.OperationalError as exc:
             raise ConfigError(f"cannot reach the PostgreSQL server at {_redacted(url)}: "
                               f"{str(exc).strip()}") from None
@@ -162,8 +166,9 @@ class PgWriteLock:
 class PgStore:
     """The ``MemoryStore`` protocol over the ``memories`` and ``trash`` tables."""
 
-    def __init__(self, palace: PostgresPalace, workspace: Path, tz: tzinfo):
+    def __init__(self, palace: PostgresPalace, workspace: Path, tz: tzinfo, *, derive_graph: Any = None):
         self.palace = palace
+        self.derive_graph = derive_graph  # memory -> its graph rows (palace.graph), kept beside it
         self.root = Path(workspace) / PALACE_SUBDIR  # local caches only (concepts); no memory files
         self.tz = tz
 
@@ -206,6 +211,8 @@ class PgStore:
                                 [(tag, rid) for tag in memory.tags])
                 cur.executemany("INSERT INTO postings VALUES (%s, %s, %s)",
                                 [(term, rid, tf) for term, tf in Counter(terms).items()])
+            if self.derive_graph is not None:
+                write_graph_rows(conn, rid, scope_of(memory), self.derive_graph(memory))
         return path
 
     def read(self, path: Path, *, location: str | None = None) -> Memory:
@@ -314,10 +321,9 @@ class PgStore:
                 yield f"{TRASH_DIR}/{row['id']}.md", row["raw"]
 
 
-class PgIndex:
-    """The ``MemoryIndex`` protocol: the same queries as ``palace.index.Index``."""
-
-    supports_graph = False  # no entity-graph tables in Postgres yet (docs/backends.md)
+class PgIndex(PgGraphQueries):
+    """The ``MemoryIndex`` protocol: the same queries as ``palace.index.Index``; the
+    entity graph's queries come from ``PgGraphQueries`` (graph.py)."""
 
     def __init__(self, palace: PostgresPalace):
         self.palace = palace
@@ -487,10 +493,10 @@ class PgIndex:
         Markdown (the rows themselves are the store of record and are kept)."""
 
     def prune_orphan_vectors(self) -> int:
-        with self.palace.connection() as conn:
-            cur = conn.execute("DELETE FROM vectors v WHERE NOT EXISTS (SELECT 1 FROM memories m "
-                               "WHERE m.content_hash = v.content_hash)")
-            return cur.rowcount
+        """Nothing: a client sees only its scopes' memories, so a vector it finds no memory
+        for may well be another agent's private one (kept by content hash, it costs only
+        space and is reused when the same text comes back)."""
+        return 0
 
     def write(self) -> Any:
         return self.palace.connection()

@@ -93,6 +93,10 @@ class EmbeddedPostgres:
 
         with psycopg.connect(self.url, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            # the per-agent roles its owner made (palace agent add: <database>_agent_<id>)
+            for (role,) in admin.execute("SELECT rolname FROM pg_roles WHERE rolname LIKE %s",
+                                         (name.replace("_", "\\_") + "\\_agent\\_%",)).fetchall():
+                admin.execute(f'DROP ROLE IF EXISTS "{role}"')
             admin.execute(f'DROP ROLE IF EXISTS "{name}"')
 
     def stop(self) -> None:

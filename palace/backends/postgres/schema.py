@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import ConfigError
+from .graph import MIGRATION as GRAPH_MIGRATION
+from .roles import MIGRATION as ROLES_MIGRATION
 
 MIN_SERVER_VERSION = 140000  # PostgreSQL 14: the oldest still supported upstream
 MIGRATION_LOCK = 0x70A1ACE  # pg_advisory_xact_lock key while migrating
@@ -93,6 +95,13 @@ MIGRATIONS: list[str] = [
         EXISTS (SELECT 1 FROM memories m WHERE m.id = accesses.id)
         OR EXISTS (SELECT 1 FROM trash t WHERE t.id = accesses.id));
     """,
+    # 3: the entity graph (entities, aliases, relations) and the review queue, scoped
+    # like the memories they come from (palace/backends/postgres/graph.py)
+    GRAPH_MIGRATION,
+    # 4: one database role per agent (palace/backends/postgres/roles.py): the registry,
+    # and row-level security on the tables bound to a memory (open until an agent's
+    # own restrictive policies narrow them)
+    ROLES_MIGRATION,
 ]
 
 
@@ -108,9 +117,37 @@ def check_server(conn: Any) -> None:
                           "fails): install pgvector on the server (https://github.com/pgvector/pgvector)")
 
 
+def _current(conn: Any) -> int | None:
+    """The schema version, read without making anything (an agent's role may not)."""
+    if conn.execute("SELECT to_regclass('palace_meta')").fetchone()[0] is None:
+        return None
+    row = conn.execute("SELECT value FROM palace_meta WHERE key = 'schema_version'").fetchone()
+    return int(row[0]) if row else 0
+
+
 def migrate(conn: Any) -> int:
     """Apply the migrations not yet applied; returns the schema version now."""
+    import psycopg
+
     check_server(conn)
+    current = _current(conn)
+    if current is not None and current > len(MIGRATIONS):
+        raise _newer(current)
+    if current == len(MIGRATIONS):
+        return len(MIGRATIONS)  # up to date: no DDL, so a role without CREATE may open it
+    try:
+        return _apply(conn)
+    except psycopg.errors.InsufficientPrivilege as exc:
+        raise ConfigError(f"the database schema needs migrating to version {len(MIGRATIONS)} and this "
+                          f"role may not ({str(exc).strip()}): open palace once as the database owner") from None
+
+
+def _newer(version: int) -> ConfigError:
+    return ConfigError(f"the database was migrated by a newer palace (schema {version}, this "
+                       f"palace knows {len(MIGRATIONS)}): upgrade palace (pip install -U palace-memory)")
+
+
+def _apply(conn: Any) -> int:
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
         if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() is None:
@@ -125,10 +162,13 @@ def migrate(conn: Any) -> int:
         row = conn.execute("SELECT value FROM palace_meta WHERE key = 'schema_version'").fetchone()
         version = int(row[0]) if row else 0
         if version > len(MIGRATIONS):
-            raise ConfigError(f"the database was migrated by a newer palace (schema {version}, this "
-                              f"palace knows {len(MIGRATIONS)}): upgrade palace (pip install -U palace-memory)")
+            raise _newer(version)
         for number in range(version + 1, len(MIGRATIONS) + 1):
             conn.execute(MIGRATIONS[number - 1])
             conn.execute("INSERT INTO palace_meta VALUES ('schema_version', %s) ON CONFLICT (key) "
                          "DO UPDATE SET value = EXCLUDED.value", (str(number),))
+        if version < len(MIGRATIONS):
+            from .roles import refresh_policies
+
+            refresh_policies(conn)  # a new scoped table binds every agent role too
         return len(MIGRATIONS)

@@ -64,11 +64,15 @@ class PgVectors:
         return name
 
     def _approximate(self, model: str, query_vector: Any, limit: int,
-                     statuses: tuple[str, ...]) -> dict[int, float]:
+                     statuses: tuple[str, ...]) -> dict[int, float] | None:
+        import psycopg
         from psycopg import sql
 
         dimension = len(query_vector)
-        self.ensure_hnsw(model, dimension)
+        try:
+            self.ensure_hnsw(model, dimension)
+        except psycopg.errors.InsufficientPrivilege:
+            return None  # an agent's own role may not make the index: the owner will; exact till then
         cast = sql.SQL("vector({})").format(sql.Literal(dimension))
         query = sql.SQL(
             "SELECT m.rid, MAX(1 - (v.vec::{c} <=> %(q)s::{c})) AS sim FROM (SELECT content_hash, vec "
@@ -88,7 +92,9 @@ class PgVectors:
                 many = conn.execute("SELECT COUNT(*) > %s AS many FROM vectors WHERE model = %s",
                                     (HNSW_ABOVE, model)).fetchone()["many"]
             if many:
-                return self._approximate(model, query_vector, limit, statuses)
+                found = self._approximate(model, query_vector, limit, statuses)
+                if found is not None:
+                    return found
         sql = ("SELECT m.rid, MAX(1 - (v.vec <=> %s::vector)) AS sim FROM vectors v JOIN memories m "
                "ON m.content_hash = v.content_hash WHERE v.model = %s AND m.status = ANY(%s)")
         params: list[Any] = [_literal(query_vector), model, list(statuses)]

@@ -1,0 +1,206 @@
+"""The entity graph in Postgres: the same tables and queries as ``palace.index.graph_tables``.
+
+``entities`` (every entity key a memory mentions, with its name and type),
+``entity_aliases`` (alias key → entity key, as memories declare them) and
+``relations`` (triplets with their validity and the memory stating them) are derived
+from each memory's frontmatter in the transaction that writes it (``PgStore.write``
+calls ``write_rows``), and go with it (``ON DELETE CASCADE``). Each row carries its
+memory's ``scope``, and the same row-level security as ``memories`` applies to it
+(migration 3): an agent never learns another agent's private entities, aliases or
+relations, not even by a raw query.
+
+Ordering follows SQLite's: names compare as code points (``COLLATE "C"``), so both
+backends list entities and break ties alike.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+MIGRATION = """
+CREATE TABLE entities (
+    key TEXT NOT NULL, rid BIGINT NOT NULL REFERENCES memories (rid) ON DELETE CASCADE,
+    scope TEXT NOT NULL, name TEXT NOT NULL, type TEXT, PRIMARY KEY (key, rid)
+);
+CREATE INDEX entities_rid ON entities (rid);
+CREATE TABLE entity_aliases (
+    alias TEXT NOT NULL, key TEXT NOT NULL, rid BIGINT NOT NULL REFERENCES memories (rid) ON DELETE CASCADE,
+    scope TEXT NOT NULL, PRIMARY KEY (alias, key, rid)
+);
+CREATE INDEX entity_aliases_key ON entity_aliases (key);
+CREATE INDEX entity_aliases_rid ON entity_aliases (rid);
+CREATE TABLE relations (
+    seq BIGSERIAL PRIMARY KEY,
+    rid BIGINT NOT NULL REFERENCES memories (rid) ON DELETE CASCADE, scope TEXT NOT NULL,
+    subject TEXT NOT NULL, predicate TEXT NOT NULL, object TEXT NOT NULL, predicate_text TEXT NOT NULL,
+    valid_from DOUBLE PRECISION, valid_to DOUBLE PRECISION, purpose TEXT,
+    extracted INTEGER NOT NULL DEFAULT 0, subject_text TEXT NOT NULL, object_text TEXT NOT NULL
+);
+CREATE INDEX relations_subject ON relations (subject);
+CREATE INDEX relations_object ON relations (object);
+CREATE INDEX relations_rid ON relations (rid);
+ALTER TABLE entities ENABLE ROW LEVEL SECURITY;
+ALTER TABLE entities FORCE ROW LEVEL SECURITY;
+CREATE POLICY entities_scoped ON entities USING (palace_scope_visible(scope))
+    WITH CHECK (palace_scope_visible(scope));
+ALTER TABLE entity_aliases ENABLE ROW LEVEL SECURITY;
+ALTER TABLE entity_aliases FORCE ROW LEVEL SECURITY;
+CREATE POLICY entity_aliases_scoped ON entity_aliases USING (palace_scope_visible(scope))
+    WITH CHECK (palace_scope_visible(scope));
+ALTER TABLE relations ENABLE ROW LEVEL SECURITY;
+ALTER TABLE relations FORCE ROW LEVEL SECURITY;
+CREATE POLICY relations_scoped ON relations USING (palace_scope_visible(scope))
+    WITH CHECK (palace_scope_visible(scope));
+-- the review queue (facts palace was unsure about): shared like the memories it names,
+-- visible to a client that may see both of them
+CREATE TABLE review_items (
+    seq BIGSERIAL PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+    old_memory TEXT NOT NULL, new_memory TEXT NOT NULL, old_scope TEXT NOT NULL, new_scope TEXT NOT NULL,
+    old_relation JSONB NOT NULL, new_relation JSONB NOT NULL, reason TEXT NOT NULL, created_at TEXT NOT NULL
+);
+ALTER TABLE review_items ENABLE ROW LEVEL SECURITY;
+ALTER TABLE review_items FORCE ROW LEVEL SECURITY;
+CREATE POLICY review_items_scoped ON review_items
+    USING (palace_scope_visible(old_scope) AND palace_scope_visible(new_scope))
+    WITH CHECK (palace_scope_visible(old_scope) AND palace_scope_visible(new_scope));
+"""
+
+TABLES = ("entities", "entity_aliases", "relations")
+
+GraphRows = tuple[Sequence[tuple], Sequence[tuple], Sequence[tuple]]  # see palace.graph.facts.graph_rows
+
+
+def write_rows(conn: Any, rid: int, scope: str, rows: GraphRows) -> None:
+    """Replace memory ``rid``'s graph rows (inside the transaction writing it)."""
+    for table in TABLES:
+        conn.execute(f"DELETE FROM {table} WHERE rid = %s", (rid,))
+    entities, aliases, relations = rows
+    with conn.cursor() as cur:
+        cur.executemany("INSERT INTO entities VALUES (%s, %s, %s, %s, %s) ON CONFLICT (key, rid) DO UPDATE "
+                        "SET name = EXCLUDED.name, type = EXCLUDED.type",
+                        [(key, rid, scope, name, type_) for key, name, type_ in entities])
+        cur.executemany("INSERT INTO entity_aliases VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                        [(alias, key, rid, scope) for alias, key in aliases])
+        cur.executemany("INSERT INTO relations (rid, scope, subject, predicate, object, predicate_text, "
+                        "valid_from, valid_to, purpose, extracted, subject_text, object_text) "
+                        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                        [(rid, scope, *row) for row in relations])
+
+
+RELATION_COLUMNS = ("r.rid, m.id AS memory_id, r.subject, r.predicate, r.object, r.predicate_text, "
+                    "r.valid_from, r.valid_to, r.purpose, r.extracted, r.subject_text, r.object_text, "
+                    "m.status, m.created_ts")
+
+
+class PgGraphQueries:
+    """The entity-graph half of ``MemoryIndex`` (``supports_graph``) for ``PgIndex``:
+    the same answers as ``palace.index.graph_tables``, under row-level security."""
+
+    palace: Any
+    supports_graph = True
+
+    def _graph_all(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        with self.palace.connection() as conn:
+            return conn.execute(sql, params).fetchall()
+
+    def equivalent_keys(self, keys: Iterable[str]) -> set[str]:
+        """The keys and every key joined to them by a declared alias, to a fixed point."""
+        found = {key for key in keys if key}
+        frontier = set(found)
+        with self.palace.connection() as conn:
+            while frontier:
+                wanted = sorted(frontier)
+                rows = conn.execute("SELECT alias, key FROM entity_aliases WHERE alias = ANY(%s) "
+                                    "OR key = ANY(%s)", (wanted, wanted)).fetchall()
+                new = {value for row in rows for value in (row["alias"], row["key"])} - found
+                found |= new
+                frontier = new
+        return found
+
+    def relations_touching(self, keys: Sequence[str], *, as_subject_only: bool = False) -> list[dict[str, Any]]:
+        keys = list(keys)
+        if not keys:
+            return []
+        where = "r.subject = ANY(%s)" if as_subject_only else "(r.subject = ANY(%s) OR r.object = ANY(%s))"
+        params = [keys] if as_subject_only else [keys, keys]
+        return self._graph_all(f"SELECT {RELATION_COLUMNS} FROM relations r JOIN memories m ON m.rid = r.rid "
+                               f"WHERE {where} ORDER BY COALESCE(r.valid_from, m.created_ts), r.rid, r.seq",
+                               params)
+
+    def entity_mentions(self, keys: Sequence[str]) -> list[dict[str, Any]]:
+        keys = list(keys)
+        if not keys:
+            return []
+        return self._graph_all("SELECT e.key, e.rid, m.id AS memory_id, e.name FROM entities e "
+                               "JOIN memories m ON m.rid = e.rid WHERE e.key = ANY(%s) "
+                               "ORDER BY e.key COLLATE \"C\", e.rid", (keys,))
+
+    def entity_summary(self, *, limit: int | None = None) -> list[dict[str, Any]]:
+        sql = ("SELECT key, MIN(name COLLATE \"C\") AS name, MAX(type COLLATE \"C\") AS type, "
+               "COUNT(*) AS mentions FROM entities GROUP BY key ORDER BY mentions DESC, key COLLATE \"C\"")
+        if limit:
+            return self._graph_all(sql + " LIMIT %s", (int(limit),))
+        return self._graph_all(sql)
+
+    def known_entity_keys(self, keys: Sequence[str]) -> set[str]:
+        keys = list(keys)
+        if not keys:
+            return set()
+        rows = self._graph_all("SELECT key AS k FROM entities WHERE key = ANY(%s) UNION "
+                               "SELECT alias FROM entity_aliases WHERE alias = ANY(%s)", (keys, keys))
+        return {row["k"] for row in rows}
+
+    def passing(self, rids: Sequence[int], filters: Any) -> set[int]:
+        """Which of ``rids`` pass ``filters`` (the graph retriever's hits are filtered here)."""
+        return self._passing([int(r) for r in rids], filters)  # type: ignore[attr-defined]
+
+
+class PgReviewQueue:
+    """``palace.graph.review.ReviewQueue`` over the ``review_items`` table: one queue for
+    every client of the database (each sees the items whose memories it may see).
+
+    ``make_item`` is ``ReviewItem`` (passed in: the graph layer sits above this one)."""
+
+    def __init__(self, palace: Any, make_item: Any):
+        self.palace = palace
+        self.make_item = make_item
+
+    def _item(self, row: dict[str, Any]) -> Any:
+        return self.make_item(row["id"], row["old_memory"], row["new_memory"], row["old_relation"],
+                              row["new_relation"], row["reason"], row["created_at"])
+
+    def items(self) -> list[Any]:
+        with self.palace.connection() as conn:
+            return [self._item(row) for row in conn.execute("SELECT * FROM review_items ORDER BY seq")]
+
+    def add(self, *, old_memory: str, new_memory: str, old_relation: dict[str, Any],
+            new_relation: dict[str, Any], reason: str, created_at: str) -> Any:
+        import secrets
+
+        from psycopg.types.json import Jsonb
+
+        with self.palace.connection() as conn, conn.transaction():
+            # the same pair is asked about once (the advisory lock: two writers, one item)
+            conn.execute("SELECT pg_advisory_xact_lock(hashtext('palace review queue'))")
+            same = conn.execute("SELECT 1 FROM review_items WHERE old_memory = %s AND new_memory = %s AND "
+                                "old_relation = %s AND new_relation = %s",
+                                (old_memory, new_memory, Jsonb(old_relation), Jsonb(new_relation))).fetchone()
+            if same is not None:
+                return None
+            item_id = secrets.token_hex(4)
+            row = conn.execute(
+                "INSERT INTO review_items (id, old_memory, new_memory, old_scope, new_scope, old_relation, "
+                "new_relation, reason, created_at) SELECT %s, %s, %s, o.scope, n.scope, %s, %s, %s, %s "
+                "FROM memories o, memories n WHERE o.id = %s AND n.id = %s RETURNING *",
+                (item_id, old_memory, new_memory, Jsonb(old_relation), Jsonb(new_relation), reason,
+                 created_at, old_memory, new_memory)).fetchone()
+        return None if row is None else self._item(row)
+
+    def take(self, item_id: str) -> Any:
+        from ...errors import InvalidInputError
+
+        with self.palace.connection() as conn:
+            row = conn.execute("DELETE FROM review_items WHERE id = %s RETURNING *", (item_id,)).fetchone()
+        if row is None:
+            raise InvalidInputError(f"no review item {item_id!r}; `palace review list` shows the open ones")
+        return self._item(row)
