@@ -29,6 +29,7 @@ from .backends.transfer import TransferReport, export_tree, import_tree
 from .index import INDEX_DIR, Filters, SyncReport, row_to_memory
 from .graph import graph_rows, read_facts
 from .graph.extract import with_extracted
+from .graph.decisions import DECISIONS_FILE, DecisionLog
 from .graph.review import REVIEW_FILE, ReviewItem, ReviewQueue
 from .graph.service import GraphService
 from .journal import journal_path
@@ -171,8 +172,11 @@ class MemoryPalaceManager:
                               "kept by this backend")
         if self._graph is None:
             queue = open_review_queue(self._opened, ReviewItem) or ReviewQueue(self.root / REVIEW_FILE)
+            # decisions stay beside the local caches on either backend (on Postgres, per
+            # client: docs/backends.md); the queue is shared there (review_items)
             self._graph = GraphService(self.index, self.tz, read=lambda i: self.get(i, record_access=False),
-                                       update=self.update, queue=queue)
+                                       update=self.update, queue=queue,
+                                       decisions=DecisionLog(self.root / DECISIONS_FILE))
         return self._graph
 
     def agent_roles(self) -> Any:

@@ -135,6 +135,31 @@ class PgGraphQueries:
                                "JOIN memories m ON m.rid = e.rid WHERE e.key = ANY(%s) "
                                "ORDER BY e.key COLLATE \"C\", e.rid", (keys,))
 
+    def graph_edges(self, keys: Sequence[str], *, now_ts: float, include_closed: bool = False,
+                    per_key: int) -> list[dict[str, Any]]:
+        """The bounded walk's edges, as the local index gives them: current relations of
+        active memories touching each key, at most ``per_key`` per key and side, newest
+        written first (one lateral query per side, each an index probe per key)."""
+        keys = list(keys)
+        if not keys:
+            return []
+        rows: list[dict[str, Any]] = []
+        for side in ("subject", "object"):
+            rows.extend(self._graph_all(
+                "SELECT x.* FROM unnest(%s::text[]) AS k(key) CROSS JOIN LATERAL ("
+                "SELECT r.rid, m.id AS memory_id, r.subject, r.predicate_text, r.object, r.subject_text, "
+                "r.object_text FROM relations r JOIN memories m ON m.rid = r.rid "
+                f"WHERE r.{side} = k.key AND m.status = 'active' "
+                "AND (%s OR r.valid_to IS NULL OR r.valid_to > %s) ORDER BY r.seq DESC LIMIT %s) AS x",
+                (keys, bool(include_closed), float(now_ts), int(per_key))))
+        return rows
+
+    def entity_mentions_of(self, key: str, *, limit: int) -> list[dict[str, Any]]:
+        """At most ``limit`` memories mentioning ``key``, newest rows first."""
+        return self._graph_all("SELECT e.key, e.rid, m.id AS memory_id, e.name FROM entities e "
+                               "JOIN memories m ON m.rid = e.rid WHERE e.key = %s ORDER BY e.rid DESC LIMIT %s",
+                               (key, int(limit)))
+
     def entity_summary(self, *, limit: int | None = None) -> list[dict[str, Any]]:
         sql = ("SELECT key, MIN(name COLLATE \"C\") AS name, MAX(type COLLATE \"C\") AS type, "
                "COUNT(*) AS mentions FROM entities GROUP BY key ORDER BY mentions DESC, key COLLATE \"C\"")
@@ -195,6 +220,13 @@ class PgReviewQueue:
                 (item_id, old_memory, new_memory, Jsonb(old_relation), Jsonb(new_relation), reason,
                  created_at, old_memory, new_memory)).fetchone()
         return None if row is None else self._item(row)
+
+    def drop(self, items: list[Any]) -> None:
+        """Remove these items (their new fact is no longer stated)."""
+        gone = [item.id for item in items]
+        if gone:
+            with self.palace.connection() as conn:
+                conn.execute("DELETE FROM review_items WHERE id = ANY(%s)", (gone,))
 
     def take(self, item_id: str) -> Any:
         from ...errors import InvalidInputError
