@@ -42,7 +42,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from _bench_common import (HALVES, CachingEmbedder, half_of, make_embedder, mean,  # noqa: E402
-                           minilm_path, safe_id)
+                           minilm_path, patch_constants, safe_id)
 from palace import MemoryPalaceManager, Settings  # noqa: E402
 
 SETS = ("lme", "locomo", "zh", "new")
@@ -240,6 +240,8 @@ def main() -> int:
     parser.add_argument("--fusion", choices=("mixed", "normalised", "calibrated"),
                         help="palace.floor.FUSION for this run")
     parser.add_argument("--min-relevance", type=float, help="MEMORY_MIN_RELEVANCE (0 = no floor)")
+    parser.add_argument("--patch", action="append", default=[], metavar="MODULE.NAME=VALUE",
+                        help="set a module constant for this run (see _bench_common.patch_constants)")
     parser.add_argument("--dump", type=Path, help="write every result's features to this JSON file")
     args = parser.parse_args()
     import os
@@ -251,6 +253,7 @@ def main() -> int:
         if name not in SETS and name not in MODELS:
             parser.error(f"unknown set or config {name!r}")
     MODELS["minilm"] = minilm_path()
+    patch_constants(args.patch)
     if args.fusion:
         import palace.floor
 
