@@ -1,3 +1,4 @@
+"""Writes new_queries_2.json (issue 11, second round): the held-out set written after the changes."""
 import json
 NOW = "2026-11-20T10:00:00+08:00"
 M = [
@@ -128,5 +129,6 @@ data = {"description": "Second held-out set for issue 11, written after the chan
         "memories": [{"id": i, "content": c, "created_at": t, "tags": tg, "location": "general", "type": "fact"}
                      for i, c, t, tg in M],
         "queries": Q}
-json.dump(data, open("/work/wt/search/scripts/data/new_queries_2.json", "w"), ensure_ascii=False, indent=1)
+from pathlib import Path
+json.dump(data, open(Path(__file__).with_name("new_queries_2.json"), "w", encoding="utf-8"), ensure_ascii=False, indent=1)
 import collections; print(len(M), len(Q), collections.Counter(x["kind"] for x in Q))
