@@ -12,9 +12,9 @@ vector neighbours.
   word, so no vocabulary is embedded ahead of time.
 
 Both only ever add weighted keyword terms: they never make a result strong (the
-floor's coverage counts a query word's own expansions only), and both are off
-unless measured to help (settings MEMORY_FEEDBACK, MEMORY_NEIGHBOURS; figures in
-docs/search-quality.md).
+floor's coverage counts a query word's own expansions only), and both are on
+because they measured to help on the tuning halves (settings MEMORY_FEEDBACK,
+MEMORY_NEIGHBOURS; figures in docs/search-quality.md).
 """
 
 from __future__ import annotations
@@ -33,11 +33,11 @@ MIN_WEIGHT = 0.05
 
 
 def distinctive_words(texts: Sequence[str], index: Any, exclude: Iterable[str],
-                      limit: int) -> list[tuple[str, float]]:
+                      limit: int, *, shared: bool = True) -> list[tuple[str, float]]:
     """(word, score in (0, 1]) for the words of ``texts`` that most set them apart from
-    the palace: frequency in them × idf, best first, ``exclude`` left out. A word
-    must occur in at least two of the texts when there are several (one memory's
-    odd word is not what they share)."""
+    the palace: frequency in them × idf, best first, ``exclude`` left out. With
+    ``shared``, a word must occur in at least two of the texts when there are
+    several (for feedback: one memory's odd word is not what the answers share)."""
     excluded = set(exclude)
     counts: dict[str, float] = {}
     holders: Counter[str] = Counter()
@@ -49,7 +49,7 @@ def distinctive_words(texts: Sequence[str], index: Any, exclude: Iterable[str],
         for word, n in Counter(words).items():
             counts[word] = counts.get(word, 0.0) + n / total
             holders[word] += 1
-    need = 2 if len(texts) > 1 else 1
+    need = 2 if shared and len(texts) > 1 else 1
     candidates = [w for w in counts if holders[w] >= need]
     if not candidates:
         return []
@@ -91,10 +91,11 @@ class VectorNeighbours:
         self._vectors: dict[str, Any] = {} if vectors is None else vectors
 
     def _embed(self, words: Sequence[str]) -> list[Any]:
-        missing = [w for w in words if w not in self._vectors]
-        if missing:
-            for word, vector in zip(missing, self.embedder.embed_documents(missing)):
-                self._vectors[word] = vector
+        # embedded as the query word is (e5 reads "query:" and "passage:" differently),
+        # one by one: a handful of words, kept for the process
+        for word in words:
+            if word not in self._vectors:
+                self._vectors[word] = self.embedder.embed_query(word)
         return [self._vectors[w] for w in words]
 
     def __call__(self, word: str) -> list[tuple[str, float]]:
@@ -103,7 +104,7 @@ class VectorNeighbours:
         query = np.asarray(self.embedder.embed_query(word), dtype=float)
         texts = self.nearest(query, self.NEAREST)
         own = set(tokenize(word))
-        candidates = [w for w, _ in distinctive_words(texts, self.index, own, self.CANDIDATES)]
+        candidates = [w for w, _ in distinctive_words(texts, self.index, own, self.CANDIDATES, shared=False)]
         if not candidates:
             return []
         vectors = np.asarray(self._embed(candidates), dtype=float)

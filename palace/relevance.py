@@ -276,7 +276,7 @@ def informative_words(text: str, kind: str = "names") -> set[str]:
         word = match.group(0)
         capital = word[0].isupper() and not _SENTENCE_START.search(text[:match.start()])
         if capital or (kind == "words" and len(word) >= 4):
-            words.update(t for t in tokenize(word) if t not in GENERIC_NOUNS)
+            words.update(t for t in tokenize(word) if t not in GENERIC_NOUNS and len(t) > 1)
     if has_han(text):
         import rjieba
 

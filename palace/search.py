@@ -189,6 +189,9 @@ def with_vector_neighbours(expander: Any, services: SearchServices) -> Any:
         return expander
 
     def nearest(vector: Any, k: int) -> list[str]:
+        # the same catch-up as the vector retriever's, so both read one state of the vectors
+        services.vectors.backfill(embedder, limit=VECTOR_BACKFILL_PER_SEARCH,
+                                  batch_size=services.settings.vector_batch_size)
         found = services.vectors.scores(embedder.name, vector, allowed=None, limit=k)
         rows = services.index.rows_by_rid(list(found))
         return [rows[rid]["content"] for rid in found if rid in rows]

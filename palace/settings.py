@@ -162,14 +162,14 @@ class Settings:
         "MEMORY_CONCEPTS_ENABLED", True, _parse_bool,
         "Expand queries with related terms from the concept map.")
     feedback: bool = setting(
-        "MEMORY_FEEDBACK", False, _parse_bool,
+        "MEMORY_FEEDBACK", True, _parse_bool,
         "Pseudo-relevance feedback: add the most distinctive words of the best first results "
-        "to the query (weight <= 0.3) and search again. Off: measured not to help "
-        "(docs/search-quality.md).")
+        "to the query (weight <= 0.3) and search again (measured on the tuning halves: "
+        "docs/search-quality.md).")
     neighbours: bool = setting(
-        "MEMORY_NEIGHBOURS", False, _parse_bool,
+        "MEMORY_NEIGHBOURS", True, _parse_bool,
         "Vector-neighbour expansion: with vectors on, add palace words whose embedding is "
-        "close to a query word (weight <= 0.5). Off: measured not to help (docs/search-quality.md).")
+        "close to a query word (weight <= 0.5; measured on the tuning halves: docs/search-quality.md).")
     graph_extract: bool = setting(
         "MEMORY_GRAPH_EXTRACT", True, _parse_bool,
         "On store, add entities and relations found in the text (jieba POS tags, "

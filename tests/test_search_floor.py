@@ -189,3 +189,18 @@ def test_feedback_finds_a_memory_sharing_the_answers_words_not_the_questions(tmp
         pm.close()
     assert found[False] == ["trip"]
     assert found[True][0] == "trip" and "soup" in found[True] and "work" not in found[True]
+
+
+def test_vector_neighbours_add_a_palace_word_close_to_a_query_word(tmp_path, minilm):
+    found = {}
+    for neighbours in (False, True):
+        pm = _palace(tmp_path / str(neighbours), embedder=minilm, neighbours=neighbours)
+        pm.store("The dentist moved my appointment to Friday", id="dent", created_at=NOW)
+        pm.store("Quarterly report is due on Monday", id="work", created_at=NOW)
+        pm.embed_pending()
+        results = pm.search("dental visit", now=NOW, include_weak=True)
+        found[neighbours] = {e["term"]: e["relation"] for e in results[0].explanation.matched_expansions}
+        assert results[0].memory.id == "dent"
+        pm.close()
+    assert "dentist" not in found[False]  # not in the concept map
+    assert found[True].get("dentist") == "neighbour"
