@@ -139,12 +139,12 @@ def settings_for(config: str, workspace: Path, model: str, **tuning) -> Settings
                 weight_relevance=1.0, decay_enabled=False, vector_model=model, **BACKEND)
     if config == "palace":
         base.update(tuning)
-    elif config == "bm25":  # the plain retrievers: no floor, no calibrated fusion
+    elif config == "bm25":  # the plain retrievers: no floor, no calibrated fusion, no expansion
         base.update(vector_enabled=False, time_reasoning_enabled=False, concepts_enabled=False,
-                    min_relevance=0.0)
+                    min_relevance=0.0, feedback=False, neighbours=False)
     elif config == "vector":
         base.update(weight_vector=1.0, time_reasoning_enabled=False, concepts_enabled=False,
-                    min_relevance=0.0)
+                    min_relevance=0.0, feedback=False, neighbours=False)
     return Settings.from_env(**base)
 
 
