@@ -86,8 +86,11 @@ class VectorNeighbours:
     CANDIDATES = 24
     MIN_SIMILARITY = 0.6  # cosine between the two words' embeddings
 
-    def __init__(self, embedder: Any, nearest: Any, index: Any, vectors: dict[str, Any] | None = None):
+    def __init__(self, embedder: Any, nearest: Any, index: Any, vectors: dict[str, Any] | None = None,
+                 min_similarity: float | None = None):
         self.embedder, self.nearest, self.index = embedder, nearest, index
+        if min_similarity is not None:
+            self.MIN_SIMILARITY = min_similarity
         self._vectors: dict[str, Any] = {} if vectors is None else vectors
 
     def _embed(self, words: Sequence[str]) -> list[Any]:
@@ -118,4 +121,11 @@ _WORD_VECTORS: dict[str, dict[str, Any]] = {}  # model name → word → vector,
 
 def neighbours_for(embedder: Any, nearest: Any, index: Any) -> VectorNeighbours:
     """A ``VectorNeighbours`` sharing the process's word vectors for this model."""
-    return VectorNeighbours(embedder, nearest, index, _WORD_VECTORS.setdefault(str(embedder.name), {}))
+    from .relevance import scale_for
+
+    # a model whose cosines all sit high (e5: unrelated texts at 0.86) needs a higher bar:
+    # at least the cosine a memory that answers a query typically has with it
+    scale = scale_for(str(embedder.name))
+    bar = max(VectorNeighbours.MIN_SIMILARITY, scale.strong if scale.measured else 0.0)
+    return VectorNeighbours(embedder, nearest, index, _WORD_VECTORS.setdefault(str(embedder.name), {}),
+                            min_similarity=bar)

@@ -45,12 +45,20 @@ ABSENT_RULE = "names"
 ABSENT_VECTOR_OVERRIDE = 1.0
 
 
+# words the palace itself proposed (pseudo-relevance feedback, vector neighbours) help
+# ranking but are no evidence that a memory answers the query: the floors were
+# measured on the user's words and the concept map's expansions only
+UNCOUNTED_RELATIONS = frozenset({"feedback", "neighbour"})
+
+
 def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
             keyword: Mapping[int, float], vector: Mapping[int, float], *,
             model_name: str | None, override: float | None, text: str = "") -> Measured:
     expansions = []
     for group in groups[1 if own_terms else 0:]:
         for exp in group.expansions:
+            if exp.relation in UNCOUNTED_RELATIONS:
+                continue
             words = phrase_words(exp.term)
             terms = tuple(words) if words else tuple(query_terms(exp.term))
             expansions.append(ExpansionMatch(exp.source, float(exp.weight), terms, bool(words)))
