@@ -12,8 +12,8 @@ vector neighbours.
   word, so no vocabulary is embedded ahead of time.
 
 Both only ever add weighted keyword terms: they never make a result strong (the
-floor's coverage counts a query word's own expansions only), and both are on
-because they measured to help on the tuning halves (settings MEMORY_FEEDBACK,
+floor's coverage counts a query word's own expansions only), and feedback is on
+and neighbours off, as measured on the tuning halves (settings MEMORY_FEEDBACK,
 MEMORY_NEIGHBOURS; figures in docs/search-quality.md).
 """
 
@@ -62,8 +62,15 @@ def distinctive_words(texts: Sequence[str], index: Any, exclude: Iterable[str],
     return [(word, score / best) for score, word in scored]
 
 
+# function words the stop list (palace.tokenize) keeps because they can matter in a
+# query of one's own ("without sugar"), but that are never a word's *neighbour*
+FUNCTION_WORDS = frozenset("""without within after before because while during since until
+    though although unless whether either neither another every anyone someone nothing
+    never always often still already yet even much many little less least""".split())
+
+
 def _worth_adding(word: str) -> bool:
-    if word.isdigit() or len(word) < 2:
+    if word.isdigit() or len(word) < 2 or word in FUNCTION_WORDS:
         return False
     return has_han(word) or len(word) >= 3
 

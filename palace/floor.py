@@ -37,8 +37,9 @@ class Measured:
 # A query naming something no memory mentions ("陈静的生日" where 陈静 appears nowhere)
 # is answered with nothing, and the note says which word. Which words count
 # (relevance.informative_words): "names" (the default: proper names), "nouns" (Chinese
-# common nouns too), "words" (any longer Latin word too), or "off". Measured on the
-# tuning halves (docs/search-quality.md); the benchmarks switch it with --patch.
+# common nouns too), "words" (any longer Latin word too). Applied with the setting
+# MEMORY_ABSENT_NAMES (off by default: measured on the tuning halves to cost LoCoMo
+# recall, docs/search-quality.md); the benchmarks switch the kind with --patch.
 ABSENT_RULE = "names"
 # ... unless vectors find a memory at least this close on the model's calibrated scale
 # (1.0 = the median cosine of an answering memory): a paraphrase can say 猫 for 咪咪
@@ -53,7 +54,8 @@ UNCOUNTED_RELATIONS = frozenset({"feedback", "neighbour"})
 
 def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
             keyword: Mapping[int, float], vector: Mapping[int, float], *,
-            model_name: str | None, override: float | None, text: str = "") -> Measured:
+            model_name: str | None, override: float | None, text: str = "",
+            absent_rule: str = "off") -> Measured:
     expansions = []
     for group in groups[1 if own_terms else 0:]:
         for exp in group.expansions:
@@ -72,11 +74,11 @@ def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
                         keyword={rid: keyword_relevance(coverage[rid], keyword[rid], best) for rid in keyword},
                         vector={rid: cosine_relevance(c, scale) for rid, c in vector.items()},
                         scale=scale, floors=floors_for(scale, override))
-    if ABSENT_RULE != "off" and text and override != 0:
+    if absent_rule != "off" and text and override != 0:
         covered = {e.source for e in expansions if any(holders.get(t) for t in e.terms)}
         frequency = {t: len(holders[t]) for t in own_terms}
         absent = absent_words(query_units(own_terms), frequency,
-                              informative_words(text, ABSENT_RULE), covered)
+                              informative_words(text, absent_rule), covered)
         close = max(measured.vector.values(), default=0.0) >= ABSENT_VECTOR_OVERRIDE and scale.measured
         measured.absent = () if close else tuple(absent)
     return measured

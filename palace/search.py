@@ -35,6 +35,7 @@ from . import limits
 from .decay import DecayInfo, DecayParams, decay_info
 from .errors import EmbedderUnavailableError, InvalidInputError
 from .index import Filters, Index, VectorStore, row_to_memory
+from . import floor
 from .floor import Measured, fused_relevance, measure
 from .models import Explanation, SearchResult, SearchResults
 from .retrieval import (TermGroup, document_stems, final_score, matched_terms, phrase_words,
@@ -603,7 +604,8 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
         embedder = services.embedder()[0] if vector else None
         return measure(services.index, terms.own, terms.groups, found.get("bm25", {}), vector,
                        model_name=embedder.name if embedder is not None else None,
-                       override=settings.min_relevance, text=scope.remainder)
+                       override=settings.min_relevance, text=scope.remainder,
+                       absent_rule=floor.ABSENT_RULE if settings.absent_names else "off")
 
     def gather_all(sources: Sequence[Retriever]) -> Candidates:
         return collect(sources, scope, terms, base, timed, soft=soft,

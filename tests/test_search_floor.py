@@ -152,7 +152,17 @@ def test_cli_says_a_duplicate_was_not_copied(tmp_path):
 # ------------------------------------------ a name the palace never mentions (round 2)
 
 
-def test_a_question_about_someone_never_mentioned_gets_nothing_and_names_them(keyword_pm):
+@pytest.fixture
+def names_pm(tmp_path):
+    pm = _palace(tmp_path / "names", absent_names=True)
+    for memory_id, (text, created) in MEMORIES.items():
+        pm.store(text, id=memory_id, created_at=created)
+    yield pm
+    pm.close()
+
+
+def test_a_question_about_someone_never_mentioned_gets_nothing_and_names_them(names_pm):
+    keyword_pm = names_pm
     keyword_pm.store("妈妈的生日是农历八月十五", id="mum", created_at="2026-07-06T10:00:00+08:00")
     results = keyword_pm.search("陈静的生日是哪天", now=NOW)
     assert list(results) == []
@@ -162,14 +172,18 @@ def test_a_question_about_someone_never_mentioned_gets_nothing_and_names_them(ke
     assert [r.memory.id for r in weak] == ["mum"] and weak[0].explanation.confidence == "weak"
 
 
-def test_a_question_about_someone_the_palace_knows_keeps_its_answer(keyword_pm):
+def test_a_question_about_someone_the_palace_knows_keeps_its_answer(names_pm):
+    keyword_pm = names_pm
     keyword_pm.store("陈静的生日是三月二号", id="chen", created_at="2026-07-06T10:00:00+08:00")
     results = keyword_pm.search("陈静的生日是哪天", now=NOW)
     assert [r.memory.id for r in results][:1] == ["chen"]
     assert not any("no memory mentions" in note for note in results.notes)
 
 
-def test_an_english_name_never_mentioned_empties_the_answer(keyword_pm):
+def test_an_english_name_never_mentioned_empties_the_answer(names_pm, keyword_pm):
+    # off by default (docs/search-quality.md): the near miss is answered as before
+    assert [r.memory.id for r in keyword_pm.search("When is the vaccination for my cat Whiskers?", now=NOW)] == ["pets"]
+    keyword_pm = names_pm
     results = keyword_pm.search("When is the vaccination for my cat Whiskers?", now=NOW)
     assert list(results) == []
     assert any("no memory mentions 'whiskers'" in note for note in results.notes)
