@@ -164,6 +164,14 @@ def expand_concepts(remainder: str, expander: Any = None) -> QueryTerms:
     return QueryTerms(own=tuple(own), groups=tuple(term_groups(own, expansions)))
 
 
+def any_strong(candidates: Candidates) -> bool:
+    """Whether some candidate clears the relevance floor on its own evidence."""
+    vector = candidates.found.get("vector", {})
+    return any(candidates.measured.confidence(rid, vector.get(rid)) == "strong"
+               or candidates.found.get("graph", {}).get(rid, 0.0) >= GRAPH_STRONG
+               for rid in candidates.relevance)
+
+
 def feedback_terms(index: Index, terms: QueryTerms, relevance: Scores) -> QueryTerms | None:
     """The query's terms plus pseudo-relevance feedback from the best first results
     (palace/feedback.py); None when there is nothing to add."""
@@ -614,7 +622,10 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
                        measure_found=measure_found)
 
     candidates = gather_all(sources)
-    if settings.feedback and not candidates.browse and candidates.relevance:
+    # feedback only once the first pass found something relevant: expanding a query the
+    # palace cannot answer only finds more near misses (measured: unanswerable questions
+    # of the zh and new sets lost their empty answers, docs/search-quality.md)
+    if settings.feedback and not candidates.browse and any_strong(candidates):
         again = feedback_terms(services.index, terms, candidates.relevance)
         if again is not None:  # the keyword retriever again, with the feedback words
             candidates = gather_all([keyword_retriever(services.index, again, pool), *sources[1:]])
