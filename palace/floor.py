@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from .relevance import (CosineScale, ExpansionMatch, Floors, confidence, cosine_relevance,
-                        coverage_by_candidate, floors_for, fuse_calibrated, keyword_relevance,
-                        query_units, scale_for, smoothed_idf)
+from .relevance import (CosineScale, ExpansionMatch, Floors, absent_words, confidence,
+                        cosine_relevance, coverage_by_candidate, floors_for, fuse_calibrated,
+                        informative_words, keyword_relevance, query_units, scale_for, smoothed_idf)
 from .retrieval import fuse, phrase_words
 from .tokenize import query_terms
 
@@ -26,6 +26,7 @@ class Measured:
     vector: dict[int, float] = field(default_factory=dict)        # calibrated cosine
     scale: CosineScale | None = None
     floors: Floors | None = None
+    absent: tuple[str, ...] = ()  # informative query words no memory holds (see ABSENT_RULE)
 
     def confidence(self, rid: int, cosine: float | None) -> str:
         if self.floors is None or self.scale is None:  # nothing was measured: no floor
@@ -33,12 +34,33 @@ class Measured:
         return confidence(self.coverage.get(rid), cosine, self.floors, self.scale)
 
 
+# A query naming something no memory mentions ("陈静的生日" where 陈静 appears nowhere)
+# is answered with nothing, and the note says which word. Which words count
+# (relevance.informative_words): "names" (the default: proper names), "nouns" (Chinese
+# common nouns too), "words" (any longer Latin word too). Applied with the setting
+# MEMORY_ABSENT_NAMES (off by default: measured on the tuning halves to cost LoCoMo
+# recall, docs/search-quality.md); the benchmarks switch the kind with --patch.
+ABSENT_RULE = "names"
+# ... unless vectors find a memory at least this close on the model's calibrated scale
+# (1.0 = the median cosine of an answering memory): a paraphrase can say 猫 for 咪咪
+ABSENT_VECTOR_OVERRIDE = 1.0
+
+
+# words the palace itself proposed (pseudo-relevance feedback, vector neighbours) help
+# ranking but are no evidence that a memory answers the query: the floors were
+# measured on the user's words and the concept map's expansions only
+UNCOUNTED_RELATIONS = frozenset({"feedback", "neighbour"})
+
+
 def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
             keyword: Mapping[int, float], vector: Mapping[int, float], *,
-            model_name: str | None, override: float | None) -> Measured:
+            model_name: str | None, override: float | None, text: str = "",
+            absent_rule: str = "off") -> Measured:
     expansions = []
     for group in groups[1 if own_terms else 0:]:
         for exp in group.expansions:
+            if exp.relation in UNCOUNTED_RELATIONS:
+                continue
             words = phrase_words(exp.term)
             terms = tuple(words) if words else tuple(query_terms(exp.term))
             expansions.append(ExpansionMatch(exp.source, float(exp.weight), terms, bool(words)))
@@ -48,10 +70,18 @@ def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
     coverage = coverage_by_candidate(keyword, query_units(own_terms), idf, holders, expansions)
     best = max(keyword.values(), default=0.0)
     scale = scale_for(model_name)
-    return Measured(coverage=coverage,
-                    keyword={rid: keyword_relevance(coverage[rid], keyword[rid], best) for rid in keyword},
-                    vector={rid: cosine_relevance(c, scale) for rid, c in vector.items()},
-                    scale=scale, floors=floors_for(scale, override))
+    measured = Measured(coverage=coverage,
+                        keyword={rid: keyword_relevance(coverage[rid], keyword[rid], best) for rid in keyword},
+                        vector={rid: cosine_relevance(c, scale) for rid, c in vector.items()},
+                        scale=scale, floors=floors_for(scale, override))
+    if absent_rule != "off" and text and override != 0:
+        covered = {e.source for e in expansions if any(holders.get(t) for t in e.terms)}
+        frequency = {t: len(holders[t]) for t in own_terms}
+        absent = absent_words(query_units(own_terms), frequency,
+                              informative_words(text, absent_rule), covered)
+        close = max(measured.vector.values(), default=0.0) >= ABSENT_VECTOR_OVERRIDE and scale.measured
+        measured.absent = () if close else tuple(absent)
+    return measured
 
 
 # "normalised" (the default): each retriever's best = 1, then a weighted sum; "mixed":
@@ -68,6 +98,8 @@ def fused_relevance(keyword: Mapping[int, float], vector: Mapping[int, float], m
                     vector_share: float, mode: str | None = None) -> dict[int, float]:
     """Fused relevance of every candidate in [0, 1] (see FUSION and docs/search-quality.md)."""
     mode = mode or FUSION
+    if mode == "rrf":
+        return reciprocal_rank_fusion(keyword, vector, vector_share=vector_share)
     relative = fuse(keyword, vector, vector_share=vector_share)
     if mode == "normalised":
         return relative
@@ -76,3 +108,19 @@ def fused_relevance(keyword: Mapping[int, float], vector: Mapping[int, float], m
         return absolute
     return {rid: 0.5 * relative.get(rid, 0.0) + 0.5 * absolute.get(rid, 0.0)
             for rid in set(relative) | set(absolute)}
+
+
+RRF_K = 60  # the constant of Cormack et al. (2009): rank 1 and rank 10 differ by 15 %
+
+
+def reciprocal_rank_fusion(keyword: Mapping[int, float], vector: Mapping[int, float], *,
+                           vector_share: float) -> dict[int, float]:
+    """Weighted reciprocal-rank fusion, scaled so a candidate first in both gets 1.0."""
+    if not vector:
+        return fuse(keyword, {}, vector_share=vector_share)
+    out: dict[int, float] = {}
+    for share, scores in ((1.0 - vector_share, keyword), (vector_share, vector)):
+        ordered = sorted(scores.items(), key=lambda kv: -kv[1])
+        for rank, (rid, _score) in enumerate(ordered, 1):
+            out[rid] = out.get(rid, 0.0) + share * (RRF_K + 1) / (RRF_K + rank)
+    return out

@@ -24,13 +24,14 @@ Pure functions only; the pipeline supplies document frequencies and matches.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 __all__ = ["QueryUnit", "query_units", "smoothed_idf", "keyword_coverage", "CosineScale",
            "COSINE_SCALES", "scale_for", "cosine_relevance", "Floors", "floors_for",
            "confidence", "fuse_calibrated", "coverage_by_candidate", "keyword_relevance",
-           "ExpansionMatch", "KEYWORD_FLOOR"]
+           "ExpansionMatch", "KEYWORD_FLOOR", "informative_words", "absent_words", "NAME_TAGS", "NOUN_TAGS", "INFORMATIVE_KINDS"]
 
 
 # ----------------------------------------------------------------- keyword side
@@ -238,3 +239,66 @@ def keyword_relevance(coverage: float, bm25: float, best_bm25: float) -> float:
     if best_bm25 <= 0:
         return 0.0
     return coverage * (0.5 + 0.5 * max(0.0, bm25) / best_bm25)
+
+
+# ------------------------------------------------- words the palace never saw
+
+# jieba's tags for names: a person (nr, nrt, nrfg), a place (ns), an organisation
+# (nt), another proper noun (nz); and for common nouns (n). Verbs, adjectives, time
+# words (生日 is tagged t) and pronouns are never counted: a question's verb or "when"
+# is rarely what its answer hinges on.
+NAME_TAGS = frozenset({"nr", "nrt", "nrfg", "ns", "nt", "nz"})
+NOUN_TAGS = NAME_TAGS | {"n"}
+# nouns that name no particular thing: a question is not about 时候 or "things"
+GENERIC_NOUNS = frozenset("""时候 时间 东西 事情 事儿 情况 问题 方面 地方 样子 办法 方法 原因 结果 部分
+    内容 方式 感觉 建议 推荐 哪里 今天 昨天 明天 thing things something anything everything time
+    times kind kinds sort lot week weeks month months year years today yesterday tomorrow
+    last next first ever recently recommend suggest suggestions advice ideas idea tips""".split())
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’\-]*")
+_SENTENCE_START = re.compile(r"(^|[.!?。！？]\s*)$")
+INFORMATIVE_KINDS = ("names", "nouns", "words")
+
+
+def informative_words(text: str, kind: str = "names") -> set[str]:
+    """The query's words that name something, lower-cased as ``query_terms`` gives them.
+
+    ``names``: names only: a Latin word capitalised where no sentence starts
+    ("Biscuit", "NovaTech"), a Chinese word jieba tags as a person, place,
+    organisation or other proper noun (陈静, 杭州); ``nouns``: Chinese common nouns
+    too; ``words``: any Latin word of four letters or more too (no English tagger
+    here). Generic nouns (时候, "things") never count."""
+    from .tokenize import has_han, tokenize
+
+    if kind not in INFORMATIVE_KINDS:
+        raise ValueError(f"kind must be one of {INFORMATIVE_KINDS}, got {kind!r}")
+    words: set[str] = set()
+    for match in _LATIN_WORD.finditer(text):
+        word = match.group(0)
+        capital = word[0].isupper() and not _SENTENCE_START.search(text[:match.start()])
+        if capital or (kind == "words" and len(word) >= 4):
+            words.update(t for t in tokenize(word) if t not in GENERIC_NOUNS and len(t) > 1)
+    if has_han(text):
+        import rjieba
+
+        tags = NAME_TAGS if kind == "names" else NOUN_TAGS
+        for word, tag in rjieba.tag(text):
+            if tag in tags and has_han(word) and len(word) >= 2 and word not in GENERIC_NOUNS:
+                words.update(tokenize(word))
+    return words
+
+
+def absent_words(units: Sequence[QueryUnit], document_frequency: Mapping[str, int],
+                 informative: Iterable[str], covered: Iterable[str] = ()) -> list[str]:
+    """The informative query words no memory holds at all (df = 0 for the word and
+    each of its parts), that no expansion found in the palace stands for (``covered``).
+    A question about "陈静的生日" in a palace that never mentions 陈静 cannot be
+    answered from it, however close 妈妈的生日 reads."""
+    wanted, covered = set(informative), set(covered)
+    out = []
+    for unit in units:
+        if unit.term not in wanted or unit.term in covered or any(p in covered for p in unit.parts):
+            continue
+        if document_frequency.get(unit.term, 0) == 0 and all(
+                document_frequency.get(p, 0) == 0 for p in unit.parts):
+            out.append(unit.term)
+    return out

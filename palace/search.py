@@ -36,6 +36,7 @@ from . import limits
 from .decay import DecayInfo, DecayParams, decay_info
 from .errors import EmbedderUnavailableError, InvalidInputError
 from .index import Filters, Index, VectorStore, row_to_memory
+from . import floor
 from .floor import Measured, fused_relevance, measure
 from .models import Explanation, SearchResult, SearchResults
 from .retrieval import (TermGroup, document_stems, final_score, matched_terms, phrase_words,
@@ -53,6 +54,7 @@ VECTOR_BACKFILL_PER_SEARCH = 256
 GRAPH_DEPTH = 1    # hops the graph retriever follows from the entities a query names
 GRAPH_SHARE = 0.3  # the most graph closeness adds to a candidate's relevance
 TAG_SHARE = 0.3    # what a tag named in the query (#tag, project/palace) adds, descendants included
+GRAPH_STRONG = 0.5  # a graph score (closeness × specificity) that is evidence of its own
 LATE_GRACE = timedelta(days=30)
 LATE_FACTOR = 0.7
 OUTSIDE_FACTOR = 0.5  # soft time filter: a memory outside the period keeps half its relevance
@@ -164,6 +166,50 @@ def expand_concepts(remainder: str, expander: Any = None) -> QueryTerms:
     return QueryTerms(own=tuple(own), groups=tuple(term_groups(own, expansions)))
 
 
+def any_strong(candidates: Candidates) -> bool:
+    """Whether some candidate clears the relevance floor on its own evidence."""
+    vector = candidates.found.get("vector", {})
+    return any(candidates.measured.confidence(rid, vector.get(rid)) == "strong"
+               or candidates.found.get("graph", {}).get(rid, 0.0) >= GRAPH_STRONG
+               for rid in candidates.relevance)
+
+
+def feedback_terms(index: Index, terms: QueryTerms, relevance: Scores) -> QueryTerms | None:
+    """The query's terms plus pseudo-relevance feedback from the best first results
+    (palace/feedback.py); None when there is nothing to add."""
+    from .feedback import FEEDBACK_DOCS, feedback_expansions
+
+    best = sorted(relevance, key=lambda rid: -relevance[rid])[:FEEDBACK_DOCS]
+    rows = index.rows_by_rid(best)
+    texts = [rows[rid]["content"] for rid in best if rid in rows]
+    added = feedback_expansions(texts, index, terms.own)
+    if not added:
+        return None
+    concept = [e for group in terms.groups[1 if terms.own else 0:] for e in group.expansions]
+    return QueryTerms(own=terms.own, groups=tuple(term_groups(list(terms.own), concept + added)))
+
+
+def with_vector_neighbours(expander: Any, services: SearchServices) -> Any:
+    """The concept expander with ``neighbour_fn`` = palace words near a query word by
+    vectors (palace/feedback.py); unchanged when no embedder is available."""
+    from .concepts import ConceptExpander
+    from .feedback import neighbours_for
+
+    embedder, _why = services.embedder()
+    if embedder is None:
+        return expander
+
+    def nearest(vector: Any, k: int) -> list[str]:
+        # the same catch-up as the vector retriever's, so both read one state of the vectors
+        services.vectors.backfill(embedder, limit=VECTOR_BACKFILL_PER_SEARCH,
+                                  batch_size=services.settings.vector_batch_size)
+        found = services.vectors.scores(embedder.name, vector, allowed=None, limit=k)
+        rows = services.index.rows_by_rid(list(found))
+        return [rows[rid]["content"] for rid in found if rid in rows]
+
+    return ConceptExpander(expander.groups, neighbour_fn=neighbours_for(embedder, nearest, services.index))
+
+
 # ---------------------------------------------------------------------- 5: retrievers
 
 
@@ -228,10 +274,11 @@ def graph_retriever(services: SearchServices, text: str, now: datetime, pool: in
         keys = entities_in(services.index, text) if text.strip() else []
         if not keys:
             return {}, None
-        reached = reach(services.index, keys, GRAPH_DEPTH, now=now, limit=pool)
-        found = {r.rid: 1.0 / (1 + r.hops) for r in reached}
+        reached = reach(services.index, keys, GRAPH_DEPTH, now=now)
+        specific = graph_specificity(len(reached), services.index.count(filters.statuses))
+        found = {r.rid: specific / (1 + r.hops) for r in reached[:pool]}
         keep = services.index.passing(list(found), filters)  # the graph knows nothing of filters
-        return {rid: score for rid, score in found.items() if rid in keep}, None
+        return {rid: score for rid, score in found.items() if rid in keep and score > 0}, None
 
     return Retriever("graph", "closeness", scores)
 
@@ -266,6 +313,16 @@ def tag_retriever(services: SearchServices, text: str, pool: int) -> Retriever:
         return found, None
 
     return Retriever("tag", "tagged", scores)
+
+
+def graph_specificity(reached: int, total: int) -> float:
+    """How much being linked to the query's entities says: 1 − the share of the palace
+    they reach. An entity every memory names (the two speakers of a conversation, the
+    user's own name) singles nothing out; measured on LoCoMo, where each session names
+    both speakers and a flat boost tied every candidate at 1.0 (docs/search-quality.md)."""
+    if total <= 0:
+        return 0.0
+    return max(0.0, 1.0 - reached / total)
 
 
 def retrievers(services: SearchServices, scope: TimeScope, terms: QueryTerms, pool: int,
@@ -303,12 +360,17 @@ def fuse_candidates(found: Mapping[str, Scores], vector_share: float,
     fused = fused_relevance(found.get("bm25", {}), found.get("vector", {}), measured or Measured(),
                             vector_share=vector_share)
     # graph closeness adds to text relevance: a memory linked to a named entity rises, and
-    # one the words missed is still found (at most GRAPH_SHARE of full relevance)
+    # one the words missed is still found (at most GRAPH_SHARE of full relevance). Added
+    # as a probabilistic "or" (r + g·(1 − r)), not capped at 1: a cap tied every boosted
+    # candidate that was already fairly relevant and threw their order away
     for rid, closeness in found.get("graph", {}).items():
-        fused[rid] = min(1.0, fused.get(rid, 0.0) + GRAPH_SHARE * closeness)
-    # a tag the query names (or one below it) on the memory: the user's own filing
+        text = fused.get(rid, 0.0)
+        fused[rid] = text + GRAPH_SHARE * closeness * (1.0 - text)
+    # a tag the query names (or one below it) on the memory: the user's own filing,
+    # added the same way (never past 1, never tying what the text told apart)
     for rid, tagged in found.get("tag", {}).items():
-        fused[rid] = min(1.0, fused.get(rid, 0.0) + TAG_SHARE * tagged)
+        text = fused.get(rid, 0.0)
+        fused[rid] = text + TAG_SHARE * tagged * (1.0 - text)
     return fused
 
 
@@ -433,29 +495,38 @@ def apply_floor(ranked: Sequence[tuple[float, int]], candidates: Candidates, top
                 include_weak: bool, notes: list[str]) -> tuple[list[tuple[float, int]], dict[int, str]]:
     """The best ``top_k`` results that clear the relevance floor (all of them, weak
     ones marked, with ``include_weak``), and each one's confidence. A time-only
-    query lists its period: nothing there is weak."""
+    query lists its period: nothing there is weak.
+
+    Two decisions: first for the query, "does the palace hold an answer at all?"
+    (some result clears the floor, and the query names nothing no memory mentions);
+    then, when it does, a relative cut: a result scoring at least COMPANION_SHARE of
+    the best strong one is kept whatever its own evidence, so that a question with
+    several answers (one session each) is not thinned out."""
     found = candidates.found
-    # reached through the entity graph: an explicit link, evidence of its own
-    strength = {rid: "strong" if candidates.browse or rid in found.get("graph", {})
+    # reached through the entity graph (a specific entity): an explicit link, evidence of
+    # its own; so is a tag the query names
+    strength = {rid: "strong" if candidates.browse or found.get("graph", {}).get(rid, 0.0) >= GRAPH_STRONG
                 or rid in found.get("tag", {}) else
                 candidates.measured.confidence(rid, found.get("vector", {}).get(rid))
                 for _, rid in ranked}
-    # A result close behind a strong one is strong too: the floor decides whether
-    # the palace holds an answer at all; a question with several answers (one
-    # session each) keeps the ones whose own evidence is thinner (measured:
-    # LongMemEval multi-session recall_all, docs/search-quality.md)
+    # a word no text holds may still be an entity the graph knows (given in the frontmatter)
+    absent = () if candidates.browse or found.get("graph") else candidates.measured.absent
+    if absent:
+        # the query names something the palace never mentions: whatever else matches
+        # answers another question (陈静's birthday is not 妈妈's)
+        strength = {rid: "weak" for rid in strength}
     top_strong = next((score for score, rid in ranked if strength[rid] == "strong"), None)
     if top_strong is not None and top_strong > 0:
         for score, rid in ranked:
             if strength[rid] == "weak" and score >= COMPANION_SHARE * top_strong:
                 strength[rid] = "strong"
-    kept = list(ranked)
-    if not include_weak:
-        kept = [item for item in ranked if strength[item[1]] == "strong"]
-        hidden = len(ranked) - len(kept)
-        if hidden and not kept:
-            notes.append(f"nothing above the relevance floor ({hidden} weak matches hidden; "
-                         "include_weak=True / --include-weak shows them)")
+    kept = list(ranked) if include_weak else [item for item in ranked if strength[item[1]] == "strong"]
+    hidden = len(ranked) - len(kept) if not include_weak else 0
+    shown = f" ({hidden} weak matches hidden; include_weak=True / --include-weak shows them)" if hidden else ""
+    if absent:
+        notes.append("nothing found: no memory mentions " + ", ".join(f"'{w}'" for w in absent) + shown)
+    elif hidden and not kept:
+        notes.append("nothing above the relevance floor" + shown)
     scale = candidates.measured.scale
     if scale is not None and not scale.measured and found.get("vector"):
         notes.append("the relevance floor is not calibrated for this embedding model: "
@@ -572,6 +643,8 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
     base, timed = make_filters(scope, tags=tags, location=location, type=type,
                                include_archived=include_archived)
     expander = services.concept_expander() if settings.concepts_enabled and scope.remainder.strip() else None
+    if expander is not None and settings.neighbours and settings.vector_enabled:
+        expander = with_vector_neighbours(expander, services)
     terms = expand_concepts(scope.remainder, expander)
     pool = max(50, top_k * 5)
     sources = retrievers(services, scope, terms, pool, now)
@@ -582,12 +655,23 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
         embedder = services.embedder()[0] if vector else None
         return measure(services.index, terms.own, terms.groups, found.get("bm25", {}), vector,
                        model_name=embedder.name if embedder is not None else None,
-                       override=settings.min_relevance)
+                       override=settings.min_relevance, text=scope.remainder,
+                       absent_rule=floor.ABSENT_RULE if settings.absent_names else "off")
 
-    candidates = collect(sources, scope, terms, base, timed, soft=soft,
-                         vector_share=settings.weight_vector, pool=pool,
-                         list_rows=lambda f, n: services.index.list_rows(f, limit=n),
-                         measure_found=measure_found)
+    def gather_all(sources: Sequence[Retriever]) -> Candidates:
+        return collect(sources, scope, terms, base, timed, soft=soft,
+                       vector_share=settings.weight_vector, pool=pool,
+                       list_rows=lambda f, n: services.index.list_rows(f, limit=n),
+                       measure_found=measure_found)
+
+    candidates = gather_all(sources)
+    # feedback only once the first pass found something relevant: expanding a query the
+    # palace cannot answer only finds more near misses (measured: unanswerable questions
+    # of the zh and new sets lost their empty answers, docs/search-quality.md)
+    if settings.feedback and not candidates.browse and any_strong(candidates):
+        again = feedback_terms(services.index, terms, candidates.relevance)
+        if again is not None:  # the keyword retriever again, with the feedback words
+            candidates = gather_all([keyword_retriever(services.index, again, pool), *sources[1:]])
     rows = services.index.rows_by_rid(list(candidates.relevance))
     relevance, placement = place_in_time(candidates.relevance, rows, scope, browse=candidates.browse)
     if soft and placement and "inside" not in placement.values():

@@ -161,6 +161,20 @@ class Settings:
     concepts_enabled: bool = setting(
         "MEMORY_CONCEPTS_ENABLED", True, _parse_bool,
         "Expand queries with related terms from the concept map.")
+    feedback: bool = setting(
+        "MEMORY_FEEDBACK", True, _parse_bool,
+        "Pseudo-relevance feedback: add the most distinctive words of the best first results "
+        "to the query (weight <= 0.3) and search again (measured on the tuning halves: "
+        "docs/search-quality.md).")
+    neighbours: bool = setting(
+        "MEMORY_NEIGHBOURS", False, _parse_bool,
+        "Vector-neighbour expansion: with vectors on, add palace words whose embedding is "
+        "close to a query word (weight <= 0.5). Off: measured mixed (docs/search-quality.md).")
+    absent_names: bool = setting(
+        "MEMORY_ABSENT_NAMES", False, _parse_bool,
+        "A query naming someone or something no memory mentions (a proper name, df = 0) gets "
+        "nothing, with the note \"no memory mentions 'X'\". Off: measured to cost LoCoMo "
+        "recall (docs/search-quality.md); on suits a small personal palace.")
     graph_extract: bool = setting(
         "MEMORY_GRAPH_EXTRACT", True, _parse_bool,
         "On store, add entities and relations found in the text (jieba POS tags, "

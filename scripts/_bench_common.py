@@ -139,12 +139,12 @@ def settings_for(config: str, workspace: Path, model: str, **tuning) -> Settings
                 weight_relevance=1.0, decay_enabled=False, vector_model=model, **BACKEND)
     if config == "palace":
         base.update(tuning)
-    elif config == "bm25":  # the plain retrievers: no floor, no calibrated fusion
+    elif config == "bm25":  # the plain retrievers: no floor, no calibrated fusion, no expansion
         base.update(vector_enabled=False, time_reasoning_enabled=False, concepts_enabled=False,
-                    min_relevance=0.0)
+                    min_relevance=0.0, feedback=False, neighbours=False)
     elif config == "vector":
         base.update(weight_vector=1.0, time_reasoning_enabled=False, concepts_enabled=False,
-                    min_relevance=0.0)
+                    min_relevance=0.0, feedback=False, neighbours=False)
     return Settings.from_env(**base)
 
 
@@ -244,12 +244,47 @@ def add_common_args(parser) -> None:
     parser.add_argument("--configs", default=",".join(CONFIGS), help="subset of " + ",".join(CONFIGS))
     parser.add_argument("--embed-cache", help="pickle file keeping document/query vectors between runs")
     parser.add_argument("--weight-vector", type=float, help="override MEMORY_WEIGHT_VECTOR for palace")
-    parser.add_argument("--fusion", choices=("mixed", "normalised", "calibrated"),
+    parser.add_argument("--fusion", choices=("mixed", "normalised", "calibrated", "rrf"),
                         help="palace.floor.FUSION for this run (default: palace's own)")
     parser.add_argument("--min-relevance", type=float,
                         help="MEMORY_MIN_RELEVANCE for palace (0 = no floor; default: measured floors)")
     parser.add_argument("--half", choices=("tune", "check", "all"), default="all",
                         help="only one half of the fixed split (half_of); 'all' reports both halves")
+    parser.add_argument("--patch", action="append", default=[], metavar="MODULE.NAME=VALUE",
+                        help="set a module constant for this run, to measure a choice "
+                             "(e.g. palace.search.OUTSIDE_FACTOR=0.7); repeatable")
+    parser.add_argument("--setting", action="append", default=[], metavar="FIELD=VALUE",
+                        help="a palace setting for the palace config only (e.g. concepts_enabled=false)")
+    parser.add_argument("--dump-rankings", help="write every question's ranked ids per config to this JSON file")
+
+
+def dump_rankings(path: str | None, keys: list[str], run: "Run") -> None:
+    """Per question key, the ranked ids each config returned (to diff two runs)."""
+    if path:
+        import json
+
+        data = {config: dict(zip(keys, ranked)) for config, ranked in run.rankings.items() if ranked}
+        Path(path).write_text(json.dumps(data), encoding="utf-8")
+
+
+def patch_constants(items) -> None:
+    """--patch palace.search.OUTSIDE_FACTOR=0.7: a module constant changed for one run
+    (numbers, true/false, or a string)."""
+    import importlib
+
+    for item in items:
+        target, _, raw = item.partition("=")
+        module_name, _, name = target.rpartition(".")
+        module = importlib.import_module(module_name)
+        if not hasattr(module, name):
+            raise SystemExit(f"--patch: {module_name} has no {name}")
+        value: object = {"true": True, "false": False}.get(raw.lower(), raw)
+        if isinstance(value, str):
+            try:
+                value = float(raw) if "." in raw else int(raw)
+            except ValueError:
+                pass
+        setattr(module, name, value)
 
 
 def apply_tuning_args(args) -> dict:
@@ -258,9 +293,13 @@ def apply_tuning_args(args) -> dict:
         import palace.floor
 
         palace.floor.FUSION = args.fusion
+    patch_constants(getattr(args, "patch", []))
     tuning = {}
     if getattr(args, "weight_vector", None) is not None:
         tuning["weight_vector"] = args.weight_vector
     if getattr(args, "min_relevance", None) is not None:
         tuning["min_relevance"] = args.min_relevance
+    for item in getattr(args, "setting", []):
+        field_name, _, raw = item.partition("=")
+        tuning[field_name] = {"true": True, "false": False}.get(raw.lower(), raw)
     return tuning

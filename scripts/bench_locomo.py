@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _bench_common import (Doc, Run, add_common_args, apply_tuning_args, half_of, make_embedder, mean,  # noqa: E402
+from _bench_common import (Doc, Run, add_common_args, apply_tuning_args, half_of, make_embedder, mean, dump_rankings,  # noqa: E402
                            print_table, progress, rank_workspace)
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -111,6 +111,7 @@ def main() -> int:
         for config in configs:
             row += f"{mean([recall(run.rankings[config][i], evidence_sessions(questions[i]), 10) for i in picked]):>10.3f}"
         print(row)
+    dump_rankings(args.dump_rankings, [q["_key"] for q in questions], run)
     timing = ", ".join(f"{c} {run.seconds[c]:.0f} s" for c in configs)
     print(f"\ntime: storing {run.store_seconds:.0f} s; searching {timing}")
     return 0

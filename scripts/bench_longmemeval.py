@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _bench_common import (Doc, Run, add_common_args, apply_tuning_args, half_of, make_embedder, mean, pick_half,  # noqa: E402
+from _bench_common import (Doc, Run, add_common_args, apply_tuning_args, half_of, make_embedder, mean, dump_rankings, pick_half,  # noqa: E402
                            print_table, progress, rank_workspace, safe_id)
 
 
@@ -128,6 +128,7 @@ def main() -> int:
                                    & set(run.rankings[config][i][:5]))) for i in picked]
                 row += f"{mean(hits):>10.3f}"
             print(row)
+    dump_rankings(args.dump_rankings, [q["question_id"] for q in questions], run)
     timing = ", ".join(f"{c} {run.seconds[c]:.0f} s" for c in configs)
     embed_s = embedder.embed_seconds if embedder else 0.0
     print(f"\ntime: storing {run.store_seconds:.0f} s; searching {timing} (embedding {embed_s:.0f} s of it)")

@@ -7,7 +7,9 @@ whose answer is:
               recall_any@5 (one memory per session, user turns; README of ../shared/bench);
 - ``locomo``: LoCoMo dev, category 5 (adversarial) questions; answerable: session R@10;
 - ``zh``:     scripts/data/zh_retrieval.json, kind "unanswerable"; answerable: recall@5;
-- ``new``:    scripts/data/new_queries.json (held out: written before the changes), same.
+- ``new``:    scripts/data/new_queries.json (held out: written before the changes), same;
+- ``new_2``:  scripts/data/new_queries_2.json (held out: written after the second round's
+              changes, never tuned on), same.
 
 Prints, per set, per half of the fixed split (``_bench_common.half_of``) and per
 configuration (``keyword``: no vectors; ``minilm`` / ``use`` / ``e5``: with that embedder,
@@ -42,14 +44,14 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from _bench_common import (HALVES, CachingEmbedder, half_of, make_embedder, mean,  # noqa: E402
-                           minilm_path, safe_id)
+                           minilm_path, patch_constants, safe_id)
 from palace import MemoryPalaceManager, Settings  # noqa: E402
 
-SETS = ("lme", "locomo", "zh", "new")
+SETS = ("lme", "locomo", "zh", "new", "new_2")
 MODELS = {"keyword": None, "minilm": "minilm", "use": "use-multilingual", "e5": "e5-multilingual-small"}
 TOP_K = 10  # results a question gets (scored); --pool asks for more, for calibration only
 POOL = TOP_K
-RECALL_K = {"lme": 5, "locomo": 10, "zh": 5, "new": 5}
+RECALL_K = {"lme": 5, "locomo": 10, "zh": 5, "new": 5, "new_2": 5}
 
 
 @dataclass
@@ -230,6 +232,7 @@ def main() -> int:
     parser.add_argument("--locomo", default=str(bench / "locomo_dev.json"))
     parser.add_argument("--zh", default=str(HERE / "data" / "zh_retrieval.json"))
     parser.add_argument("--new", default=str(HERE / "data" / "new_queries.json"))
+    parser.add_argument("--new-2", default=str(HERE / "data" / "new_queries_2.json"))
     parser.add_argument("--limit", type=int, help="LongMemEval questions / LoCoMo conversations")
     parser.add_argument("--embed-cache", help="pickle prefix keeping vectors between runs "
                                               "(one file per set and model: PREFIX-<set>-<config>.pkl)")
@@ -240,6 +243,8 @@ def main() -> int:
     parser.add_argument("--fusion", choices=("mixed", "normalised", "calibrated"),
                         help="palace.floor.FUSION for this run")
     parser.add_argument("--min-relevance", type=float, help="MEMORY_MIN_RELEVANCE (0 = no floor)")
+    parser.add_argument("--patch", action="append", default=[], metavar="MODULE.NAME=VALUE",
+                        help="set a module constant for this run (see _bench_common.patch_constants)")
     parser.add_argument("--dump", type=Path, help="write every result's features to this JSON file")
     args = parser.parse_args()
     import os
@@ -251,6 +256,7 @@ def main() -> int:
         if name not in SETS and name not in MODELS:
             parser.error(f"unknown set or config {name!r}")
     MODELS["minilm"] = minilm_path()
+    patch_constants(args.patch)
     if args.fusion:
         import palace.floor
 
@@ -265,7 +271,8 @@ def main() -> int:
         loader = {"lme": lambda: lme_haystacks(args.lme, args.limit),
                   "locomo": lambda: locomo_haystacks(args.locomo, args.limit),
                   "zh": lambda: json_haystack(Path(args.zh)),
-                  "new": lambda: json_haystack(Path(args.new))}[set_name]
+                  "new": lambda: json_haystack(Path(args.new)),
+                  "new_2": lambda: json_haystack(Path(args.new_2))}[set_name]
         haystacks = loader()
         by_config = {}
         for config in configs:

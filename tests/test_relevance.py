@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from palace.relevance import (COSINE_SCALES, CosineScale, ExpansionMatch, QueryUnit, confidence,
+from palace.relevance import (COSINE_SCALES, CosineScale, ExpansionMatch, QueryUnit, absent_words, confidence,
                               cosine_relevance, coverage_by_candidate, floors_for, fuse_calibrated,
-                              keyword_coverage, keyword_relevance, query_units, scale_for,
+                              informative_words, keyword_coverage, keyword_relevance, query_units, scale_for,
                               smoothed_idf)
 from palace.tokenize import query_terms
 
@@ -125,3 +125,37 @@ def test_calibrated_fusion_keeps_absolute_scores():
     fused = fuse_calibrated({1: 0.1}, {1: 0.2, 2: 0.05}, vector_share=0.5)
     assert fused[1] == pytest.approx(0.15) and fused[2] == pytest.approx(0.025)
     assert fuse_calibrated({1: 0.3}, {}, vector_share=0.5) == {1: 0.3}
+
+
+# ------------------------------------------------- words the palace never saw
+
+
+def test_names_are_proper_nouns_and_capitalised_words_not_opening_a_sentence():
+    assert informative_words("陈静的生日是哪天") == {"陈静"}
+    assert informative_words("What did I buy at Target?") == {"target"}
+    assert informative_words("Biscuit needs a vet") == set()  # a capital opening the sentence says nothing
+    assert informative_words("用户什么时候注册的") == set()  # common nouns are not names
+
+
+def test_nouns_and_words_widen_what_counts():
+    assert "饮料" in informative_words("喝什么饮料", "nouns")
+    assert "饮料" not in informative_words("喝什么饮料", "names")
+    assert "flavour" in informative_words("my favourite ice cream flavour", "words")
+    assert "时候" not in informative_words("什么时候去杭州", "nouns")  # a generic noun never counts
+    with pytest.raises(ValueError):
+        informative_words("x", "verbs")
+
+
+def test_a_name_no_memory_holds_is_absent_unless_an_expansion_found_it():
+    units = query_units(["陈静", "生日"])
+    df = {"陈静": 0, "生日": 3}
+    assert absent_words(units, df, {"陈静"}) == ["陈静"]
+    assert absent_words(units, df, {"陈静"}, covered={"陈静"}) == []
+    assert absent_words(units, {"陈静": 1, "生日": 3}, {"陈静"}) == []
+    assert absent_words(units, df, set()) == []  # not informative: never absent
+
+
+def test_a_compound_is_not_absent_while_one_of_its_parts_is_held():
+    units = query_units(["数据", "据库", "数据库"])
+    assert absent_words(units, {"数据库": 0, "数据": 2, "据库": 0}, {"数据库"}) == []
+    assert absent_words(units, {"数据库": 0, "数据": 0, "据库": 0}, {"数据库"}) == ["数据库"]

@@ -13,7 +13,7 @@ from palace.index import Filters
 from palace.search import (LATE_FACTOR, OUTSIDE_FACTOR, Retriever, TimeScope, check_request, collect,
                            expand_concepts, filter_info, fuse_candidates, gather, is_soft,
                            make_filters, matched_expansions, parse_time, place_in_time, rank, ranks,
-                           retriever_info, time_info)
+                           retriever_info, time_info, graph_specificity)
 from palace.time_reasoning import TimeReasoner
 from palace.tokenize import stem
 
@@ -168,3 +168,17 @@ def test_matched_expansions_need_every_word_of_a_multiword_term():
     terms = expand_concepts("数据库", ConceptExpander.load(None))
     assert [m["term"] for m in matched_expansions(terms, {stem("postgresql")})] == ["PostgreSQL"]
     assert matched_expansions(terms, {"无关"}) == []
+
+
+def test_graph_closeness_keeps_the_text_order_of_boosted_candidates():
+    # both linked to the entity the query names: the boost must not tie them at 1.0
+    fused = fuse_candidates({"bm25": {1: 1.0, 2: 0.8}, "vector": {1: 0.9, 2: 1.0},
+                             "graph": {1: 1.0, 2: 1.0}}, vector_share=0.5)
+    assert 1.0 >= fused[1] > fused[2] > 0.9
+    assert fuse_candidates({"graph": {3: 1.0}}, vector_share=0.5)[3] == pytest.approx(0.3)
+
+
+def test_an_entity_every_memory_names_singles_nothing_out():
+    assert graph_specificity(19, 19) == 0.0
+    assert graph_specificity(1, 2) == 0.5
+    assert graph_specificity(0, 0) == 0.0
