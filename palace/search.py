@@ -668,7 +668,9 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
     # feedback only once the first pass found something relevant: expanding a query the
     # palace cannot answer only finds more near misses (measured: unanswerable questions
     # of the zh and new sets lost their empty answers, docs/search-quality.md)
-    if settings.feedback and not candidates.browse and any_strong(candidates):
+    # nor for a query naming a tag: the user asked for their own filing, and words of
+    # what is filed there would bring back memories filed elsewhere
+    if settings.feedback and not candidates.browse and not query_tags(scope.remainder) and any_strong(candidates):
         again = feedback_terms(services.index, terms, candidates.relevance)
         if again is not None:  # the keyword retriever again, with the feedback words
             candidates = gather_all([keyword_retriever(services.index, again, pool), *sources[1:]])
