@@ -72,14 +72,18 @@ def _overlay(base: tuple["np.ndarray", ...], changes: list[tuple[int, int, int]]
 
 def read_postings(conn: Any, terms: Iterable[str]) -> tuple[dict[str, tuple["np.ndarray", ...]], int, int]:
     """(term → (rids, tfs, dls) sorted by rid, memories, total length) over the scopes
-    this connection may see, from one snapshot. Call outside a transaction."""
+    this connection may see, from one snapshot."""
     import numpy as np
 
     names = list(dict.fromkeys(terms))
     per_scope: dict[tuple[str, str], tuple[np.ndarray, ...]] = {}
     delta: dict[tuple[str, str], list[tuple[int, int, int]]] = {}
+    from psycopg.pq import TransactionStatus
+
+    outside = conn.info.transaction_status == TransactionStatus.IDLE
     with conn.transaction():
-        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        if outside:  # inside a caller's transaction, its snapshot rules
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         stats = conn.execute("SELECT COALESCE(SUM(docs), 0) AS docs, COALESCE(SUM(length), 0) AS length "
                              "FROM collection_stats").fetchone()
         if names:
@@ -109,7 +113,7 @@ def fold_term(conn: Any, term: str, scope: str) -> None:
     import numpy as np
 
     with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (FOLD_LOCK, f"{scope}\x00{term}"))
+        conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (FOLD_LOCK, f"{scope}\x1f{term}"))
         row = conn.execute("SELECT rids, tfs, dls FROM term_postings WHERE term = %s AND scope = %s",
                            (term, scope)).fetchone()
         changes = conn.execute("SELECT rid, tf, dl, seq FROM posting_delta WHERE term = %s AND scope = %s",
