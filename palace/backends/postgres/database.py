@@ -419,6 +419,18 @@ class PgStore:
             removed.append(memory.id)
         return removed
 
+    def import_memories(self, memories: Iterable[Memory]) -> tuple[list[str], int]:
+        """``palace import``'s memories in bulk (see ``bulk.import_memories``)."""
+        from .bulk import import_memories
+
+        return import_memories(self, memories)
+
+    def export_memories(self, dest: Path) -> Iterator[str]:
+        """``palace export``'s memories, streamed (see ``bulk.export_memories``)."""
+        from .bulk import export_memories
+
+        return export_memories(self, dest)
+
     def export_rows(self) -> Iterator[tuple[str, str]]:
         """(relative path, Markdown) of every memory and trashed memory, as the local tree has them."""
         with self.palace.connection() as conn:
