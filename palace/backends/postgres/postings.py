@@ -27,7 +27,7 @@ one set-based statement, and Python folds write the same format.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable
 
 if TYPE_CHECKING:
     import numpy as np
