@@ -32,7 +32,7 @@ from ...index.postings import bm25_scores, doc_terms
 from ...models import Memory, embed_key
 from ...storage import PALACE_SUBDIR, TRASH_DIR, parse_memory, render_memory
 from ...tokenize import index_text, stem
-from .postings import FOLD_EVERY, fold_due, read_postings
+from .postings import FOLD_EVERY, fold_due, fold_read, read_postings
 from .schema import migrate
 
 WRITE_LOCK_KEY = 0x70A1AC1  # the advisory lock writers serialise on (like the local write.lock)
@@ -507,8 +507,10 @@ class PgIndex:
         the relevance floor, from the same stemmed postings."""
         wanted = list(dict.fromkeys(terms))
         stems = {t: stem(t) for t in wanted}
+        due: list[tuple[str, str]] = []
         with self.palace.connection() as conn:
-            postings, docs, _length = read_postings(conn, set(stems.values()))
+            postings, docs, _length = read_postings(conn, set(stems.values()), due)
+            fold_read(conn, due)
         held = {s: set(postings[s][0].tolist()) for s in set(stems.values())}
         return docs, {t: held[stems[t]] for t in wanted}
 
@@ -527,8 +529,10 @@ class PgIndex:
         if not units:
             return {}
         needed = sorted({term for _, required, scored in units for term in (*required, *scored)})
+        due: list[tuple[str, str]] = []
         with self.palace.connection() as conn:  # base, delta and counters from one snapshot
-            postings, docs, length = read_postings(conn, needed)
+            postings, docs, length = read_postings(conn, needed, due)
+            fold_read(conn, due)  # a delta grown past its share: folded by whoever reads it
         rids, scores = bm25_scores(postings, units, docs=docs, total_length=length)
         if len(rids) == 0:
             return {}

@@ -14,10 +14,11 @@ Who writes what, and why nothing needs a global lock:
   writers of different memories never touch the same row. The counters are spread
   over ``SHARDS`` rows per scope (the backend's pid picks one), so concurrent
   writers rarely wait on one another's counter row.
-- Folding a term's delta into its base (``fold_due``) runs now and then, per term
-  under a transaction advisory lock on that term; it deletes only the delta rows it
-  folded (``seq`` at most the largest it read), so a delta row a writer changes
-  meanwhile gets a new ``seq`` and survives to override the base, as it must.
+- Folding a term's delta into its base (``fold_term``) runs when a reader finds the
+  delta of a term it read has outgrown its share, and when a writer's recent terms
+  have (``fold_due``), per term under a transaction advisory lock on that term; it
+  deletes exactly the delta rows it folded (by ``seq``), so a delta row a writer
+  rewrites meanwhile gets a new ``seq`` and survives to override the base.
 - Readers take one REPEATABLE READ snapshot for base, delta and counters.
 
 The packed arrays are big-endian (``int8send``/``int4send``), so a full rebuild
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 MERGE_MIN = 64  # as locally: a term's delta is folded once it holds more rows than this
 MERGE_SHARE = 8  # ... and more than an eighth of its base
 MERGE_CAP = 1000  # ... or more than this many rows (readers overlay the delta on every query)
-FOLD_EVERY = 200  # a client checks the terms it touched for folding after this many writes
+FOLD_EVERY = 50  # a client checks the terms it touched for folding after this many writes
 FOLD_LOCK = 0x70A1AC3  # namespace of the per-term fold locks (pg_advisory_xact_lock(ns, hash))
 
 RID, TF = ">i8", ">i4"  # the packed arrays' element types (big-endian: what int8send writes)
@@ -55,31 +56,40 @@ def _unpack(rids: bytes, tfs: bytes, dls: bytes) -> tuple["np.ndarray", "np.ndar
             np.frombuffer(dls, TF).astype(np.int32))
 
 
-def _overlay(base: tuple["np.ndarray", ...], changes: list[tuple[int, int, int]]) -> tuple["np.ndarray", ...]:
+def _overlay(base: tuple["np.ndarray", ...], changes: tuple["np.ndarray", ...]) -> tuple["np.ndarray", ...]:
     """``base`` with each changed row id replaced by its delta row (tf 0: removed)."""
     import numpy as np
 
-    if not changes:
-        return base
     rids, tfs, dls = base
-    changed = np.fromiter((c[0] for c in changes), dtype=np.int64, count=len(changes))
+    changed, ctfs, cdls = changes
+    if len(changed) == 0:
+        return base
     keep = ~np.isin(rids, changed)
-    added = [c for c in changes if c[1] > 0]
-    return (np.concatenate([rids[keep], np.array([a[0] for a in added], np.int64)]),
-            np.concatenate([tfs[keep], np.array([a[1] for a in added], np.int32)]),
-            np.concatenate([dls[keep], np.array([a[2] for a in added], np.int32)]))
+    added = ctfs > 0
+    return (np.concatenate([rids[keep], changed[added]]), np.concatenate([tfs[keep], ctfs[added]]),
+            np.concatenate([dls[keep], cdls[added]]))
 
 
-def read_postings(conn: Any, terms: Iterable[str]) -> tuple[dict[str, tuple["np.ndarray", ...]], int, int]:
+def _due(pending: int, base: int) -> bool:
+    return pending > max(MERGE_MIN, min(base // MERGE_SHARE, MERGE_CAP))
+
+
+PACKED = ("string_agg(int8send(rid), ''::bytea ORDER BY rid) AS rids, "
+          "string_agg(int4send(tf), ''::bytea ORDER BY rid) AS tfs, "
+          "string_agg(int4send(dl), ''::bytea ORDER BY rid) AS dls")
+
+
+def read_postings(conn: Any, terms: Iterable[str], due: list[tuple[str, str]] | None = None
+                  ) -> tuple[dict[str, tuple["np.ndarray", ...]], int, int]:
     """(term → (rids, tfs, dls) sorted by rid, memories, total length) over the scopes
-    this connection may see, from one snapshot."""
+    this connection may see, from one snapshot. The (term, scope) pairs whose delta
+    has outgrown its share are added to ``due`` (the caller folds them afterwards)."""
     import numpy as np
+    from psycopg.pq import TransactionStatus
 
     names = list(dict.fromkeys(terms))
     per_scope: dict[tuple[str, str], tuple[np.ndarray, ...]] = {}
-    delta: dict[tuple[str, str], list[tuple[int, int, int]]] = {}
-    from psycopg.pq import TransactionStatus
-
+    delta: dict[tuple[str, str], tuple[np.ndarray, ...]] = {}
     outside = conn.info.transaction_status == TransactionStatus.IDLE
     with conn.transaction():
         if outside:  # inside a caller's transaction, its snapshot rules
@@ -90,18 +100,25 @@ def read_postings(conn: Any, terms: Iterable[str]) -> tuple[dict[str, tuple["np.
             for row in conn.execute("SELECT term, scope, rids, tfs, dls FROM term_postings "
                                     "WHERE term = ANY(%s)", (names,)):
                 per_scope[(row["term"], row["scope"])] = _unpack(row["rids"], row["tfs"], row["dls"])
-            for row in conn.execute("SELECT term, scope, rid, tf, dl FROM posting_delta WHERE term = ANY(%s)",
-                                    (names,)):
-                delta.setdefault((row["term"], row["scope"]), []).append((row["rid"], row["tf"], row["dl"]))
+            # the delta packed by the server too: a common term's delta is thousands of rows
+            for row in conn.execute(f"SELECT term, scope, {PACKED} FROM posting_delta WHERE term = ANY(%s) "
+                                    "GROUP BY term, scope", (names,)):
+                delta[(row["term"], row["scope"])] = _unpack(row["rids"], row["tfs"], row["dls"])
     gathered: dict[str, list[tuple[np.ndarray, ...]]] = {}
     for key in set(per_scope) | set(delta):  # overlay per scope: a moved memory's old scope has a tombstone
-        gathered.setdefault(key[0], []).append(_overlay(per_scope.get(key, _empty()), delta.get(key, [])))
+        base = per_scope.get(key, _empty())
+        changes = delta.get(key, _empty())
+        if due is not None and _due(len(changes[0]), len(base[0])):
+            due.append(key)
+        gathered.setdefault(key[0], []).append(_overlay(base, changes))
     out: dict[str, tuple[np.ndarray, ...]] = {t: _empty() for t in names}
     for term, parts in gathered.items():
-        rids = np.concatenate([p[0] for p in parts])
+        if len(parts) == 1:
+            rids, tfs, dls = parts[0]
+        else:
+            rids, tfs, dls = (np.concatenate([p[i] for p in parts]) for i in range(3))
         order = np.argsort(rids, kind="stable")
-        out[term] = (rids[order], np.concatenate([p[1] for p in parts])[order],
-                     np.concatenate([p[2] for p in parts])[order])
+        out[term] = (rids[order], tfs[order], dls[order])
     return out, int(stats["docs"]), int(stats["length"])
 
 
@@ -116,12 +133,12 @@ def fold_term(conn: Any, term: str, scope: str) -> None:
         conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (FOLD_LOCK, f"{scope}\x1f{term}"))
         row = conn.execute("SELECT rids, tfs, dls FROM term_postings WHERE term = %s AND scope = %s",
                            (term, scope)).fetchone()
-        changes = conn.execute("SELECT rid, tf, dl, seq FROM posting_delta WHERE term = %s AND scope = %s",
-                               (term, scope)).fetchall()
-        if not changes:
-            return
+        changes = conn.execute(f"SELECT {PACKED}, array_agg(seq) AS seqs FROM posting_delta WHERE term = %s "
+                               "AND scope = %s", (term, scope)).fetchone()
+        if not changes["seqs"]:
+            return  # folded meanwhile by another client
         base = _unpack(row["rids"], row["tfs"], row["dls"]) if row else _empty()
-        rids, tfs, dls = _overlay(base, [(c["rid"], c["tf"], c["dl"]) for c in changes])
+        rids, tfs, dls = _overlay(base, _unpack(changes["rids"], changes["tfs"], changes["dls"]))
         order = np.argsort(rids, kind="stable")
         if len(rids) == 0:
             conn.execute("DELETE FROM term_postings WHERE term = %s AND scope = %s", (term, scope))
@@ -131,8 +148,16 @@ def fold_term(conn: Any, term: str, scope: str) -> None:
                 "SET n = EXCLUDED.n, rids = EXCLUDED.rids, tfs = EXCLUDED.tfs, dls = EXCLUDED.dls",
                 (term, scope, len(rids), rids[order].astype(RID).tobytes(), tfs[order].astype(TF).tobytes(),
                  dls[order].astype(TF).tobytes()))
-        conn.execute("DELETE FROM posting_delta WHERE term = %s AND scope = %s AND seq <= %s",
-                     (term, scope, max(c["seq"] for c in changes)))
+        # exactly the rows folded: one rewritten since has a new seq and stays (it is newer),
+        # one committed since by a writer was not read and stays too
+        conn.execute("DELETE FROM posting_delta WHERE term = %s AND scope = %s AND seq = ANY(%s)",
+                     (term, scope, changes["seqs"]))
+
+
+def fold_read(conn: Any, due: list[tuple[str, str]], most: int = 4) -> None:
+    """Fold (a few of) the deltas a read found overgrown (``read_postings(due=...)``)."""
+    for term, scope in due[:most]:
+        fold_term(conn, term, scope)
 
 
 def fold_due(conn: Any, touched: Iterable[tuple[str, str]]) -> int:
@@ -144,7 +169,7 @@ def fold_due(conn: Any, touched: Iterable[tuple[str, str]]) -> int:
         "SELECT d.term, d.scope FROM posting_delta d JOIN unnest(%s::text[], %s::text[]) AS k(term, scope) "
         "ON d.term = k.term AND d.scope = k.scope LEFT JOIN term_postings p ON p.term = d.term "
         "AND p.scope = d.scope GROUP BY d.term, d.scope, p.n "
-        "HAVING COUNT(*) > GREATEST(%s, LEAST(COALESCE(p.n, 0) / %s, %s))",
+        "HAVING COUNT(*) > GREATEST(%s::int, LEAST(COALESCE(p.n, 0) / %s::int, %s::int))",
         ([k[0] for k in keys], [k[1] for k in keys], MERGE_MIN, MERGE_SHARE, MERGE_CAP)).fetchall()
     for row in due:
         fold_term(conn, row["term"], row["scope"])
