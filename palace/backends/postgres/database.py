@@ -306,19 +306,22 @@ class PgStore:
         values = ", ".join(f"%({c})s" for c in row)
         updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in row if c != "id")
         with self.palace.connection() as conn:
-            with conn.transaction(), refused(memory.id):
-                # the upsert locks this memory's row until commit (a concurrent write of the
-                # same id waits, then bumps version again); its postings and BM25 counters
-                # are kept by the memories_index trigger in this same transaction
-                rid = conn.execute(
-                    f"INSERT INTO memories ({columns}) VALUES ({values}) ON CONFLICT (id) DO UPDATE SET "
-                    f"{updates}, version = memories.version + 1 RETURNING rid", row).fetchone()["rid"]
-                conn.execute("DELETE FROM memory_tags WHERE rid = %s", (rid,))
-                # a live memory leaves the trash in the same transaction (restore: never both)
-                conn.execute("DELETE FROM trash WHERE id = %s", (memory.id,))
-                with conn.cursor() as cur:
-                    cur.executemany("INSERT INTO memory_tags VALUES (%s, %s) ON CONFLICT DO NOTHING",
-                                    [(tag, rid) for tag in memory.tags])
+            with refused(memory.id):
+                # one statement, so one round trip and its own transaction: the upsert locks
+                # this memory's row until commit (a concurrent write of the same id waits,
+                # then bumps version again); the memories_index trigger keeps its postings
+                # and BM25 counters in the same transaction; tags follow (the two tag
+                # statements touch disjoint rows); a live memory leaves the trash
+                # (restore: never both)
+                conn.execute(
+                    f"WITH m AS (INSERT INTO memories ({columns}) VALUES ({values}) ON CONFLICT (id) DO UPDATE "
+                    f"SET {updates}, version = memories.version + 1 RETURNING rid), "
+                    "gone AS (DELETE FROM memory_tags WHERE rid = (SELECT rid FROM m) "
+                    "AND tag <> ALL(%(tag_list)s::text[])), "
+                    "added AS (INSERT INTO memory_tags SELECT t, (SELECT rid FROM m) FROM unnest(%(tag_list)s::text[]) "
+                    "AS t ON CONFLICT DO NOTHING), "
+                    "untrashed AS (DELETE FROM trash WHERE id = %(id)s) SELECT rid FROM m",
+                    {**row, "tag_list": list(dict.fromkeys(memory.tags))})
             self.palace.touched(conn, row["scope"], row["terms"].split())
         return path
 

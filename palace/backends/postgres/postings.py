@@ -85,25 +85,24 @@ def read_postings(conn: Any, terms: Iterable[str], due: list[tuple[str, str]] | 
     this connection may see, from one snapshot. The (term, scope) pairs whose delta
     has outgrown its share are added to ``due`` (the caller folds them afterwards)."""
     import numpy as np
-    from psycopg.pq import TransactionStatus
 
     names = list(dict.fromkeys(terms))
     per_scope: dict[tuple[str, str], tuple[np.ndarray, ...]] = {}
     delta: dict[tuple[str, str], tuple[np.ndarray, ...]] = {}
-    outside = conn.info.transaction_status == TransactionStatus.IDLE
-    with conn.transaction():
-        if outside:  # inside a caller's transaction, its snapshot rules
-            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-        stats = conn.execute("SELECT COALESCE(SUM(docs), 0) AS docs, COALESCE(SUM(length), 0) AS length "
-                             "FROM collection_stats").fetchone()
-        if names:
-            for row in conn.execute("SELECT term, scope, rids, tfs, dls FROM term_postings "
-                                    "WHERE term = ANY(%s)", (names,)):
-                per_scope[(row["term"], row["scope"])] = _unpack(row["rids"], row["tfs"], row["dls"])
-            # the delta packed by the server too: a common term's delta is thousands of rows
-            for row in conn.execute(f"SELECT term, scope, {PACKED} FROM posting_delta WHERE term = ANY(%s) "
-                                    "GROUP BY term, scope", (names,)):
-                delta[(row["term"], row["scope"])] = _unpack(row["rids"], row["tfs"], row["dls"])
+    # one statement, so one snapshot (and one round trip): counters, bases, deltas; the
+    # delta is packed by the server too (a common term's delta is thousands of rows)
+    rows = conn.execute(
+        "SELECT 0 AS part, NULL AS term, NULL AS scope, NULL::bytea AS rids, NULL::bytea AS tfs, "
+        "NULL::bytea AS dls, COALESCE(SUM(docs), 0) AS docs, COALESCE(SUM(length), 0) AS length "
+        "FROM collection_stats "
+        "UNION ALL SELECT 1, term, scope, rids, tfs, dls, NULL, NULL FROM term_postings WHERE term = ANY(%(t)s) "
+        f"UNION ALL SELECT 2, term, scope, {PACKED}, NULL, NULL FROM posting_delta WHERE term = ANY(%(t)s) "
+        "GROUP BY term, scope", {"t": names}).fetchall()
+    stats = rows[0] if rows and rows[0]["part"] == 0 else next(r for r in rows if r["part"] == 0)
+    for row in rows:
+        if row["part"]:
+            target = per_scope if row["part"] == 1 else delta
+            target[(row["term"], row["scope"])] = _unpack(row["rids"], row["tfs"], row["dls"])
     gathered: dict[str, list[tuple[np.ndarray, ...]]] = {}
     for key in set(per_scope) | set(delta):  # overlay per scope: a moved memory's old scope has a tombstone
         base = per_scope.get(key, _empty())
