@@ -24,7 +24,7 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import AbstractSet, Any, Iterable, Iterator, Sequence
 
 from ...errors import ConfigError, InvalidInputError, MemoryFileError
 from ...index.database import Filters
@@ -32,7 +32,7 @@ from ...index.postings import bm25_scores, doc_terms
 from ...models import Memory, embed_key
 from ...storage import PALACE_SUBDIR, TRASH_DIR, parse_memory, render_memory
 from ...tokenize import index_text, stem
-from .postings import FOLD_EVERY, fold_due, fold_read, read_postings
+from .postings import FOLD_EVERY, RidSet, fold_due, fold_read, read_postings
 from .schema import migrate
 
 WRITE_LOCK_KEY = 0x70A1AC1  # the advisory lock writers serialise on (like the local write.lock)
@@ -505,7 +505,7 @@ class PgIndex:
         return np.fromiter((r["rid"] for r in self._all(f"SELECT rid FROM memories m WHERE {where}", params)),
                            dtype=np.int64)
 
-    def term_holders(self, terms: Iterable[str]) -> tuple[int, dict[str, set[int]]]:
+    def term_holders(self, terms: Iterable[str]) -> tuple[int, dict[str, AbstractSet[int]]]:
         """As ``Index.term_holders``: (memories indexed, term → row ids holding it), for
         the relevance floor, from the same stemmed postings."""
         wanted = list(dict.fromkeys(terms))
@@ -514,7 +514,7 @@ class PgIndex:
         with self.palace.connection() as conn:
             postings, docs, _length = read_postings(conn, set(stems.values()), due)
             fold_read(conn, due)
-        held = {s: set(postings[s][0].tolist()) for s in set(stems.values())}
+        held = {s: RidSet(postings[s][0]) for s in set(stems.values())}
         return docs, {t: held[stems[t]] for t in wanted}
 
     def keyword_scores(self, groups: Sequence[tuple[float, Sequence[Any]]], filters: Filters,

@@ -28,7 +28,8 @@ one set-based statement, and Python folds write the same format.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable
+from collections.abc import Set as AbstractSet
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 if TYPE_CHECKING:
     import numpy as np
@@ -121,6 +122,29 @@ def read_postings(conn: Any, terms: Iterable[str], due: list[tuple[str, str]] | 
     return out, int(stats["docs"]), int(stats["length"])
 
 
+class RidSet(AbstractSet[int]):
+    """The row ids holding a term, as a read-only set over their sorted array: a common
+    term is held by tens of thousands of memories, and a Python set of them would cost
+    more than the whole search (``term_holders``' callers ask only ``len`` and ``in``)."""
+
+    def __init__(self, rids: "np.ndarray"):
+        self._rids = rids
+
+    def __len__(self) -> int:
+        return len(self._rids)
+
+    def __contains__(self, rid: object) -> bool:
+        import numpy as np
+
+        if not isinstance(rid, (int, np.integer)):
+            return False
+        at = int(np.searchsorted(self._rids, rid))
+        return at < len(self._rids) and int(self._rids[at]) == rid
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._rids.tolist())
+
+
 # ---------------------------------------------------------------------- folding
 
 
@@ -192,10 +216,23 @@ def rebuild(conn: Any) -> None:
     """Pack every visible scope's postings and counters afresh from the memory rows
     (in the caller's transaction). Row security keeps it to the scopes this client
     may see, and every memory it may see is in one of them, so nothing is missed."""
+    # the write counters only grow (readers take their sum for a version): keep the sum
+    writes = conn.execute("SELECT COALESCE(SUM(writes), 0) AS n FROM collection_stats").fetchone()["n"]
     conn.execute("DELETE FROM posting_delta")
     conn.execute("DELETE FROM term_postings")
     conn.execute("DELETE FROM collection_stats")
     conn.execute(REBUILD_SQL)
-    conn.execute("INSERT INTO collection_stats (scope, shard, docs, length) "
-                 "SELECT scope, 0, COUNT(*), COALESCE(SUM(doc_len), 0) FROM memories GROUP BY scope")
+    conn.execute("INSERT INTO collection_stats (scope, shard, docs, length, writes) "
+                 "SELECT scope, 0, COUNT(*), COALESCE(SUM(doc_len), 0), 0 FROM memories GROUP BY scope")
+    conn.execute("INSERT INTO collection_stats AS c (scope, shard, docs, length, writes) VALUES "
+                 "('team', 0, 0, 0, %s) ON CONFLICT (scope, shard) DO UPDATE SET writes = %s",
+                 (writes + 1, writes + 1))
+
+
+def text_version(conn: Any) -> tuple[int, int]:
+    """(writes, memories) over the visible scopes: changes whenever a memory's text does
+    (the trigger bumps ``writes``), so a completeness check can be remembered until it moves."""
+    row = conn.execute("SELECT COALESCE(SUM(writes), 0) AS w, COALESCE(SUM(docs), 0) AS d "
+                       "FROM collection_stats").fetchone()
+    return int(row["w"]), int(row["d"])
 

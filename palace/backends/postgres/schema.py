@@ -113,6 +113,7 @@ MIGRATIONS: list[str] = [
     );
     CREATE TABLE collection_stats (
         scope TEXT NOT NULL, shard INTEGER NOT NULL, docs BIGINT NOT NULL, length BIGINT NOT NULL,
+        writes BIGINT NOT NULL DEFAULT 0,  -- bumped by every write that changes text: Σ is a version
         PRIMARY KEY (scope, shard)
     );
     -- a memory's indexed terms (space-joined stems) with their frequencies, as locally
@@ -130,28 +131,38 @@ MIGRATIONS: list[str] = [
         END IF;
         IF TG_OP = 'UPDATE' THEN
             IF OLD.terms = NEW.terms AND OLD.scope = NEW.scope AND OLD.doc_len = NEW.doc_len THEN
+                IF OLD.content_hash <> NEW.content_hash THEN  -- same terms, new text: vectors differ
+                    INSERT INTO collection_stats AS c (scope, shard, docs, length, writes)
+                        VALUES (NEW.scope, my_shard, 0, 0, 1)
+                        ON CONFLICT (scope, shard) DO UPDATE SET writes = c.writes + 1;
+                END IF;
                 RETURN NULL;  -- nothing keyword search reads has changed
             END IF;
-            INSERT INTO collection_stats AS c (scope, shard, docs, length)
-                SELECT v.scope, my_shard, SUM(v.docs), SUM(v.length)
+            INSERT INTO collection_stats AS c (scope, shard, docs, length, writes)
+                SELECT v.scope, my_shard, SUM(v.docs), SUM(v.length), 1
                 FROM (VALUES (OLD.scope, -1, -OLD.doc_len), (NEW.scope, 1, NEW.doc_len)) AS v(scope, docs, length)
                 GROUP BY v.scope ORDER BY v.scope
                 ON CONFLICT (scope, shard) DO UPDATE SET docs = c.docs + EXCLUDED.docs,
-                                                         length = c.length + EXCLUDED.length;
+                                                         length = c.length + EXCLUDED.length,
+                                                         writes = c.writes + 1;
             INSERT INTO posting_delta AS d (term, scope, rid, tf, dl)
                 SELECT o.term, OLD.scope, OLD.rid, 0, 0 FROM palace_memory_terms(OLD.terms) AS o
                 WHERE OLD.scope <> NEW.scope OR o.term <> ALL (string_to_array(NEW.terms, ' '))
                 ON CONFLICT (term, scope, rid) DO UPDATE SET tf = 0, dl = 0, seq = EXCLUDED.seq;
         ELSIF TG_OP = 'DELETE' THEN
-            INSERT INTO collection_stats AS c (scope, shard, docs, length) VALUES (OLD.scope, my_shard, -1, -OLD.doc_len)
-                ON CONFLICT (scope, shard) DO UPDATE SET docs = c.docs - 1, length = c.length - OLD.doc_len;
+            INSERT INTO collection_stats AS c (scope, shard, docs, length, writes)
+                VALUES (OLD.scope, my_shard, -1, -OLD.doc_len, 1)
+                ON CONFLICT (scope, shard) DO UPDATE SET docs = c.docs - 1, length = c.length - OLD.doc_len,
+                                                         writes = c.writes + 1;
             INSERT INTO posting_delta AS d (term, scope, rid, tf, dl)
                 SELECT o.term, OLD.scope, OLD.rid, 0, 0 FROM palace_memory_terms(OLD.terms) AS o
                 ON CONFLICT (term, scope, rid) DO UPDATE SET tf = 0, dl = 0, seq = EXCLUDED.seq;
             RETURN NULL;
         ELSE
-            INSERT INTO collection_stats AS c (scope, shard, docs, length) VALUES (NEW.scope, my_shard, 1, NEW.doc_len)
-                ON CONFLICT (scope, shard) DO UPDATE SET docs = c.docs + 1, length = c.length + NEW.doc_len;
+            INSERT INTO collection_stats AS c (scope, shard, docs, length, writes)
+                VALUES (NEW.scope, my_shard, 1, NEW.doc_len, 1)
+                ON CONFLICT (scope, shard) DO UPDATE SET docs = c.docs + 1, length = c.length + NEW.doc_len,
+                                                         writes = c.writes + 1;
         END IF;
         INSERT INTO posting_delta AS d (term, scope, rid, tf, dl)
             SELECT n.term, NEW.scope, NEW.rid, n.tf, NEW.doc_len FROM palace_memory_terms(NEW.terms) AS n
