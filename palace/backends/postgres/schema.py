@@ -99,6 +99,9 @@ MIGRATIONS: list[str] = [
     # memory's own transaction (no global write lock). The old one-row-per-posting
     # table is rebuilt into them and dropped.
     """
+    -- a memory's tags by its row id: a write replaces them, a delete cascades to them and a
+    -- tag filter checks candidates by them (the primary key leads with the tag)
+    CREATE INDEX memory_tags_rid ON memory_tags (rid, tag);
     CREATE SEQUENCE posting_delta_seq;
     CREATE TABLE term_postings (
         term TEXT NOT NULL, scope TEXT NOT NULL, n INTEGER NOT NULL,
