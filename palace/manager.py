@@ -281,31 +281,21 @@ class MemoryPalaceManager:
     def _store_lock(self, content: str, memory_id: str | None) -> ContextManager[object]:
         """A new memory's lock: its id, or (a fresh id) its normalised content, so two
         clients storing the same text at once still find each other's copy."""
-        import hashlib
-
-        from .tokenize import normalize
+        from .tokenize import duplicate_key
 
         if memory_id is not None:
             return self._memory_lock(f"id:{memory_id}")
-        wanted = " ".join(normalize(content).split())
-        return self._memory_lock("content:" + hashlib.blake2b(wanted.encode("utf-8"), digest_size=16).hexdigest())
+        return self._memory_lock("content:" + duplicate_key(content))
 
     def _same_content(self, content: str) -> Any:
         """The active memory whose content equals ``content`` once normalised (NFKC,
-        case, runs of white space), or None. Candidates come from the postings: a
-        copy holds every term, so the rarest of the first few terms narrows it down."""
-        from .tokenize import index_text, normalize
+        case, runs of white space), or None. The index names the candidates (locally
+        from the postings, on Postgres by the normalised content's digest)."""
+        from .tokenize import normalize
 
-        terms = list(dict.fromkeys(index_text(content).split()))[: self.DUPLICATE_PROBE_TERMS]
-        if not terms:
-            return None
-        _docs, holders = self.index.term_holders(terms)
-        rarest = min(holders.values(), key=len)
-        if not rarest:
-            return None
         wanted = " ".join(normalize(content).split())
-        rows = self.index.rows_by_rid(sorted(rarest)[:1000])
-        for row in sorted(rows.values(), key=lambda r: r["created_ts"]):
+        rows = self.index.content_candidates(content, probe_terms=self.DUPLICATE_PROBE_TERMS)
+        for row in sorted(rows, key=lambda r: (r["created_ts"], r["rid"])):
             if row["status"] == "active" and " ".join(normalize(row["content"]).split()) == wanted:
                 return row
         return None

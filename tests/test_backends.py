@@ -229,3 +229,11 @@ def test_a_tag_filter_matches_its_descendants_on_either_backend(pm):
     pm.store("别的项目", tags=["project/palace_old"])  # '_' is no wildcard here
     assert {m.id for m in pm.list(tags=["project/palace"])} == {search.id, parent.id}
     assert [m.id for m in pm.list(tags=["project/palace/search"])] == [search.id]
+
+
+def test_storing_the_same_text_again_merges_into_the_first_copy(pm):
+    first = pm.store("Deploy the  Release on Friday", tags=["ops"])
+    again = pm.store("deploy the release on friday", tags=["release"])
+    assert again.duplicate and again.id == first.id and set(again.tags) == {"ops", "release"}
+    other = pm.store("deploy the release on monday")
+    assert not other.duplicate and pm.count() == 2

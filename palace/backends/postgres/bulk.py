@@ -29,7 +29,7 @@ BULK_ABOVE = 5000  # more changed memories than this (and than a quarter of thos
 
 COLUMNS = ("id", "scope", "path", "location", "type", "status", "source", "importance", "pinned",
            "created_ts", "updated_ts", "created_at", "updated_at", "tags", "summary", "content", "extra",
-           "content_hash", "raw", "terms", "doc_len", "size")
+           "content_hash", "raw", "terms", "doc_len", "size", "dup_key")
 
 
 def digest(raw: str) -> str:

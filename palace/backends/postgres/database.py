@@ -31,7 +31,7 @@ from ...index.database import Filters
 from ...index.postings import bm25_scores, doc_terms
 from ...models import Memory, embed_key
 from ...storage import PALACE_SUBDIR, TRASH_DIR, parse_memory, render_memory
-from ...tokenize import index_text, stem
+from ...tokenize import duplicate_key, index_text, stem
 from .postings import FOLD_EVERY, RidSet, fold_due, fold_read, read_postings
 from .schema import migrate
 
@@ -282,6 +282,7 @@ def memory_row(memory: Memory, path: str) -> dict[str, Any]:
         "content": memory.content, "extra": json.dumps(memory.extra, ensure_ascii=False, default=str),
         "content_hash": embed_key(memory.content, memory.summary), "raw": raw,
         "terms": " ".join(terms), "doc_len": len(terms), "size": len(raw.encode("utf-8")),
+        "dup_key": duplicate_key(memory.content),
     }
 
 
@@ -450,6 +451,7 @@ class PgIndex:
 
     def __init__(self, palace: PostgresPalace):
         self.palace = palace
+        self._legacy_rows: bool | None = None  # rows without dup_key (written before migration 3)?
 
     def _all(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
         with self.palace.connection() as conn:
@@ -516,6 +518,19 @@ class PgIndex:
             fold_read(conn, due)
         held = {s: RidSet(postings[s][0]) for s in set(stems.values())}
         return docs, {t: held[stems[t]] for t in wanted}
+
+    def content_candidates(self, content: str, *, probe_terms: int) -> list[Any]:
+        """Rows that may hold ``content``: those with its normalised digest (one index
+        lookup); while rows from before migration 3 lack one, also the local probe's."""
+        rows = self._all("SELECT * FROM memories WHERE dup_key = %s", (duplicate_key(content),))
+        if self._legacy_rows is None or self._legacy_rows:
+            self._legacy_rows = bool(self._all("SELECT 1 AS x FROM memories WHERE dup_key IS NULL LIMIT 1"))
+        if self._legacy_rows:
+            terms = list(dict.fromkeys(index_text(content).split()))[:probe_terms]
+            if terms:
+                rarest = min(self.term_holders(terms)[1].values(), key=len)
+                rows += list(self.rows_by_rid(sorted(rarest)[:1000]).values()) if rarest else []
+        return rows
 
     def keyword_scores(self, groups: Sequence[tuple[float, Sequence[Any]]], filters: Filters,
                        limit: int) -> dict[int, float]:

@@ -102,6 +102,12 @@ MIGRATIONS: list[str] = [
     -- a memory's tags by its row id: a write replaces them, a delete cascades to them and a
     -- tag filter checks candidates by them (the primary key leads with the tag)
     CREATE INDEX memory_tags_rid ON memory_tags (rid, tag);
+    -- the digest of a memory's normalised content (palace.tokenize.duplicate_key): a store
+    -- finds an earlier copy by one index lookup, not by reading common terms' postings
+    -- (rows written before this migration have none until ``palace reindex``)
+    ALTER TABLE memories ADD COLUMN dup_key TEXT;
+    CREATE INDEX memories_dup_key ON memories (dup_key);
+    CREATE INDEX memories_no_dup_key ON memories (rid) WHERE dup_key IS NULL;
     CREATE SEQUENCE posting_delta_seq;
     CREATE TABLE term_postings (
         term TEXT NOT NULL, scope TEXT NOT NULL, n INTEGER NOT NULL,
