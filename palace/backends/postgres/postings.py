@@ -148,18 +148,23 @@ class RidSet(AbstractSet[int]):
 # ---------------------------------------------------------------------- folding
 
 
-def fold_term(conn: Any, term: str, scope: str) -> None:
-    """Fold ``term``'s delta in ``scope`` into its packed base (its own transaction)."""
+def fold_term(conn: Any, term: str, scope: str, *, force: bool = False) -> bool:
+    """Fold ``term``'s delta in ``scope`` into its packed base (its own transaction),
+    unless another client folded it meanwhile (then its delta is no longer due)."""
     import numpy as np
 
     with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (FOLD_LOCK, f"{scope}\x1f{term}"))
+        if not conn.execute("SELECT pg_try_advisory_xact_lock(%s, hashtext(%s)) AS got",
+                            (FOLD_LOCK, f"{scope}\x1f{term}")).fetchone()["got"]:
+            return False  # someone is folding it right now: their fold serves us too
         row = conn.execute("SELECT rids, tfs, dls FROM term_postings WHERE term = %s AND scope = %s",
                            (term, scope)).fetchone()
         changes = conn.execute(f"SELECT {PACKED}, array_agg(seq) AS seqs FROM posting_delta WHERE term = %s "
                                "AND scope = %s", (term, scope)).fetchone()
         if not changes["seqs"]:
-            return  # folded meanwhile by another client
+            return False  # folded meanwhile by another client
+        if not force and not _due(len(changes["seqs"]), len(row["rids"]) // 8 if row else 0):
+            return False  # folded meanwhile: what is left is not due yet
         base = _unpack(row["rids"], row["tfs"], row["dls"]) if row else _empty()
         rids, tfs, dls = _overlay(base, _unpack(changes["rids"], changes["tfs"], changes["dls"]))
         order = np.argsort(rids, kind="stable")
@@ -175,6 +180,7 @@ def fold_term(conn: Any, term: str, scope: str) -> None:
         # one committed since by a writer was not read and stays too
         conn.execute("DELETE FROM posting_delta WHERE term = %s AND scope = %s AND seq = ANY(%s)",
                      (term, scope, changes["seqs"]))
+    return True
 
 
 def fold_read(conn: Any, due: list[tuple[str, str]], most: int = 4) -> None:
