@@ -88,6 +88,8 @@ def main() -> int:
     parser.add_argument("--stores", type=int, default=1600, help="stores per throughput run (split over clients)")
     parser.add_argument("--queries", type=int, default=200, help="search queries per latency figure")
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--no-reimport", action="store_true",
+                        help="skip timing the second (idempotent) import at --scale sizes")
     parser.add_argument("--no-hybrid", action="store_true",
                         help="skip the vectors, the HNSW build and hybrid search at --scale sizes")
     parser.add_argument("--verify", action="store_true", help="check each export byte for byte against its tree")
