@@ -161,8 +161,9 @@ def _client(settings: dict[str, Any], client: int, count: int, start: Any, done:
 
     rng = random.Random(f"client-{client}")
     specs = syn.generate_memories(count, seed=1000 + client)
-    with MemoryPalaceManager(settings=Settings.from_env(
-            **{**settings, "workspace_dir": f"{settings['workspace_dir']}-c{client}"})) as pm:
+    if settings["backend"] == "postgres":  # the workspace is only a local cache there: one each
+        settings = {**settings, "workspace_dir": f"{settings['workspace_dir']}-c{client}"}
+    with MemoryPalaceManager(settings=Settings.from_env(**settings)) as pm:
         pm.store("warm up " + str(rng.random()), tags=["bench-throughput"])
         start.wait()
         t0 = time.perf_counter()
