@@ -98,7 +98,7 @@ def read_postings(conn: Any, terms: Iterable[str], due: list[tuple[str, str]] | 
         "FROM collection_stats "
         "UNION ALL SELECT 1, term, scope, rids, tfs, dls, NULL, NULL FROM term_postings WHERE term = ANY(%(t)s) "
         f"UNION ALL SELECT 2, term, scope, {PACKED}, NULL, NULL FROM posting_delta WHERE term = ANY(%(t)s) "
-        "GROUP BY term, scope", {"t": names}).fetchall()
+        "GROUP BY term, scope", {"t": names}, binary=True).fetchall()  # binary: bytea as is, not hex
     stats = rows[0] if rows and rows[0]["part"] == 0 else next(r for r in rows if r["part"] == 0)
     for row in rows:
         if row["part"]:
@@ -117,8 +117,10 @@ def read_postings(conn: Any, terms: Iterable[str], due: list[tuple[str, str]] | 
             rids, tfs, dls = parts[0]
         else:
             rids, tfs, dls = (np.concatenate([p[i] for p in parts]) for i in range(3))
-        order = np.argsort(rids, kind="stable")
-        out[term] = (rids[order], tfs[order], dls[order])
+        if len(rids) > 1 and not bool(np.all(rids[1:] > rids[:-1])):  # a packed base alone is sorted
+            order = np.argsort(rids, kind="stable")
+            rids, tfs, dls = rids[order], tfs[order], dls[order]
+        out[term] = (rids, tfs, dls)
     return out, int(stats["docs"]), int(stats["length"])
 
 
