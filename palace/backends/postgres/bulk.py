@@ -23,6 +23,7 @@ from ...errors import InvalidInputError
 from ...models import Memory
 from ...storage import make_private_dirs, render_memory
 from .postings import rebuild
+from .rows import memory_row
 
 BATCH = 5000  # memories per COPY batch
 BULK_ABOVE = 5000  # more changed memories than this (and than a quarter of those stored): bulk mode
@@ -41,8 +42,6 @@ def import_memories(store: Any, memories: Iterable[Memory]) -> tuple[list[str], 
     """Store the memories not already stored as they are; returns (ids written, unchanged).
     Call under the exclusive write lock (the manager's import does)."""
     import psycopg
-
-    from .database import memory_row
 
     with store.palace.connection() as conn:
         stored = {r["id"]: (r["h"], r["location"]) for r in conn.execute(

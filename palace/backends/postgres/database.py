@@ -18,7 +18,6 @@ names only, never files: the id is the path's stem.
 from __future__ import annotations
 
 import hashlib
-import json
 import threading
 from contextlib import contextmanager, nullcontext
 from dataclasses import replace
@@ -28,11 +27,12 @@ from typing import AbstractSet, Any, Iterable, Iterator, Sequence
 
 from ...errors import ConfigError, InvalidInputError, MemoryFileError
 from ...index.database import Filters
-from ...index.postings import bm25_scores, doc_terms
-from ...models import Memory, embed_key
+from ...index.postings import bm25_scores
+from ...models import Memory
 from ...storage import PALACE_SUBDIR, TRASH_DIR, parse_memory, render_memory
 from ...tokenize import duplicate_key, index_text, stem
 from .postings import FOLD_EVERY, RidSet, fold_due, fold_read, read_postings
+from .rows import memory_row, scope_of
 from .schema import migrate
 
 WRITE_LOCK_KEY = 0x70A1AC1  # the advisory lock writers serialise on (like the local write.lock)
@@ -64,11 +64,6 @@ def _where(filters: Filters, alias: str = "m") -> tuple[str, list[Any]]:
 def _below(name: str) -> str:
     """A LIKE pattern for everything under ``name/`` (LIKE, not a range: collation-proof)."""
     return name.replace("\\", "\\\\").replace("%", r"\%").replace("_", r"\_") + "/%"
-
-
-def scope_of(memory: Memory) -> str:
-    """A memory's scope: its ``scope`` frontmatter key; none means the whole team."""
-    return str(memory.extra.get("scope") or "team")
 
 
 @contextmanager
@@ -263,27 +258,6 @@ class _KeyedLock:
 
     def __exit__(self, *exc: object) -> None:
         self.lock._pop()
-
-
-def memory_row(memory: Memory, path: str) -> dict[str, Any]:
-    """A memory's ``memories`` row: its Markdown as the local backend would write it,
-    and the indexed columns (``terms``: the stemmed keyword terms, space-joined)."""
-    raw = render_memory(memory)
-    body = index_text(" ".join([memory.content, memory.summary or "", " ".join(memory.tags)]))
-    terms = doc_terms(body)
-    assert memory.created_at is not None and memory.updated_at is not None
-    return {
-        "id": memory.id, "scope": scope_of(memory), "path": path, "location": memory.location,
-        "type": memory.type, "status": memory.status, "source": memory.source,
-        "importance": memory.importance, "pinned": int(memory.pinned),
-        "created_ts": memory.created_at.timestamp(), "updated_ts": memory.updated_at.timestamp(),
-        "created_at": memory.created_at.isoformat(), "updated_at": memory.updated_at.isoformat(),
-        "tags": json.dumps(list(memory.tags), ensure_ascii=False), "summary": memory.summary,
-        "content": memory.content, "extra": json.dumps(memory.extra, ensure_ascii=False, default=str),
-        "content_hash": embed_key(memory.content, memory.summary), "raw": raw,
-        "terms": " ".join(terms), "doc_len": len(terms), "size": len(raw.encode("utf-8")),
-        "dup_key": duplicate_key(memory.content),
-    }
 
 
 class PgStore:
