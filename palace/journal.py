@@ -35,15 +35,20 @@ def journal_path(palace_root: Path) -> Path:
     return palace_root / JOURNAL_DIR / ACCESS_FILE
 
 
+def access_line(ids: list[str] | tuple[str, ...], at: datetime, kind: str) -> str:
+    """One journal line (what ``append_access`` appends)."""
+    at = parse_time(at, tz=at.tzinfo or timezone.utc, what="access time")
+    return json.dumps({"at": at.isoformat(), "ids": list(ids), "kind": kind},
+                      ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
 def append_access(path: Path, ids: list[str] | tuple[str, ...], at: datetime, kind: str) -> None:
     if not ids:
         return
     # A time the next read could not use would poison every later read: refuse it here
     # (callers pass coerced times, so this is a last line of defence).
-    at = parse_time(at, tz=at.tzinfo or timezone.utc, what="access time")
+    line = access_line(ids, at, kind)
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    line = json.dumps({"at": at.isoformat(), "ids": list(ids), "kind": kind},
-                      ensure_ascii=False, separators=(",", ":")) + "\n"
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         os.write(fd, line.encode("utf-8"))

@@ -286,7 +286,7 @@ class MemoryPalaceManager:
         read_facts(memory.extra, memory.content, created_at=memory.created_at, tz=self.tz)  # bad facts: error
         if self.settings.graph_extract:
             memory = replace(memory, extra=with_extracted(memory.extra, memory.content, memory.tags))
-        with self.write_lock():
+        with self._store_lock(memory.content, id):
             if id is not None:
                 memory_id = validate_id(id)
                 if self.index.row_by_id(memory_id) is not None or self.in_trash(memory_id):
@@ -308,31 +308,44 @@ class MemoryPalaceManager:
     # how many of a new memory's terms are looked up to find an earlier copy of it
     DUPLICATE_PROBE_TERMS = 24
 
+    def _memory_lock(self, *names: str) -> ContextManager[object]:
+        """The lock one memory's read-change-write needs. A backend whose lock can be
+        taken per memory (Postgres: ``PgWriteLock.keyed``) lets writers of different
+        memories run at once; otherwise (the local file lock) the whole write lock.
+        With the entity graph a write may retire other memories' facts: whole lock."""
+        keyed = getattr(self._lock, "keyed", None)
+        if keyed is None or self.index.supports_graph:
+            return self._lock
+        return keyed(*names)
+
+    def _store_lock(self, content: str, memory_id: str | None) -> ContextManager[object]:
+        """A new memory's lock: its id, or (a fresh id) its normalised content, so two
+        clients storing the same text at once still find each other's copy."""
+        from .tokenize import duplicate_key
+
+        if memory_id is not None:
+            return self._memory_lock(f"id:{memory_id}")
+        return self._memory_lock("content:" + duplicate_key(content))
+
     def _same_content(self, content: str) -> Any:
         """The active memory whose content equals ``content`` once normalised (NFKC,
-        case, runs of white space), or None. Candidates come from the postings: a
-        copy holds every term, so the rarest of the first few terms narrows it down."""
-        from .tokenize import index_text, normalize
+        case, runs of white space), or None. The index names the candidates (locally
+        from the postings, on Postgres by the normalised content's digest)."""
+        from .tokenize import normalize
 
-        terms = list(dict.fromkeys(index_text(content).split()))[: self.DUPLICATE_PROBE_TERMS]
-        if not terms:
-            return None
-        _docs, holders = self.index.term_holders(terms)
-        rarest = min(holders.values(), key=len)
-        if not rarest:
-            return None
         wanted = " ".join(normalize(content).split())
-        rows = self.index.rows_by_rid(sorted(rarest)[:1000])
-        for row in sorted(rows.values(), key=lambda r: r["created_ts"]):
+        rows = self.index.content_candidates(content, probe_terms=self.DUPLICATE_PROBE_TERMS)
+        for row in sorted(rows, key=lambda r: (r["created_ts"], r["rid"])):
             if row["status"] == "active" and " ".join(normalize(row["content"]).split()) == wanted:
                 return row
         return None
 
     def _merge_duplicate(self, row: Any, tags: Sequence[str]) -> Memory:
-        memory = self._read_file_memory(row["id"])
-        merged = tuple(dict.fromkeys([*memory.tags, *tags]))
-        if merged != memory.tags:
-            memory = self._write(replace(memory, tags=merged, updated_at=self.now()), old=memory)
+        with self._memory_lock(f"id:{row['id']}"):
+            memory = self._read_file_memory(row["id"])
+            merged = tuple(dict.fromkeys([*memory.tags, *tags]))
+            if merged != memory.tags:
+                memory = self._write(replace(memory, tags=merged, updated_at=self.now()), old=memory)
         return replace(memory, duplicate=True)
 
     def get(self, id: str, *, now: Any = None, record_access: bool = True) -> Memory | None:
@@ -348,7 +361,7 @@ class MemoryPalaceManager:
     def update(self, id: str, **fields: Any) -> Memory:
         validate_id(id)
         check_updatable(fields)
-        with self.write_lock():
+        with self._memory_lock(f"id:{id}"):
             memory = self._read_file_memory(id)
             changes = validate_changes(fields, extra=memory.extra, max_bytes=self.settings.max_content_bytes,
                                        tz=self.tz)
@@ -361,7 +374,7 @@ class MemoryPalaceManager:
     def delete(self, id: str) -> Memory:
         """Soft delete: the file moves to ``.trash/``; ``restore`` brings it back."""
         validate_id(id)
-        with self.write_lock():
+        with self._memory_lock(f"id:{id}"):
             memory = self._read_file_memory(id)
             trashed_path = self.storage.move_to_trash(memory, self.now())
             self.index.remove_id(id)
@@ -373,7 +386,7 @@ class MemoryPalaceManager:
         """Bring a memory back from the trash, or an archived memory back to active."""
         validate_id(id)
         when = self.now(now)  # refused before anything is written
-        with self.write_lock():
+        with self._memory_lock(f"id:{id}"):
             trashed = self.storage.read_trash(id)
             if trashed is None:
                 row = self.index.row_by_id(id)

@@ -45,6 +45,15 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
+def duplicate_key(content: str) -> str:
+    """A digest of ``content`` once normalised (NFKC, case, runs of white space): two
+    memories with the same key say the same thing (what ``store`` merges)."""
+    import hashlib
+
+    wanted = " ".join(normalize(content).split())
+    return hashlib.blake2b(wanted.encode("utf-8"), digest_size=16).hexdigest()
+
+
 @lru_cache(maxsize=1)
 def _jieba():
     import rjieba  # imported on first Chinese text only

@@ -1,42 +1,41 @@
-"""Both backends on the same benchmarks, and Postgres under load.
+"""Both backends on the same benchmarks, and Postgres at scale.
 
 1. LongMemEval-S and LoCoMo dev retrieval (the machinery of bench_longmemeval.py and
    bench_locomo.py) on the local backend and on PostgreSQL: the figures must agree
    within 0.01 (keyword ranking is the same BM25 over the same terms on both).
-2. On PostgreSQL at ``--scale`` synthetic memories: keyword search p50/p95, and store
-   throughput with 1, 4 and 16 concurrent clients (each its own manager and pool).
+2. ``--scale 100000,1000000``: Postgres at those sizes (scripts/_pg_scale.py): import
+   and export time, keyword and hybrid search p50/p95 (random 384-d vectors, an
+   instant embedder, HNSW), store throughput with 1, 4 and 16 concurrent client
+   processes; ``--local-baseline 100000`` measures the local backend alike, and the
+   summary quotes Postgres / local ratios.
 
-Postgres comes from ``--database-url`` (a database this role owns, pgvector installed),
-else an embedded server (the ``postgres`` extra) started and stopped here.
+Postgres comes from ``--database-url`` (a database this role owns, pgvector installed;
+benchmarks 1 only), else an embedded server kept under ``--workdir`` (its data, trees
+and workspaces are reused by the next run).
 
     python scripts/bench_backends.py --longmemeval ../shared/bench/longmemeval_s_dev.json.gz \\
-        --locomo ../shared/bench/locomo_dev.json --limit 30 --scale 5000 --configs bm25
+        --locomo ../shared/bench/locomo_dev.json --limit 30 --configs bm25
+    python scripts/bench_backends.py --scale 100000 --local-baseline 100000 --verify
 """
 
 from __future__ import annotations
 
 import argparse
-import random
-import statistics
 import sys
-import tempfile
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _bench_common  # noqa: E402
+import _pg_scale  # noqa: E402
 import bench_locomo  # noqa: E402
 import bench_longmemeval  # noqa: E402
 from _bench_common import Doc, Run, make_embedder, mean, minilm_path, rank_workspace, safe_id  # noqa: E402
 
-from palace import MemoryPalaceManager, Settings  # noqa: E402
 
-WORDS = ("deploy release login database vector memory palace team agent search index query cache "
-         "数据库 记忆 向量 检索 部署 发布 团队 会议 周五 项目").split()
 
 
 def longmemeval(path: str, limit: int | None, configs, embedder, model) -> dict[str, dict[str, float]]:
@@ -72,51 +71,6 @@ def locomo(path: str, limit: int | None, configs, embedder, model) -> dict[str, 
             for c in configs}
 
 
-def synthetic(rng: random.Random, n: int) -> str:
-    return " ".join(rng.choice(WORDS) for _ in range(12)) + f" note {n}"
-
-
-def load_test(new_url, scale: int, tmp: Path) -> None:
-    def manager(url: str, name: str) -> MemoryPalaceManager:
-        return MemoryPalaceManager(settings=Settings.from_env(
-            backend="postgres", database_url=url, vector_enabled=False, workspace_dir=str(tmp / name)))
-
-    url = new_url()
-    rng = random.Random(7)
-    started = time.perf_counter()
-    with manager(url, "fill") as pm:
-        base = datetime(2025, 1, 1, tzinfo=timezone.utc)
-        for n in range(scale):
-            pm.store(synthetic(rng, n), created_at=base + timedelta(minutes=n))
-        fill_s = time.perf_counter() - started
-        latencies = []
-        for _ in range(200):
-            query = " ".join(rng.sample(WORDS, 2))
-            t0 = time.perf_counter()
-            pm.search(query, record_access=False)
-            latencies.append((time.perf_counter() - t0) * 1000)
-    latencies.sort()
-    print(f"\nPostgres, {scale} memories (filled in {fill_s:.1f} s, {scale / fill_s:.0f}/s by one client)")
-    print(f"keyword search: p50 {statistics.median(latencies):.1f} ms, "
-          f"p95 {latencies[int(len(latencies) * 0.95)]:.1f} ms (200 queries)")
-    for clients in (1, 4, 16):
-        url = new_url()
-        per_client = max(50, 800 // clients)
-
-        def work(c: int, url: str = url, per_client: int = per_client) -> None:
-            local = random.Random(c)
-            with manager(url, f"c{c}") as pm:
-                for n in range(per_client):
-                    pm.store(synthetic(local, n))
-
-        t0 = time.perf_counter()
-        with ThreadPoolExecutor(clients) as pool:
-            list(pool.map(work, range(clients)))
-        seconds = time.perf_counter() - t0
-        print(f"store throughput, {clients:>2} clients: {clients * per_client / seconds:.0f} memories/s "
-              f"({clients * per_client} stores)")
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--longmemeval", help="longmemeval_s_dev.json.gz")
@@ -124,9 +78,25 @@ def main() -> int:
     parser.add_argument("--limit", type=int, help="first N questions / conversations")
     parser.add_argument("--configs", default="bm25", help="bm25, palace, vector (comma-separated)")
     parser.add_argument("--model", default=minilm_path())
-    parser.add_argument("--scale", type=int, default=0, help="synthetic memories for the load test (0: none)")
+    parser.add_argument("--scale", default="", help="sizes for the scale test, comma-separated "
+                        "(e.g. 100000,1000000; none: skip)")
+    parser.add_argument("--local-baseline", type=int, default=0,
+                        help="also measure the local backend at this size (e.g. 100000)")
+    parser.add_argument("--workdir", default="/tmp/palace-pg-bench",
+                        help="trees, workspaces and the kept embedded server's data (reused across runs)")
+    parser.add_argument("--clients", default="1,4,16", help="concurrent store clients (processes)")
+    parser.add_argument("--stores", type=int, default=1600, help="stores per throughput run (split over clients)")
+    parser.add_argument("--queries", type=int, default=200, help="search queries per latency figure")
+    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--no-reimport", action="store_true",
+                        help="skip timing the second (idempotent) import at --scale sizes")
+    parser.add_argument("--no-hybrid", action="store_true",
+                        help="skip the vectors, the HNSW build and hybrid search at --scale sizes")
+    parser.add_argument("--verify", action="store_true", help="check each export byte for byte against its tree")
     parser.add_argument("--database-url", help="an existing database (else an embedded server)")
     args = parser.parse_args()
+    args.clients = [int(c) for c in args.clients.split(",") if c]
+    sizes = [int(n) for n in args.scale.split(",") if n]
     configs = tuple(c for c in args.configs.split(",") if c)
     embedder = make_embedder(args.model) if set(configs) - {"bm25"} else None
 
@@ -142,7 +112,8 @@ def main() -> int:
     else:
         from palace.backends.postgres.embedded import EmbeddedPostgres
 
-        server = EmbeddedPostgres().start()
+        # kept under --workdir, so a big imported palace is measured again without reloading it
+        server = EmbeddedPostgres(Path(args.workdir) / "pg", options=_pg_scale.SERVER_OPTIONS).start()
         made: list[str] = []
 
         def new_url() -> str:
@@ -173,13 +144,18 @@ def main() -> int:
                     worst = max(worst, abs(value - other))
                     print(f"  {config:<7} {metric:<22} local {value:.4f}  postgres {other:.4f}")
             print(f"  largest difference {worst:.4f} ({'within' if worst <= 0.01 else 'NOT within'} 0.01)")
-        if args.scale:
-            with tempfile.TemporaryDirectory(prefix="palace-bench-") as tmp:
-                load_test(new_url, args.scale, Path(tmp))
+        if sizes and server is None:
+            raise SystemExit("the scale test runs on the embedded server (omit --database-url)")
+        results = []
+        for size in sizes:
+            results.append(_pg_scale.run_size(size, args, server))
+        local = _pg_scale.run_local(args.local_baseline, args) if args.local_baseline else None
+        if results:
+            _pg_scale.summary(results, local, args.clients)
     finally:
         _bench_common.BACKEND.clear()
         if server is not None:
-            server.stop()
+            server.stop(keep=True)
     return 0
 
 

@@ -75,12 +75,15 @@ def test_an_agents_own_role_cannot_read_or_change_another_agents_rows_by_raw_sql
         assert raw.execute("SELECT count(*) FROM trash").fetchone()[0] == 0
         for table in ("entities", "entity_aliases", "relations", "review_items"):
             assert raw.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == 0, table
-        assert raw.execute("SELECT count(*) FROM postings WHERE term = 'zebra'").fetchone()[0] == 0
+        for table in ("term_postings", "posting_delta"):   # bob's words stay his
+            assert raw.execute(f"SELECT count(*) FROM {table} WHERE term = 'zebra'").fetchone()[0] == 0
+        assert raw.execute("SELECT count(*) FROM collection_stats WHERE scope = 'agent:bob'").fetchone()[0] == 0
         assert raw.execute("SELECT count(*) FROM memory_tags").fetchone()[0] == 0
         assert raw.execute("UPDATE memories SET content = 'x' WHERE id = %s", (secret.id,)).rowcount == 0
         assert raw.execute("DELETE FROM memories WHERE id = %s", (secret.id,)).rowcount == 0
         secret_rid = bob.index.row_by_id(secret.id)["rid"]
-        assert raw.execute("DELETE FROM postings WHERE rid = %s", (secret_rid,)).rowcount == 0
+        assert raw.execute("DELETE FROM posting_delta WHERE rid = %s", (secret_rid,)).rowcount == 0
+        assert raw.execute("DELETE FROM term_postings WHERE scope = 'agent:bob'").rowcount == 0
         assert raw.execute("DELETE FROM entities WHERE rid = %s", (secret_rid,)).rowcount == 0
         with pytest.raises(psycopg.errors.InsufficientPrivilege):  # nor write into bob's scope
             raw.execute("UPDATE memories SET scope = 'agent:bob' WHERE id = %s", (team.id,))
@@ -185,7 +188,7 @@ def test_refreshing_binds_every_agent_role_again(owner_cli, owner_url):
         refresh_policies(owner)
         policies = {r[0] for r in owner.execute("SELECT tablename FROM pg_policies WHERE policyname = %s",
                                                 (policy_name(made["role"]),))}
-        assert {"entities", "relations", "memories", "postings", "vectors"} <= policies
+        assert {"entities", "relations", "memories", "term_postings", "posting_delta", "vectors"} <= policies
     with psycopg.connect(role_url(owner_url, made)) as raw:
         assert raw.execute("SELECT count(*) FROM relations").fetchone()[0] == 0  # granted again
     assert len(policy_name("r" * 63)) <= 63 and policy_name("r" * 63) != policy_name("r" * 62 + "s")

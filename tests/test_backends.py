@@ -264,3 +264,11 @@ def test_reindex_rebuilds_a_lost_graph_on_postgres(postgres_url, make_pm, monkey
     assert pm.graph.history("张伟") == []
     pm.reindex()
     assert [(r.object, r.memory_id) for r in pm.graph.history("张伟")] == [("星图", memory.id)]
+
+
+def test_storing_the_same_text_again_merges_into_the_first_copy(pm):
+    first = pm.store("Deploy the  Release on Friday", tags=["ops"])
+    again = pm.store("deploy the release on friday", tags=["release"])
+    assert again.duplicate and again.id == first.id and set(again.tags) == {"ops", "release"}
+    other = pm.store("deploy the release on monday")
+    assert not other.duplicate and pm.count() == 2

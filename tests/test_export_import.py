@@ -10,6 +10,9 @@ from zoneinfo import ZoneInfo
 
 from conftest import run_palace
 
+from palace.manager import MemoryPalaceManager
+from palace.settings import Settings
+
 pytest_plugins = ["conftest_postgres"]
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
@@ -83,3 +86,50 @@ def test_a_local_export_is_the_local_tree_byte_for_byte(make_pm, tmp_path):
     result = run_palace("export", str(tmp_path / "out"), "-w", str(workspace), "--json").json()
     assert (result["written"], result["trashed"], result["accesses"]) == (3, 1, 1)
     assert tree(tmp_path / "out") == tree(workspace / "memory" / "palace")
+
+
+def test_a_bulk_import_into_postgres_round_trips_and_ranks_as_the_trigger_would(
+        make_pm, tmp_path, postgres_url, monkeypatch):
+    """Above BULK_ABOVE changed memories, import COPYs them and packs the postings once
+    (the trigger steps aside): the same tree, the same BM25 scores as row-by-row
+    writes, a second import writes nothing, and the export is the tree again."""
+    from palace.backends.postgres import bulk
+    from palace.index.database import Filters
+    from palace.tokenize import index_text
+
+    local_ws = tmp_path / "local"
+    fill_local(make_pm, local_ws)
+    local = make_pm(local_ws)
+    for n in range(40):
+        local.store(f"bulk note {n} 部署 发布 deploy", tags=["bulk"], location=f"rooms/r{n % 4}",
+                    created_at=NOW - timedelta(hours=n))
+    local.close()
+    source = local_ws / "memory" / "palace"
+
+    def scores(pm) -> list[dict[int, float]]:
+        return [pm.index.keyword_scores([(1.0, index_text(q).split())], Filters(statuses=("active",)), 20)
+                for q in ("deploy", "部署 note", "PostgreSQL 团队", "login")]
+
+    def by_id(pm, found: list[dict[int, float]]) -> list[dict[str, float]]:
+        rows = pm.index.rows_by_rid([r for f in found for r in f])
+        return [{rows[r]["id"]: s for r, s in f.items()} for f in found]
+
+    monkeypatch.setattr(bulk, "BULK_ABOVE", 0)
+    fast = MemoryPalaceManager(settings=Settings.from_env(
+        backend="postgres", database_url=postgres_url, workspace_dir=str(tmp_path / "fast")))
+    first = fast.import_tree(source)
+    assert (len(first.written), first.trashed) == (43, 1)
+    assert fast.import_tree(source).to_dict()["written"] == 0
+    with fast.index.palace.connection() as conn:  # packed at once, nothing left in the delta
+        assert conn.execute("SELECT COUNT(*) AS n FROM posting_delta").fetchone()["n"] == 0
+    bulk_scores = by_id(fast, scores(fast))
+    assert all(bulk_scores)
+    fast.export_tree(tmp_path / "out")
+    assert tree(tmp_path / "out") == tree(source)
+
+    monkeypatch.setattr(bulk, "BULK_ABOVE", 10**9)  # row by row, through the trigger
+    with fast.index.palace.connection() as conn:
+        conn.execute("DELETE FROM memories")
+    assert fast.import_tree(source).to_dict()["written"] == 43
+    assert by_id(fast, scores(fast)) == bulk_scores
+    fast.close()

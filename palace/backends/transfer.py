@@ -19,7 +19,7 @@ from typing import Any, Iterator
 
 from ..errors import InvalidInputError, MemoryFileError
 from ..index.database import Filters
-from ..journal import append_access, journal_path, read_events
+from ..journal import access_line, journal_path, read_events
 from ..models import Memory
 from ..storage import TRASH_DIR, FileStorage, atomic_write, render_memory
 
@@ -55,10 +55,13 @@ def export_tree(storage: Any, index: Any, dest: Path, tz: tzinfo) -> TransferRep
     out = _tree(dest, tz)
     out.ensure()
     report = TransferReport()
-    for row in index.list_rows(Filters(statuses=ALL_STATUSES)):
-        memory = storage.read(storage.root / row["path"])
-        out.write(memory)
-        report.written.append(memory.id)
+    if hasattr(storage, "export_memories"):  # Postgres: the stored Markdown, streamed
+        report.written.extend(storage.export_memories(dest))
+    else:
+        for row in index.list_rows(Filters(statuses=ALL_STATUSES)):
+            memory = storage.read(storage.root / row["path"])
+            out.write(memory)
+            report.written.append(memory.id)
     trashed, _errors = storage.list_trash()
     for memory in trashed:
         atomic_write(out.trash_path(memory.id), render_memory(memory))
@@ -66,9 +69,14 @@ def export_tree(storage: Any, index: Any, dest: Path, tz: tzinfo) -> TransferRep
     events: dict[tuple[float, str], list[str]] = {}
     for memory_id, ts, kind in index.all_accesses():
         events.setdefault((ts, kind), []).append(memory_id)
+    lines = []
     for (ts, kind), ids in sorted(events.items()):
-        append_access(journal_path(dest), ids, datetime.fromtimestamp(ts, tz), kind)
+        lines.append(access_line(ids, datetime.fromtimestamp(ts, tz), kind))
         report.accesses += len(ids)
+    if lines:  # one write for the whole journal (the lines append_access would write, in order)
+        path = journal_path(dest)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        atomic_write(path, "".join(lines))
     return report
 
 
@@ -87,7 +95,11 @@ def import_tree(storage: Any, index: Any, syncer: Any, source: Path, tz: tzinfo)
         raise InvalidInputError(f"{source} is not a folder (give the palace folder of an export)")
     tree = _tree(source, tz)
     report = TransferReport()
-    for memory in _memories_in(tree, report):
+    if hasattr(storage, "import_memories"):  # Postgres: COPY in batches, set-based, postings once
+        written, unchanged = storage.import_memories(_memories_in(tree, report))
+        report.written.extend(written)
+        report.unchanged += unchanged
+    for memory in () if hasattr(storage, "import_memories") else _memories_in(tree, report):
         row = index.row_by_id(memory.id)
         old = storage.read(storage.root / row["path"]) if row is not None else None
         if old is not None and render_memory(old) == render_memory(memory) and old.location == memory.location:
@@ -116,10 +128,16 @@ def import_tree(storage: Any, index: Any, syncer: Any, source: Path, tz: tzinfo)
         report.trashed += 1
     seen = set(index.all_accesses())
     events, _offset, _skipped = read_events(journal_path(source), 0)
+    fresh: list[tuple[str, float, str]] = []
     for event in events:
         ids = [i for i in event.ids if (i, event.at.timestamp(), event.kind) not in seen]
         if ids:
-            syncer.record_access(journal_path(storage.root), ids, event.at, event.kind)
+            if hasattr(storage, "import_memories"):  # Postgres: all rows in one batch below
+                fresh.extend((i, event.at.timestamp(), event.kind) for i in ids)
+            else:
+                syncer.record_access(journal_path(storage.root), ids, event.at, event.kind)
             seen.update((i, event.at.timestamp(), event.kind) for i in ids)
             report.accesses += len(ids)
+    if fresh:
+        index.add_accesses(fresh)
     return report

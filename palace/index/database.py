@@ -554,6 +554,18 @@ class Index:
         listed = _postings(self.conn, {stem(t): None for t in wanted})
         return self._collection()[0], {t: set(listed[stem(t)][0].tolist()) for t in wanted}
 
+    def content_candidates(self, content: str, *, probe_terms: int) -> list[Any]:
+        """Rows that may hold ``content`` (the caller compares): a copy holds every
+        term, so the holders of the rarest of its first ``probe_terms`` terms."""
+        from ..tokenize import index_text
+
+        terms = list(dict.fromkeys(index_text(content).split()))[:probe_terms]
+        if not terms:
+            return []
+        _docs, holders = self.term_holders(terms)
+        rarest = min(holders.values(), key=len)
+        return list(self.rows_by_rid(sorted(rarest)[:1000]).values()) if rarest else []
+
     def _collection(self) -> tuple[int, int]:
         rows = dict(self.conn.execute(
             "SELECT key, value FROM meta WHERE key IN ('kw_docs', 'kw_length')").fetchall())

@@ -17,23 +17,24 @@ names only, never files: the id is the path's stem.
 
 from __future__ import annotations
 
-import json
+import hashlib
 import threading
-from collections import Counter
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import AbstractSet, Any, Iterable, Iterator, Sequence
 
 from ...errors import ConfigError, InvalidInputError, MemoryFileError
 from ...index.database import Filters
-from ...index.postings import bm25_scores, doc_terms
-from ...models import Memory, embed_key
+from ...index.postings import bm25_scores
+from ...models import Memory
 from ...storage import PALACE_SUBDIR, TRASH_DIR, parse_memory, render_memory
-from ...tokenize import index_text, stem
+from ...tokenize import duplicate_key, index_text, stem
 from .graph import PgGraphQueries, write_rows as write_graph_rows
+from .postings import FOLD_EVERY, RidSet, fold_due, fold_read, read_postings
 from .roles import bound_identity
+from .rows import memory_row, scope_of
 from .schema import migrate
 
 WRITE_LOCK_KEY = 0x70A1AC1  # the advisory lock writers serialise on (like the local write.lock)
@@ -65,11 +66,6 @@ def _where(filters: Filters, alias: str = "m") -> tuple[str, list[Any]]:
 def _below(name: str) -> str:
     """A LIKE pattern for everything under ``name/`` (LIKE, not a range: collation-proof)."""
     return name.replace("\\", "\\\\").replace("%", r"\%").replace("_", r"\_") + "/%"
-
-
-def scope_of(memory: Memory) -> str:
-    """A memory's scope: its ``scope`` frontmatter key; none means the whole team."""
-    return str(memory.extra.get("scope") or "team")
 
 
 @contextmanager
@@ -116,8 +112,32 @@ class PostgresPalace:
         self.pool = ConnectionPool(url, min_size=min_size, max_size=max_size, open=True, configure=declare,
                                    kwargs={"row_factory": dict_row, "autocommit": True})
 
+        self._pinned = threading.local()  # the connection a thread holding the write lock works on
+        self._touched: dict[tuple[str, str], None] = {}  # (term, scope) written since the last fold check
+        self._writes = 0
+        self._touch_lock = threading.Lock()
+
     def connection(self) -> Any:
-        return self.pool.connection()
+        """A pooled connection; while this thread holds the write lock, the locked one."""
+        pinned = self.pinned()
+        return nullcontext(pinned) if pinned is not None else self.pool.connection()
+
+    def pin(self, conn: Any) -> None:
+        self._pinned.conn = conn
+
+    def pinned(self) -> Any:
+        return getattr(self._pinned, "conn", None)
+
+    def touched(self, conn: Any, scope: str, terms: Iterable[str]) -> None:
+        """Note a written memory's terms; every ``FOLD_EVERY`` writes, fold the deltas
+        of the terms written that have outgrown their share (postings.fold_due)."""
+        with self._touch_lock:
+            self._touched.update(dict.fromkeys((term, scope) for term in terms))
+            self._writes += 1
+            if self._writes < FOLD_EVERY:
+                return
+            due, self._touched, self._writes = list(self._touched), {}, 0
+        fold_due(conn, due)
 
     def close(self) -> None:
         self.pool.close()
@@ -132,35 +152,116 @@ def _redacted(url: str) -> str:
     return url
 
 
+def lock_key(name: str) -> int:
+    """A stable 64-bit advisory lock key for ``name`` (Python's hash() differs per process)."""
+    return int.from_bytes(hashlib.blake2b(name.encode("utf-8"), digest_size=8).digest(), "big", signed=True)
+
+
 class PgWriteLock:
-    """Writers across processes and machines take turns, as under the local write.lock:
-    a session advisory lock on one pooled connection; re-entrant within a process."""
+    """Writers across processes and machines, without one queue for all of them.
+
+    ``with lock:`` (``pm.write_lock()``) is the exclusive lock, as under the local
+    write.lock: a feature's read-change-write across memories, a reindex, an import.
+    ``lock.keyed(*names)`` is what one memory's write takes (the manager's store,
+    update, delete, restore): the same lock *shared*, plus an exclusive lock per name
+    (the memory's id, or its normalised content while looking for a duplicate). So
+    writers of different memories run at once, writers of the same memory take turns
+    (no lost update), and everyone waits for an exclusive holder.
+
+    All are session advisory locks on one pooled connection that the thread keeps
+    while it holds any (``PostgresPalace.connection`` hands that one back, so the
+    reads and writes inside run in the locked session); re-entrant per thread: inside
+    the exclusive lock a keyed one is a no-op. Keys are taken in sorted order (no
+    deadlock between keyed writers); a thread must not ask for the exclusive lock
+    while it holds keyed ones (nothing in palace does).
+    """
 
     def __init__(self, palace: PostgresPalace):
         self.palace = palace
-        self._local = threading.RLock()
-        self._depth = 0
-        self._held: Any = None
-        self._conn: Any = None
+        self._state = threading.local()
+
+    def _stack(self) -> list[tuple[str, tuple[int, ...]]]:
+        stack = getattr(self._state, "stack", None)
+        if stack is None:
+            stack = self._state.stack = []
+        return stack
+
+    def _conn(self) -> Any:
+        stack = self._stack()
+        if not stack:
+            self._state.held = self.palace.pool.connection()
+            self.palace.pin(self._state.held.__enter__())
+        return self.palace.pinned()
+
+    def _push(self, kind: str, keys: tuple[int, ...], sql: str | None, params: Sequence[Any]) -> None:
+        conn = self._conn()
+        try:
+            if sql is not None:
+                conn.execute(sql, params)
+        except BaseException:
+            if not self._stack():
+                self._unpin()
+            raise
+        self._stack().append((kind, keys))
+
+    def _unpin(self) -> None:
+        held, self._state.held = self._state.held, None
+        self.palace.pin(None)
+        held.__exit__(None, None, None)
 
     def __enter__(self) -> "PgWriteLock":
-        self._local.acquire()
-        if self._depth == 0:
-            self._held = self.palace.pool.connection()
-            self._conn = self._held.__enter__()
-            self._conn.execute("SELECT pg_advisory_lock(%s)", (WRITE_LOCK_KEY,))
-        self._depth += 1
+        stack = self._stack()
+        if any(kind == "exclusive" for kind, _ in stack):
+            self._push("nested", (), None, ())
+        else:
+            self._push("exclusive", (), "SELECT pg_advisory_lock(%s)", (WRITE_LOCK_KEY,))
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._depth -= 1
+        self._pop()
+
+    def keyed(self, *names: str) -> "_KeyedLock":
+        return _KeyedLock(self, names)
+
+    def _enter_keys(self, names: Sequence[str]) -> None:
+        stack = self._stack()
+        if any(kind == "exclusive" for kind, _ in stack):
+            self._push("nested", (), None, ())
+            return
+        held = {k for _, keys in stack for k in keys}
+        keys = tuple(sorted({lock_key(n) for n in names} - held))
+        shared = not any(kind == "shared" for kind, _ in stack)
+        calls = (["pg_advisory_lock_shared(%s)"] if shared else []) + ["pg_advisory_lock(%s)"] * len(keys)
+        params = ([WRITE_LOCK_KEY] if shared else []) + list(keys)
+        self._push("shared" if shared else "keys", keys, f"SELECT {', '.join(calls)}" if calls else None, params)
+
+    def _pop(self) -> None:
+        stack = self._stack()
+        kind, keys = stack.pop()
         try:
-            if self._depth == 0:
-                self._conn.execute("SELECT pg_advisory_unlock(%s)", (WRITE_LOCK_KEY,))
-                self._held.__exit__(None, None, None)
-                self._held = self._conn = None
+            calls = ["pg_advisory_unlock(%s)"] * len(keys)
+            params: list[Any] = list(keys)
+            if kind == "exclusive":
+                calls, params = ["pg_advisory_unlock(%s)"], [WRITE_LOCK_KEY]
+            elif kind == "shared":
+                calls, params = calls + ["pg_advisory_unlock_shared(%s)"], params + [WRITE_LOCK_KEY]
+            if calls:
+                self.palace.pinned().execute(f"SELECT {', '.join(calls)}", params)
         finally:
-            self._local.release()
+            if not stack:
+                self._unpin()
+
+
+class _KeyedLock:
+    def __init__(self, lock: PgWriteLock, names: Sequence[str]):
+        self.lock, self.names = lock, names
+
+    def __enter__(self) -> "_KeyedLock":
+        self.lock._enter_keys(self.names)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.lock._pop()
 
 
 class PgStore:
@@ -180,39 +281,30 @@ class PgStore:
 
     def write(self, memory: Memory) -> Path:
         path = self.path_for(memory.location, memory.id)
-        raw = render_memory(memory)
-        body = index_text(" ".join([memory.content, memory.summary or "", " ".join(memory.tags)]))
-        terms = doc_terms(body)
-        assert memory.created_at is not None and memory.updated_at is not None
-        row = {
-            "id": memory.id, "scope": scope_of(memory), "path": path.relative_to(self.root).as_posix(), "location": memory.location,
-            "type": memory.type, "status": memory.status, "source": memory.source,
-            "importance": memory.importance, "pinned": int(memory.pinned),
-            "created_ts": memory.created_at.timestamp(), "updated_ts": memory.updated_at.timestamp(),
-            "created_at": memory.created_at.isoformat(), "updated_at": memory.updated_at.isoformat(),
-            "tags": json.dumps(list(memory.tags), ensure_ascii=False), "summary": memory.summary,
-            "content": memory.content, "extra": json.dumps(memory.extra, ensure_ascii=False, default=str),
-            "content_hash": embed_key(memory.content, memory.summary), "raw": raw,
-            "terms": " ".join(terms), "doc_len": len(terms), "size": len(raw.encode("utf-8")),
-        }
+        row = memory_row(memory, path.relative_to(self.root).as_posix())
         columns = ", ".join(row)
         values = ", ".join(f"%({c})s" for c in row)
         updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in row if c != "id")
-        with self.palace.connection() as conn, conn.transaction(), refused(memory.id):
-            rid = conn.execute(
-                f"INSERT INTO memories ({columns}) VALUES ({values}) ON CONFLICT (id) DO UPDATE SET "
-                f"{updates}, version = memories.version + 1 RETURNING rid", row).fetchone()["rid"]
-            conn.execute("DELETE FROM memory_tags WHERE rid = %s", (rid,))
-            conn.execute("DELETE FROM postings WHERE rid = %s", (rid,))
-            # a live memory leaves the trash in the same transaction (restore: never both)
-            conn.execute("DELETE FROM trash WHERE id = %s", (memory.id,))
-            with conn.cursor() as cur:
-                cur.executemany("INSERT INTO memory_tags VALUES (%s, %s) ON CONFLICT DO NOTHING",
-                                [(tag, rid) for tag in memory.tags])
-                cur.executemany("INSERT INTO postings VALUES (%s, %s, %s)",
-                                [(term, rid, tf) for term, tf in Counter(terms).items()])
-            if self.derive_graph is not None:
-                write_graph_rows(conn, rid, scope_of(memory), self.derive_graph(memory))
+        with self.palace.connection() as conn:
+            with refused(memory.id), conn.transaction():
+                # one statement for the row (the upsert locks this memory's row until commit:
+                # a concurrent write of the same id waits, then bumps version again); the
+                # memories_index trigger keeps its postings and BM25 counters in the same
+                # transaction; tags follow (the two tag statements touch disjoint rows); a
+                # live memory leaves the trash (restore: never both); the entity graph's
+                # rows are written in the same transaction
+                rid = conn.execute(
+                    f"WITH m AS (INSERT INTO memories ({columns}) VALUES ({values}) ON CONFLICT (id) DO UPDATE "
+                    f"SET {updates}, version = memories.version + 1 RETURNING rid), "
+                    "gone AS (DELETE FROM memory_tags WHERE rid = (SELECT rid FROM m) "
+                    "AND tag <> ALL(%(tag_list)s::text[])), "
+                    "added AS (INSERT INTO memory_tags SELECT t, (SELECT rid FROM m) FROM unnest(%(tag_list)s::text[]) "
+                    "AS t ON CONFLICT DO NOTHING), "
+                    "untrashed AS (DELETE FROM trash WHERE id = %(id)s) SELECT rid FROM m",
+                    {**row, "tag_list": list(dict.fromkeys(memory.tags))}).fetchone()["rid"]
+                if self.derive_graph is not None:
+                    write_graph_rows(conn, rid, scope_of(memory), self.derive_graph(memory))
+            self.palace.touched(conn, row["scope"], row["terms"].split())
         return path
 
     def read(self, path: Path, *, location: str | None = None) -> Memory:
@@ -312,6 +404,18 @@ class PgStore:
             removed.append(memory.id)
         return removed
 
+    def import_memories(self, memories: Iterable[Memory]) -> tuple[list[str], int]:
+        """``palace import``'s memories in bulk (see ``bulk.import_memories``)."""
+        from .bulk import import_memories
+
+        return import_memories(self, memories)
+
+    def export_memories(self, dest: Path) -> Iterator[str]:
+        """``palace export``'s memories, streamed (see ``bulk.export_memories``)."""
+        from .bulk import export_memories
+
+        return export_memories(self, dest)
+
     def export_rows(self) -> Iterator[tuple[str, str]]:
         """(relative path, Markdown) of every memory and trashed memory, as the local tree has them."""
         with self.palace.connection() as conn:
@@ -327,6 +431,7 @@ class PgIndex(PgGraphQueries):
 
     def __init__(self, palace: PostgresPalace):
         self.palace = palace
+        self._legacy_rows: bool | None = None  # rows without dup_key (written before migration 5)?
 
     def _all(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
         with self.palace.connection() as conn:
@@ -382,18 +487,30 @@ class PgIndex(PgGraphQueries):
         return np.fromiter((r["rid"] for r in self._all(f"SELECT rid FROM memories m WHERE {where}", params)),
                            dtype=np.int64)
 
-    def term_holders(self, terms: Iterable[str]) -> tuple[int, dict[str, set[int]]]:
+    def term_holders(self, terms: Iterable[str]) -> tuple[int, dict[str, AbstractSet[int]]]:
         """As ``Index.term_holders``: (memories indexed, term → row ids holding it), for
         the relevance floor, from the same stemmed postings."""
         wanted = list(dict.fromkeys(terms))
         stems = {t: stem(t) for t in wanted}
-        held: dict[str, set[int]] = {s: set() for s in stems.values()}
-        with self.palace.connection() as conn, conn.transaction():
-            docs = conn.execute("SELECT COUNT(*) AS docs FROM memories").fetchone()["docs"]
-            for row in conn.execute("SELECT term, rid FROM postings WHERE term = ANY(%s)",
-                                    (list(held),)):
-                held[row["term"]].add(int(row["rid"]))
-        return int(docs), {t: held[stems[t]] for t in wanted}
+        due: list[tuple[str, str]] = []
+        with self.palace.connection() as conn:
+            postings, docs, _length = read_postings(conn, set(stems.values()), due)
+            fold_read(conn, due)
+        held = {s: RidSet(postings[s][0]) for s in set(stems.values())}
+        return docs, {t: held[stems[t]] for t in wanted}
+
+    def content_candidates(self, content: str, *, probe_terms: int) -> list[Any]:
+        """Rows that may hold ``content``: those with its normalised digest (one index
+        lookup); while rows from before migration 5 lack one, also the local probe's."""
+        rows = self._all("SELECT * FROM memories WHERE dup_key = %s", (duplicate_key(content),))
+        if self._legacy_rows is None or self._legacy_rows:
+            self._legacy_rows = bool(self._all("SELECT 1 AS x FROM memories WHERE dup_key IS NULL LIMIT 1"))
+        if self._legacy_rows:
+            terms = list(dict.fromkeys(index_text(content).split()))[:probe_terms]
+            if terms:
+                rarest = min(self.term_holders(terms)[1].values(), key=len)
+                rows += list(self.rows_by_rid(sorted(rarest)[:1000]).values()) if rarest else []
+        return rows
 
     def keyword_scores(self, groups: Sequence[tuple[float, Sequence[Any]]], filters: Filters,
                        limit: int) -> dict[int, float]:
@@ -410,32 +527,29 @@ class PgIndex(PgGraphQueries):
         if not units:
             return {}
         needed = sorted({term for _, required, scored in units for term in (*required, *scored)})
-        postings: dict[str, tuple[Any, ...]] = {
-            t: (np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int32)) for t in needed}
-        with self.palace.connection() as conn, conn.transaction():  # one snapshot for stats and postings
-            stats = conn.execute("SELECT COUNT(*) AS docs, COALESCE(SUM(doc_len), 0) AS length "
-                                 "FROM memories").fetchone()
-            grouped: dict[str, list[tuple[int, int, int]]] = {}
-            for row in conn.execute("SELECT p.term, p.rid, p.tf, m.doc_len FROM postings p JOIN memories m "
-                                    "ON m.rid = p.rid WHERE p.term = ANY(%s) ORDER BY p.term, p.rid",
-                                    (needed,)):
-                grouped.setdefault(row["term"], []).append((row["rid"], row["tf"], row["doc_len"]))
-        for term, entries in grouped.items():
-            postings[term] = (np.array([e[0] for e in entries], np.int64),
-                              np.array([e[1] for e in entries], np.int32),
-                              np.array([e[2] for e in entries], np.int32))
-        rids, scores = bm25_scores(postings, units, docs=int(stats["docs"]), total_length=int(stats["length"]))
+        due: list[tuple[str, str]] = []
+        with self.palace.connection() as conn:  # base, delta and counters from one snapshot
+            postings, docs, length = read_postings(conn, needed, due)
+            fold_read(conn, due)  # a delta grown past its share: folded by whoever reads it
+        rids, scores = bm25_scores(postings, units, docs=docs, total_length=length)
         if len(rids) == 0:
             return {}
-        order = np.argsort(-scores, kind="stable")
-        # the best few usually pass the filters: check them first, then widen (as locally)
-        for k in (limit * 3, limit * 40, len(order)):
-            head = order[:k]
+        # the best few usually pass the filters: check them first, then widen (as locally,
+        # step for step, so ties fall alike)
+        for k in (limit * 3, limit * 40):
+            if k >= len(rids):
+                head = np.argsort(-scores, kind="stable")
+            else:
+                head = np.argpartition(-scores, k - 1)[:k]
+                head = head[np.argsort(-scores[head], kind="stable")]
             passing = self._passing(rids[head].tolist(), filters)
             picked = [i for i in head.tolist() if int(rids[i]) in passing][:limit]
-            if len(picked) == limit or k >= len(order):
-                break
-        return {int(rids[i]): float(scores[i]) for i in picked}
+            if len(picked) == limit or k >= len(rids):
+                return {int(rids[i]): float(scores[i]) for i in picked}
+        # a selective filter: take its whole passing set and mask at once
+        candidates = np.flatnonzero(np.isin(rids, self.filtered_rids(filters)))
+        chosen = candidates[np.argsort(-scores[candidates], kind="stable")[:limit]].tolist()
+        return {int(rids[i]): float(scores[i]) for i in chosen}
 
     def _passing(self, rids: list[int], filters: Filters) -> set[int]:
         where, params = _where(filters)

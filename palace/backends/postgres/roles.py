@@ -9,7 +9,7 @@ it declares. Restrictive policies are AND-ed with the shared ones, so the role s
 ``MEMORY_AGENT_ID=<id>`` to see its own memories, and can never see more.
 
 Tables without a scope column are bound through the memory they belong to (tags,
-postings, vectors; accesses already are). The registry ``palace_agents`` (migration 4)
+vectors; accesses already are); keyword postings carry their memory's scope. The registry ``palace_agents`` (migration 4)
 lets ``refresh_policies`` re-create every agent's policies after a later migration adds
 a scoped table. Creating roles needs a role with CREATEROLE (the database owner, given
 it, or an administrator running the SQL ``palace agent add --sql`` prints).
@@ -52,14 +52,17 @@ SCOPED: dict[str, str] = {
     "relations": "scope = ANY({scopes})",
     "review_items": "old_scope = ANY({scopes}) AND new_scope = ANY({scopes})",
     "memory_tags": "EXISTS (SELECT 1 FROM memories m WHERE m.rid = memory_tags.rid)",
-    "postings": "EXISTS (SELECT 1 FROM memories m WHERE m.rid = postings.rid)",
+    # keyword postings and BM25 counters carry their memory's scope (migration 5)
+    "term_postings": "scope = ANY({scopes})",
+    "posting_delta": "scope = ANY({scopes})",
+    "collection_stats": "scope = ANY({scopes})",
     "vectors": "EXISTS (SELECT 1 FROM memories m WHERE m.content_hash = vectors.content_hash)",
 }
 # written by an agent too; accesses need no policy of their own: migration 2's already
 # binds them to the memories (and trash) the role may see
 WRITABLE = (*SCOPED, "accesses")
 READ_ONLY = ("palace_meta", "palace_agents")
-SEQUENCES = ("memories_rid_seq", "relations_seq_seq", "review_items_seq_seq")
+SEQUENCES = ("memories_rid_seq", "relations_seq_seq", "review_items_seq_seq", "posting_delta_seq")
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")  # as MEMORY_AGENT_ID allows
 
 

@@ -102,6 +102,120 @@ MIGRATIONS: list[str] = [
     # and row-level security on the tables bound to a memory (open until an agent's
     # own restrictive policies narrow them)
     ROLES_MIGRATION,
+    # 5: keyword postings many writers keep at once (palace/backends/postgres/postings.py):
+    # per scope, a packed base per term plus a delta of recent changes, and BM25's
+    # collection counters in a few shard rows per scope, all kept by a trigger in each
+    # memory's own transaction (no global write lock). The old one-row-per-posting
+    # table is rebuilt into them and dropped.
+    """
+    -- a memory's tags by its row id: a write replaces them, a delete cascades to them and a
+    -- tag filter checks candidates by them (the primary key leads with the tag)
+    CREATE INDEX memory_tags_rid ON memory_tags (rid, tag);
+    -- the digest of a memory's normalised content (palace.tokenize.duplicate_key): a store
+    -- finds an earlier copy by one index lookup, not by reading common terms' postings
+    -- (rows written before this migration have none until ``palace reindex``)
+    ALTER TABLE memories ADD COLUMN dup_key TEXT;
+    CREATE INDEX memories_dup_key ON memories (dup_key);
+    CREATE INDEX memories_no_dup_key ON memories (rid) WHERE dup_key IS NULL;
+    CREATE SEQUENCE posting_delta_seq;
+    CREATE TABLE term_postings (
+        term TEXT NOT NULL, scope TEXT NOT NULL, n INTEGER NOT NULL,
+        rids BYTEA NOT NULL, tfs BYTEA NOT NULL, dls BYTEA NOT NULL,
+        PRIMARY KEY (term, scope)
+    );
+    CREATE TABLE posting_delta (
+        term TEXT NOT NULL, scope TEXT NOT NULL, rid BIGINT NOT NULL,
+        tf INTEGER NOT NULL, dl INTEGER NOT NULL,
+        seq BIGINT NOT NULL DEFAULT nextval('posting_delta_seq'),
+        PRIMARY KEY (term, scope, rid)
+    );
+    CREATE TABLE collection_stats (
+        scope TEXT NOT NULL, shard INTEGER NOT NULL, docs BIGINT NOT NULL, length BIGINT NOT NULL,
+        writes BIGINT NOT NULL DEFAULT 0,  -- bumped by every write that changes text: Σ is a version
+        PRIMARY KEY (scope, shard)
+    );
+    -- a memory's indexed terms (space-joined stems) with their frequencies, as locally
+    CREATE FUNCTION palace_memory_terms(terms TEXT) RETURNS TABLE (term TEXT, tf INTEGER)
+    LANGUAGE sql IMMUTABLE AS $$
+        SELECT t, LEAST(COUNT(*), 65535)::INTEGER FROM unnest(string_to_array(terms, ' ')) AS t
+        WHERE t <> '' GROUP BY t
+    $$;
+    CREATE FUNCTION palace_index_memory() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE
+        my_shard INTEGER := pg_backend_pid() % 16;
+    BEGIN
+        IF current_setting('app.bulk', true) = 'on' THEN
+            RETURN NULL;  -- a bulk load rebuilds the postings once at its end
+        END IF;
+        IF TG_OP = 'UPDATE' THEN
+            IF OLD.terms = NEW.terms AND OLD.scope = NEW.scope AND OLD.doc_len = NEW.doc_len THEN
+                IF OLD.content_hash <> NEW.content_hash THEN  -- same terms, new text: vectors differ
+                    INSERT INTO collection_stats AS c (scope, shard, docs, length, writes)
+                        VALUES (NEW.scope, my_shard, 0, 0, 1)
+                        ON CONFLICT (scope, shard) DO UPDATE SET writes = c.writes + 1;
+                END IF;
+                RETURN NULL;  -- nothing keyword search reads has changed
+            END IF;
+            INSERT INTO collection_stats AS c (scope, shard, docs, length, writes)
+                SELECT v.scope, my_shard, SUM(v.docs), SUM(v.length), 1
+                FROM (VALUES (OLD.scope, -1, -OLD.doc_len), (NEW.scope, 1, NEW.doc_len)) AS v(scope, docs, length)
+                GROUP BY v.scope ORDER BY v.scope
+                ON CONFLICT (scope, shard) DO UPDATE SET docs = c.docs + EXCLUDED.docs,
+                                                         length = c.length + EXCLUDED.length,
+                                                         writes = c.writes + 1;
+            INSERT INTO posting_delta AS d (term, scope, rid, tf, dl)
+                SELECT o.term, OLD.scope, OLD.rid, 0, 0 FROM palace_memory_terms(OLD.terms) AS o
+                WHERE OLD.scope <> NEW.scope OR o.term <> ALL (string_to_array(NEW.terms, ' '))
+                ON CONFLICT (term, scope, rid) DO UPDATE SET tf = 0, dl = 0, seq = EXCLUDED.seq;
+        ELSIF TG_OP = 'DELETE' THEN
+            INSERT INTO collection_stats AS c (scope, shard, docs, length, writes)
+                VALUES (OLD.scope, my_shard, -1, -OLD.doc_len, 1)
+                ON CONFLICT (scope, shard) DO UPDATE SET docs = c.docs - 1, length = c.length - OLD.doc_len,
+                                                         writes = c.writes + 1;
+            INSERT INTO posting_delta AS d (term, scope, rid, tf, dl)
+                SELECT o.term, OLD.scope, OLD.rid, 0, 0 FROM palace_memory_terms(OLD.terms) AS o
+                ON CONFLICT (term, scope, rid) DO UPDATE SET tf = 0, dl = 0, seq = EXCLUDED.seq;
+            RETURN NULL;
+        ELSE
+            INSERT INTO collection_stats AS c (scope, shard, docs, length, writes)
+                VALUES (NEW.scope, my_shard, 1, NEW.doc_len, 1)
+                ON CONFLICT (scope, shard) DO UPDATE SET docs = c.docs + 1, length = c.length + NEW.doc_len,
+                                                         writes = c.writes + 1;
+        END IF;
+        INSERT INTO posting_delta AS d (term, scope, rid, tf, dl)
+            SELECT n.term, NEW.scope, NEW.rid, n.tf, NEW.doc_len FROM palace_memory_terms(NEW.terms) AS n
+            ON CONFLICT (term, scope, rid) DO UPDATE SET tf = EXCLUDED.tf, dl = EXCLUDED.dl, seq = EXCLUDED.seq;
+        RETURN NULL;
+    END
+    $$;
+    CREATE TRIGGER memories_index AFTER INSERT OR UPDATE OR DELETE ON memories
+        FOR EACH ROW EXECUTE FUNCTION palace_index_memory();
+    -- the existing memories, every scope (the migrating role owns the table: lift FORCE
+    -- for this one statement's transaction)
+    ALTER TABLE memories NO FORCE ROW LEVEL SECURITY;
+    INSERT INTO term_postings (term, scope, n, rids, tfs, dls)
+    SELECT t.term, m.scope, COUNT(*),
+           string_agg(int8send(m.rid), ''::bytea ORDER BY m.rid),
+           string_agg(int4send(t.tf), ''::bytea ORDER BY m.rid),
+           string_agg(int4send(m.doc_len), ''::bytea ORDER BY m.rid)
+    FROM memories m CROSS JOIN LATERAL palace_memory_terms(m.terms) t GROUP BY t.term, m.scope;
+    INSERT INTO collection_stats (scope, shard, docs, length)
+        SELECT scope, 0, COUNT(*), COALESCE(SUM(doc_len), 0) FROM memories GROUP BY scope;
+    ALTER TABLE memories FORCE ROW LEVEL SECURITY;
+    DROP TABLE postings;
+    ALTER TABLE term_postings ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE term_postings FORCE ROW LEVEL SECURITY;
+    CREATE POLICY term_postings_scoped ON term_postings USING (palace_scope_visible(scope))
+        WITH CHECK (palace_scope_visible(scope));
+    ALTER TABLE posting_delta ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE posting_delta FORCE ROW LEVEL SECURITY;
+    CREATE POLICY posting_delta_scoped ON posting_delta USING (palace_scope_visible(scope))
+        WITH CHECK (palace_scope_visible(scope));
+    ALTER TABLE collection_stats ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE collection_stats FORCE ROW LEVEL SECURITY;
+    CREATE POLICY collection_stats_scoped ON collection_stats USING (palace_scope_visible(scope))
+        WITH CHECK (palace_scope_visible(scope));
+    """,
 ]
 
 

@@ -16,6 +16,7 @@ from ...errors import MemoryFileError
 from ...index.sync import SyncReport
 from ...models import Memory
 from .database import PgIndex, PgStore
+from .postings import rebuild
 
 
 class PgSyncer:
@@ -53,6 +54,9 @@ class PgSyncer:
                     report.updated.append(memory.id)
                 else:
                     report.unchanged += 1
+            # and the keyword postings and BM25 counters packed afresh from the rows
+            with self.lock, self.store.palace.connection() as conn, conn.transaction():
+                rebuild(conn)
         self.last = report
         return report
 

@@ -15,7 +15,9 @@ from typing import Any, Collection
 from ...models import embed_text
 from .database import PostgresPalace
 
-HNSW_ABOVE = 100_000  # below this many vectors of a model an exact scan is fast and exact
+HNSW_ABOVE = 20_000  # below this many vectors of a model an exact scan is fast (< ~20 ms) and exact
+COUNT_TTL_S = 60.0  # how long a process trusts its count of a model's vectors (HNSW or not)
+OVERSAMPLE_MAX = 4000  # a filtered search asks HNSW for at most this many candidates, else scans exactly
 
 
 def _literal(vector: Any) -> str:
@@ -26,17 +28,29 @@ class PgVectors:
     def __init__(self, palace: PostgresPalace, chunk: Any):
         self.palace = palace
         self.chunk = chunk
+        # model → the text version (postings.text_version) at which every memory had a vector
+        self._complete: dict[str, tuple[int, int]] = {}
+        self._counts: dict[str, tuple[float, int]] = {}  # model → (when counted, vectors)
 
     def invalidate(self) -> None:
-        """Nothing cached in the process: the database is read on every search."""
+        """Forget what this process remembers (completeness, counts); rows are read anew."""
+        self._complete.clear()
+        self._counts.clear()
 
     def backfill(self, embedder: Any, *, limit: int | None = None, batch_size: int = 64) -> int:
+        from .postings import text_version
+
         model = embedder.name
         with self.palace.connection() as conn:
+            version = text_version(conn)
+            if self._complete.get(model) == version:
+                return 0  # no memory's text changed since every one had a vector
             missing = conn.execute(
                 "SELECT DISTINCT ON (m.content_hash) m.content_hash, m.content, m.summary FROM memories m "
                 "WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.model = %s AND v.content_hash = "
                 "m.content_hash) ORDER BY m.content_hash LIMIT %s", (model, limit)).fetchall()
+        if not missing:
+            self._complete[model] = version
         for start in range(0, len(missing), batch_size):
             batch = missing[start:start + batch_size]
             texts, owners = [], []
@@ -63,8 +77,22 @@ class PgVectors:
                 sql.Identifier(name), sql.Literal(dimension), sql.Literal(model)))
         return name
 
-    def _approximate(self, model: str, query_vector: Any, limit: int,
-                     statuses: tuple[str, ...]) -> dict[int, float] | None:
+    def _count(self, model: str) -> int:
+        import time
+
+        cached = self._counts.get(model)
+        if cached is None or time.monotonic() - cached[0] > COUNT_TTL_S:
+            with self.palace.connection() as conn:
+                n = conn.execute("SELECT COUNT(*) AS n FROM vectors WHERE model = %s", (model,)).fetchone()["n"]
+            cached = self._counts[model] = (time.monotonic(), int(n))
+        return cached[1]
+
+    def _approximate(self, model: str, query_vector: Any, limit: int, statuses: tuple[str, ...],
+                     allowed: "Collection[int] | None" = None, candidates: int | None = None) -> dict[int, float] | None:
+        """Nearest chunks by the HNSW index, then their memories (passing ``allowed``):
+        a filter keeps the share of candidates it passes, so they are over-fetched.
+        None: this role may not make the index (an agent's own role; the owner will),
+        so the caller scans exactly until then."""
         import psycopg
         from psycopg import sql
 
@@ -74,27 +102,36 @@ class PgVectors:
         except psycopg.errors.InsufficientPrivilege:
             return None  # an agent's own role may not make the index: the owner will; exact till then
         cast = sql.SQL("vector({})").format(sql.Literal(dimension))
+        keep = sql.SQL(" AND m.rid = ANY(%(a)s)") if allowed is not None else sql.SQL("")
         query = sql.SQL(
             "SELECT m.rid, MAX(1 - (v.vec::{c} <=> %(q)s::{c})) AS sim FROM (SELECT content_hash, vec "
             "FROM vectors WHERE model = {model} ORDER BY vec::{c} <=> %(q)s::{c} LIMIT %(k)s) v "
-            "JOIN memories m ON m.content_hash = v.content_hash WHERE m.status = ANY(%(s)s) "
-            "GROUP BY m.rid ORDER BY sim DESC, m.rid LIMIT %(n)s").format(c=cast, model=sql.Literal(model))
+            "JOIN memories m ON m.content_hash = v.content_hash WHERE m.status = ANY(%(s)s){keep} "
+            "GROUP BY m.rid ORDER BY sim DESC, m.rid LIMIT %(n)s").format(c=cast, model=sql.Literal(model),
+                                                                          keep=keep)
+        k = candidates or limit * 4
         with self.palace.connection() as conn, conn.transaction():
-            conn.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(max(40, limit * 8))))
-            rows = conn.execute(query, {"q": _literal(query_vector), "k": limit * 4, "s": list(statuses),
-                                        "n": limit}).fetchall()
+            conn.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(min(1000, max(40, k * 2)))))
+            rows = conn.execute(query, {"q": _literal(query_vector), "k": k, "s": list(statuses),
+                                        "n": limit, "a": None if allowed is None else [int(r) for r in allowed]
+                                        }).fetchall()
         return {row["rid"]: float(row["sim"]) for row in rows}
 
     def scores(self, model: str, query_vector: Any, *, allowed: "Collection[int] | None",
                limit: int, statuses: tuple[str, ...] = ("active",)) -> dict[int, float]:
-        if allowed is None:
-            with self.palace.connection() as conn:
-                many = conn.execute("SELECT COUNT(*) > %s AS many FROM vectors WHERE model = %s",
-                                    (HNSW_ABOVE, model)).fetchone()["many"]
-            if many:
+        total = self._count(model)
+        if total > HNSW_ABOVE:
+            found: dict[int, float] | None = None
+            if allowed is None:
                 found = self._approximate(model, query_vector, limit, statuses)
-                if found is not None:
-                    return found
+            else:
+                # a broad filter: over-fetch from the index by the share it keeps; a narrow
+                # one (few memories) is scanned exactly, which is then fast
+                wanted = int(limit * 4 * total / max(1, len(allowed)))
+                if len(allowed) > HNSW_ABOVE and wanted <= OVERSAMPLE_MAX:
+                    found = self._approximate(model, query_vector, limit, statuses, allowed, wanted)
+            if found is not None:
+                return found
         sql = ("SELECT m.rid, MAX(1 - (v.vec <=> %s::vector)) AS sim FROM vectors v JOIN memories m "
                "ON m.content_hash = v.content_hash WHERE v.model = %s AND m.status = ANY(%s)")
         params: list[Any] = [_literal(query_vector), model, list(statuses)]

@@ -1,0 +1,124 @@
+"""``palace import`` / ``palace export`` at 100k–1M memories on Postgres.
+
+Import streams the tree's memories into a temporary table with COPY, in batches,
+then applies them with a few set-based statements in one transaction: unchanged
+memories (same Markdown, same room) are skipped by comparing digests, so a second
+import writes nothing. A large load (``BULK_ABOVE``) switches the postings trigger
+off for its transaction (``app.bulk``) and packs every visible term once at the end
+(``postings.rebuild``); a small one lets the trigger index each row as any write.
+
+Export streams the stored Markdown (``raw``: what ``render_memory`` wrote, so what
+the local backend keeps) straight into files, without parsing each memory back, and
+flushes the file system once at the end instead of once per file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from ...errors import InvalidInputError
+from ...models import Memory
+from ...storage import make_private_dirs, render_memory
+from .postings import rebuild
+from .rows import memory_row
+
+BATCH = 5000  # memories per COPY batch
+BULK_ABOVE = 5000  # more changed memories than this (and than a quarter of those stored): bulk mode
+
+COLUMNS = ("id", "scope", "path", "location", "type", "status", "source", "importance", "pinned",
+           "created_ts", "updated_ts", "created_at", "updated_at", "tags", "summary", "content", "extra",
+           "content_hash", "raw", "terms", "doc_len", "size", "dup_key")
+
+
+def digest(raw: str) -> str:
+    """What Postgres's md5(raw) gives for the same text (UTF-8 database)."""
+    return hashlib.md5(raw.encode("utf-8")).hexdigest()
+
+
+def import_memories(store: Any, memories: Iterable[Memory]) -> tuple[list[str], int]:
+    """Store the memories not already stored as they are; returns (ids written, unchanged).
+    Call under the exclusive write lock (the manager's import does)."""
+    import psycopg
+
+    with store.palace.connection() as conn:
+        stored = {r["id"]: (r["h"], r["location"]) for r in conn.execute(
+            "SELECT id, md5(raw) AS h, location FROM memories")}
+        written: list[str] = []
+        unchanged = 0
+        try:
+            with conn.transaction():
+                conn.execute("CREATE TEMP TABLE palace_import (LIKE memories INCLUDING DEFAULTS) ON COMMIT DROP")
+                conn.execute("ALTER TABLE palace_import DROP COLUMN rid")
+                batch: list[tuple[Any, ...]] = []
+
+                def flush() -> None:
+                    with conn.cursor().copy(f"COPY palace_import ({', '.join(COLUMNS)}) FROM STDIN") as copy:
+                        for values in batch:
+                            copy.write_row(values)
+                    batch.clear()
+
+                for memory in memories:
+                    raw = render_memory(memory)
+                    if stored.get(memory.id) == (digest(raw), memory.location):
+                        unchanged += 1
+                        continue
+                    row = memory_row(memory, store.path_for(memory.location, memory.id)
+                                     .relative_to(store.root).as_posix())
+                    batch.append(tuple(row[c] for c in COLUMNS))
+                    written.append(memory.id)
+                    if len(batch) >= BATCH:
+                        flush()
+                if batch:
+                    flush()
+                if written:
+                    apply(conn, bulk=len(written) > max(BULK_ABOVE, len(stored) // 4))
+        except psycopg.errors.InsufficientPrivilege:
+            raise InvalidInputError(
+                "the tree holds a memory whose scope this client may not write (MEMORY_AGENT_ID / "
+                "MEMORY_USER_ID decide which), or whose id is taken in a scope it cannot see; "
+                "nothing was imported") from None
+    return written, unchanged
+
+
+def apply(conn: Any, *, bulk: bool) -> None:
+    """Move the staged rows into ``memories`` (with tags, out of the trash)."""
+    if bulk:
+        conn.execute("SET LOCAL app.bulk = 'on'")  # the trigger steps aside: rebuilt below
+    updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in COLUMNS if c != "id")
+    conn.execute(f"INSERT INTO memories ({', '.join(COLUMNS)}) SELECT {', '.join(COLUMNS)} FROM palace_import "
+                 f"ON CONFLICT (id) DO UPDATE SET {updates}, version = memories.version + 1")
+    conn.execute("DELETE FROM memory_tags t USING memories m, palace_import s "
+                 "WHERE t.rid = m.rid AND m.id = s.id")
+    conn.execute("INSERT INTO memory_tags (tag, rid) SELECT DISTINCT tag.value, m.rid FROM palace_import s "
+                 "JOIN memories m ON m.id = s.id CROSS JOIN LATERAL jsonb_array_elements_text(s.tags::jsonb) "
+                 "AS tag(value) ON CONFLICT DO NOTHING")
+    conn.execute("DELETE FROM trash t USING palace_import s WHERE t.id = s.id")  # the tree says alive
+    if bulk:
+        rebuild(conn)
+        conn.execute("SET LOCAL app.bulk = 'off'")
+
+
+def export_memories(store: Any, dest: Path) -> Iterator[str]:
+    """Write every visible memory's Markdown under ``dest`` as ``<room>/<id>.md``
+    (owner-only, as the local backend's files); yields the ids written."""
+    made: set[Path] = set()
+    with store.palace.connection() as conn, conn.transaction(), conn.cursor(name="palace_export") as cur:
+        cur.itersize = 2000
+        cur.execute("SELECT id, path, raw FROM memories ORDER BY path")
+        for row in cur:
+            parts = row["path"].split("/")
+            if any(part in ("", ".", "..") for part in parts):
+                raise InvalidInputError(f"memory {row['id']!r} has an unsafe stored path {row['path']!r}")
+            path = dest.joinpath(*parts)
+            if path.parent not in made:
+                make_private_dirs(path.parent)
+                made.add(path.parent)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+            with open(fd, "wb") as handle:
+                handle.write(row["raw"].encode("utf-8"))
+            yield row["id"]
+    if hasattr(os, "sync"):
+        os.sync()  # one flush for the whole tree (a new folder: rerun the export if it dies)

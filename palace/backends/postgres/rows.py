@@ -1,0 +1,37 @@
+"""A memory as its ``memories`` row (shared by single writes and bulk import)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ...index.postings import doc_terms
+from ...models import Memory, embed_key
+from ...storage import render_memory
+from ...tokenize import duplicate_key, index_text
+
+
+def scope_of(memory: Memory) -> str:
+    """A memory's scope: its ``scope`` frontmatter key; none means the whole team."""
+    return str(memory.extra.get("scope") or "team")
+
+
+def memory_row(memory: Memory, path: str) -> dict[str, Any]:
+    """A memory's ``memories`` row: its Markdown as the local backend would write it,
+    and the indexed columns (``terms``: the stemmed keyword terms, space-joined)."""
+    raw = render_memory(memory)
+    body = index_text(" ".join([memory.content, memory.summary or "", " ".join(memory.tags)]))
+    terms = doc_terms(body)
+    assert memory.created_at is not None and memory.updated_at is not None
+    return {
+        "id": memory.id, "scope": scope_of(memory), "path": path, "location": memory.location,
+        "type": memory.type, "status": memory.status, "source": memory.source,
+        "importance": memory.importance, "pinned": int(memory.pinned),
+        "created_ts": memory.created_at.timestamp(), "updated_ts": memory.updated_at.timestamp(),
+        "created_at": memory.created_at.isoformat(), "updated_at": memory.updated_at.isoformat(),
+        "tags": json.dumps(list(memory.tags), ensure_ascii=False), "summary": memory.summary,
+        "content": memory.content, "extra": json.dumps(memory.extra, ensure_ascii=False, default=str),
+        "content_hash": embed_key(memory.content, memory.summary), "raw": raw,
+        "terms": " ".join(terms), "doc_len": len(terms), "size": len(raw.encode("utf-8")),
+        "dup_key": duplicate_key(memory.content),
+    }

@@ -1,0 +1,351 @@
+"""bench_backends.py at scale: palace on Postgres at 100k–1M synthetic memories, and the
+local backend at the same size as the baseline.
+
+Per size, each phase timed on its own (so a size too big for the machine still
+shows where the time goes):
+
+1. the Markdown tree (``scripts/_synthetic.py`` memories rendered as the local
+   backend writes them, plus its access journal), written once into --workdir;
+2. ``palace import`` of that tree into a database on a kept embedded server
+   (reused when it is already there), and a second, idempotent import;
+3. random 384-d vectors for every content hash (made in the server) and the HNSW
+   index build;
+4. keyword and hybrid search p50/p95 (``scripts/_synthetic.py`` queries, a quarter
+   with tag/room filters; hybrid with an instant random embedder, as bench_scale.py);
+5. store throughput with 1, 4 and 16 concurrent clients, each a process with its own
+   manager and connection pool (the rows are removed afterwards);
+6. ``palace export`` into a new folder, checked byte for byte against the tree.
+
+The local baseline: the same tree copied into a workspace and indexed by ``palace
+reindex`` (the local backend's bulk load: its files are the import), the same
+searches, the same store throughput (its writers share one file lock), export.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import _synthetic as syn  # noqa: E402
+
+MODEL = "bench/random-384"
+DIM = 384
+SERVER_OPTIONS = {"shared_buffers": "1GB", "maintenance_work_mem": "2GB", "work_mem": "64MB",
+                  "max_wal_size": "8GB", "checkpoint_timeout": "30min",
+                  "max_parallel_maintenance_workers": "1"}
+
+
+def say(text: str = "") -> None:
+    print(text, flush=True)
+
+
+def pct(values: list[float], p: float) -> float:
+    data = sorted(values)
+    k = (len(data) - 1) * p / 100.0
+    lo, hi = int(k), min(int(k) + 1, len(data) - 1)
+    return data[lo] + (data[hi] - data[lo]) * (k - lo)
+
+
+def timed(label: str, fn: Callable[[], Any]) -> tuple[Any, float]:
+    t0 = time.perf_counter()
+    result = fn()
+    seconds = time.perf_counter() - t0
+    say(f"    {label}: {seconds:.1f} s")
+    return result, seconds
+
+
+# ---------------------------------------------------------------------- the tree
+
+
+def memory_of(spec: syn.MemorySpec) -> Any:
+    from palace.models import Memory
+
+    return Memory(id=spec.id, content=spec.content, summary=spec.summary, tags=tuple(spec.tags),
+                  importance=spec.importance, status="active", location=spec.location, type=spec.type,
+                  source=spec.source, created_at=spec.created_at, updated_at=spec.created_at)
+
+
+def build_tree(folder: Path, size: int, seed: int) -> float:
+    """The Markdown tree the local backend would hold for these memories (reused)."""
+    from palace.journal import access_line, journal_path
+    from palace.storage import render_memory
+
+    marker = folder / ".bench-tree.json"
+    if marker.exists() and json.loads(marker.read_text()) == {"size": size, "seed": seed,
+                                                              "generator": syn.GENERATOR_VERSION}:
+        say(f"    tree: reused {folder}")
+        return 0.0
+    shutil.rmtree(folder, ignore_errors=True)
+    t0 = time.perf_counter()
+    specs = syn.generate_memories(size, seed)
+    made: set[Path] = set()
+    for spec in specs:
+        path = folder.joinpath(*spec.location.split("/"), f"{spec.id}.md")
+        if path.parent not in made:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            made.add(path.parent)
+        path.write_text(render_memory(memory_of(spec)), encoding="utf-8")
+    journal = journal_path(folder)
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    journal.write_text("".join(access_line(ids, at, kind) for at, ids, kind in
+                               syn.generate_access_events(specs, seed)), encoding="utf-8")
+    marker.write_text(json.dumps({"size": size, "seed": seed, "generator": syn.GENERATOR_VERSION}))
+    seconds = time.perf_counter() - t0
+    say(f"    tree: {size:,} Markdown files written in {seconds:.1f} s")
+    return seconds
+
+
+def tree_digest(folder: Path) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    for path in sorted(folder.rglob("*.md")):
+        digest.update(path.relative_to(folder).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+# ---------------------------------------------------------------------- searching
+
+
+class RandomEmbedder:
+    """Instant random unit vectors: search then costs only retrieval (as bench_scale.py)."""
+
+    def __init__(self, seed: int = 1234):
+        import numpy as np
+
+        self._np, self._rng = np, np.random.default_rng(seed)
+        self.name, self.dimension, self.max_chars = MODEL, DIM, 512
+        self.status = "random vectors (benchmark)"
+
+    def _unit(self, n: int) -> Any:
+        v = self._rng.standard_normal((n, DIM)).astype(self._np.float32)
+        return v / self._np.linalg.norm(v, axis=1, keepdims=True)
+
+    def embed_documents(self, texts: Any) -> Any:
+        return self._unit(len(texts))
+
+    def embed_query(self, text: str) -> Any:
+        return self._unit(1)[0]
+
+    def available(self) -> bool:
+        return True
+
+
+def search_latencies(pm: Any, queries: list[syn.QuerySpec]) -> tuple[float, float, int]:
+    for q in queries[:5]:  # warm: jieba, concept map, the server's caches
+        pm.search(q.text, top_k=10, tags=q.tags or None, location=q.location, record_access=False)
+    times, hits = [], 0
+    for q in queries:
+        t0 = time.perf_counter()
+        found = pm.search(q.text, top_k=10, tags=q.tags or None, location=q.location, record_access=False)
+        times.append((time.perf_counter() - t0) * 1000)
+        hits += bool(found)
+    return pct(times, 50), pct(times, 95), hits
+
+
+# ---------------------------------------------------------------------- store throughput
+
+
+def _client(settings: dict[str, Any], client: int, count: int, start: Any, done: Any) -> None:
+    import random
+
+    from palace import MemoryPalaceManager, Settings
+
+    rng = random.Random(f"client-{client}")
+    specs = syn.generate_memories(count, seed=1000 + client)
+    if settings["backend"] == "postgres":  # the workspace is only a local cache there: one each
+        settings = {**settings, "workspace_dir": f"{settings['workspace_dir']}-c{client}"}
+    with MemoryPalaceManager(settings=Settings.from_env(**settings)) as pm:
+        pm.store("warm up " + str(rng.random()), tags=["bench-throughput"])
+        start.wait()
+        t0 = time.perf_counter()
+        for n, spec in enumerate(specs):
+            pm.store(f"{spec.content} [bench {client}.{n}]", tags=[*spec.tags, "bench-throughput"],
+                     location=spec.location, importance=spec.importance, type=spec.type,
+                     created_at=spec.created_at)
+        done.put(time.perf_counter() - t0)
+
+
+def store_throughput(settings: dict[str, Any], clients: int, per_client: int) -> float:
+    """Memories stored per second by ``clients`` processes at once (each its own manager)."""
+    ctx = multiprocessing.get_context("spawn")
+    start, done = ctx.Event(), ctx.Queue()
+    procs = [ctx.Process(target=_client, args=(settings, c, per_client, start, done)) for c in range(clients)]
+    for p in procs:
+        p.start()
+    time.sleep(2 + clients * 0.7)  # every client opened and warm before the clock starts
+    t0 = time.perf_counter()
+    start.set()
+    for _ in procs:
+        done.get(timeout=1800)
+    seconds = time.perf_counter() - t0
+    for p in procs:
+        p.join()
+    return clients * per_client / seconds
+
+
+def remove_throughput_rows(pm: Any) -> None:
+    """Drop what the throughput clients stored (so a reused palace stays the tree)."""
+    from palace.index.database import Filters
+
+    ids = [r["id"] for r in pm.index.list_rows(Filters(statuses=("active", "archived"), tags=("bench-throughput",)))]
+    if getattr(pm, "backend", "local") == "postgres":
+        with pm.index.palace.connection() as conn:
+            conn.execute("DELETE FROM memories WHERE id = ANY(%s)", (ids,))
+    else:
+        for memory_id in ids:
+            pm.delete(memory_id)
+        pm.empty_trash()
+
+
+# ---------------------------------------------------------------------- one size
+
+
+def run_size(size: int, args: Any, server: Any) -> dict[str, Any]:
+    from palace import MemoryPalaceManager, Settings
+    from palace.backends.postgres.vectors import PgVectors
+
+    workdir = Path(args.workdir)
+    figures: dict[str, Any] = {"size": size}
+    say(f"\n== {size:,} memories ==")
+    tree = workdir / f"tree-{size}"
+    figures["tree_s"] = build_tree(tree, size, args.seed)
+    queries = syn.generate_queries(args.queries)
+
+    name = f"bench_{size}"
+    fresh = not server.has_database(name)
+    url = server.create_database(name) if fresh else server.database_url(name)
+    base = {"backend": "postgres", "database_url": url, "vector_enabled": False,
+            "workspace_dir": str(workdir / f"pgws-{size}")}
+    with MemoryPalaceManager(settings=Settings.from_env(**base)) as pm:
+        if pm.count() < size:
+            report, figures["import_s"] = timed(f"palace import ({size:,} memories, postings packed once)",
+                                                lambda: pm.import_tree(tree))
+            say(f"      written {len(report.written):,}, accesses {report.accesses:,}")
+        else:
+            say("    palace import: database reused (already imported)")
+        if not args.no_reimport:
+            report, figures["reimport_s"] = timed("palace import again (idempotent: nothing to write)",
+                                                  lambda: pm.import_tree(tree))
+            assert not report.written, "a second import wrote memories"
+        export = workdir / f"export-{size}"
+        shutil.rmtree(export, ignore_errors=True)
+        _, figures["export_s"] = timed("palace export", lambda: pm.export_tree(export))
+        if args.verify:
+            same = tree_digest(export) == tree_digest(tree)
+            say(f"      export byte-identical to the tree: {same}")
+            figures["export_identical"] = same
+        shutil.rmtree(export, ignore_errors=True)
+        figures["kw_p50"], figures["kw_p95"], hits = search_latencies(pm, queries)
+        say(f"    keyword search: p50 {figures['kw_p50']:.1f} ms, p95 {figures['kw_p95']:.1f} ms "
+            f"({len(queries)} queries, {hits} with results)")
+
+    # store throughput before the vectors: a size too big for the HNSW build in the time
+    # at hand still gets every other figure (--no-hybrid)
+    for clients in args.clients:
+        rate = store_throughput(base, clients, max(20, args.stores // clients))
+        figures[f"store_{clients}"] = rate
+        say(f"    store throughput, {clients:>2} clients: {rate:.0f} memories/s")
+    with MemoryPalaceManager(settings=Settings.from_env(**base)) as pm:
+        remove_throughput_rows(pm)
+    if args.no_hybrid:
+        return figures
+    with MemoryPalaceManager(settings=Settings.from_env(**{**base, "vector_enabled": True}),
+                             embedder=RandomEmbedder()) as pm:
+        vectors = PgVectors(pm.index.palace, None)
+        with pm.index.palace.connection() as conn:
+            have = conn.execute("SELECT COUNT(*) AS n FROM vectors WHERE model = %s", (MODEL,)).fetchone()["n"]
+            if not have:
+                def fill() -> None:
+                    conn.execute(
+                        "INSERT INTO vectors SELECT %s, h.content_hash, 0, (SELECT array_agg(random() - 0.5) "
+                        "FROM generate_series(1, %s) WHERE h.content_hash IS NOT NULL)::vector "
+                        "FROM (SELECT DISTINCT content_hash FROM memories) h", (MODEL, DIM))
+                _, figures["vectors_s"] = timed("random vectors for every content hash (in the server)", fill)
+        if have:
+            vectors.ensure_hnsw(MODEL, DIM)
+            say("    vectors and HNSW index: reused (built by an earlier run)")
+        else:
+            _, figures["hnsw_s"] = timed("HNSW index build (cosine)", lambda: vectors.ensure_hnsw(MODEL, DIM))
+        figures["hy_p50"], figures["hy_p95"], hits = search_latencies(pm, queries)
+        say(f"    hybrid search: p50 {figures['hy_p50']:.1f} ms, p95 {figures['hy_p95']:.1f} ms "
+            f"({len(queries)} queries, {hits} with results)")
+    return figures
+
+
+def run_local(size: int, args: Any) -> dict[str, Any]:
+    from palace import MemoryPalaceManager, Settings
+    from palace.storage import PALACE_SUBDIR
+
+    workdir = Path(args.workdir)
+    figures: dict[str, Any] = {"size": size}
+    say(f"\n== local backend, {size:,} memories (baseline) ==")
+    tree = workdir / f"tree-{size}"
+    build_tree(tree, size, args.seed)
+    ws = workdir / f"localws-{size}"
+    marker = ws / ".bench-local.json"
+    base = {"backend": "local", "vector_enabled": False, "workspace_dir": str(ws)}
+    if not marker.exists():
+        shutil.rmtree(ws, ignore_errors=True)
+        shutil.copytree(tree, ws / PALACE_SUBDIR)
+        with MemoryPalaceManager(settings=Settings.from_env(**base)) as pm:
+            _, figures["import_s"] = timed("local bulk load: palace reindex of the copied tree",
+                                           lambda: pm.reindex())
+        marker.write_text("{}")
+    queries = syn.generate_queries(args.queries)
+    with MemoryPalaceManager(settings=Settings.from_env(**base)) as pm:
+        export = workdir / f"localexport-{size}"
+        shutil.rmtree(export, ignore_errors=True)
+        _, figures["export_s"] = timed("palace export", lambda: pm.export_tree(export))
+        shutil.rmtree(export, ignore_errors=True)
+        figures["kw_p50"], figures["kw_p95"], _ = search_latencies(pm, queries)
+        say(f"    keyword search: p50 {figures['kw_p50']:.1f} ms, p95 {figures['kw_p95']:.1f} ms")
+    embedder = RandomEmbedder()
+    with MemoryPalaceManager(settings=Settings.from_env(**{**base, "vector_enabled": True}),
+                             embedder=embedder) as pm:
+        import numpy as np
+
+        hashes = [r[0] for r in pm.index.conn.execute("SELECT DISTINCT content_hash FROM memories")]
+        have = pm.index.conn.execute("SELECT COUNT(*) FROM vectors WHERE model = ?", (MODEL,)).fetchone()[0]
+        if have < len(hashes):
+            rng = np.random.default_rng(args.seed)
+            for start in range(0, len(hashes), 5000):
+                chunk = hashes[start:start + 5000]
+                vecs = rng.standard_normal((len(chunk), DIM)).astype(np.float32)
+                pm.index.put_vectors(MODEL, [(h, 0, vecs[i]) for i, h in enumerate(chunk)])
+        figures["hy_p50"], figures["hy_p95"], _ = search_latencies(pm, queries)
+        say(f"    hybrid search: p50 {figures['hy_p50']:.1f} ms, p95 {figures['hy_p95']:.1f} ms")
+    for clients in args.clients:
+        rate = store_throughput(base, clients, max(20, args.stores // clients))
+        figures[f"store_{clients}"] = rate
+        say(f"    store throughput, {clients:>2} clients: {rate:.0f} memories/s")
+    with MemoryPalaceManager(settings=Settings.from_env(**base)) as pm:
+        remove_throughput_rows(pm)
+    return figures
+
+
+def summary(results: list[dict[str, Any]], local: dict[str, Any] | None, clients: list[int]) -> None:
+    say("\n== summary (Postgres; ratio = Postgres / local at the same size) ==")
+    rows = [("keyword p50 ms", "kw_p50"), ("keyword p95 ms", "kw_p95"), ("hybrid p50 ms", "hy_p50"),
+            ("hybrid p95 ms", "hy_p95"), *((f"store/s, {c} clients", f"store_{c}") for c in clients),
+            ("import s", "import_s"), ("import again s", "reimport_s"), ("export s", "export_s"),
+            ("HNSW build s", "hnsw_s")]
+    say(f"  {'':<22}" + "".join(f"{r['size']:>14,}" for r in results) + ("   local " + f"{local['size']:,}"
+                                                                        if local else ""))
+    for label, key in rows:
+        line = f"  {label:<22}" + "".join(f"{r[key]:>14.1f}" if key in r else f"{'-':>14}" for r in results)
+        if local and key in local:
+            same = next((r for r in results if r["size"] == local["size"] and key in r), None)
+            ratio = f"  (x{same[key] / local[key]:.2f})" if same and local[key] else ""
+            line += f"   {local[key]:>8.1f}{ratio}"
+        say(line)
+    say(f"  (this machine: {os.cpu_count()} CPUs, shared; p50/p95 over {len(results) and 'the query set'} "
+        "with linear interpolation)")
