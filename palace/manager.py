@@ -286,7 +286,10 @@ class MemoryPalaceManager:
         read_facts(memory.extra, memory.content, created_at=memory.created_at, tz=self.tz)  # bad facts: error
         if self.settings.graph_extract:
             memory = replace(memory, extra=with_extracted(memory.extra, memory.content, memory.tags))
-        with self._store_lock(memory.content, id):
+        # a memory stating facts may retire other memories' facts (after_store): whole lock
+        states_facts = self.index.supports_graph and bool(
+            read_facts(memory.extra, memory.content, created_at=memory.created_at, tz=self.tz)[1])
+        with self._store_lock(memory.content, id, whole=states_facts):
             if id is not None:
                 memory_id = validate_id(id)
                 if self.index.row_by_id(memory_id) is not None or self.in_trash(memory_id):
@@ -308,24 +311,24 @@ class MemoryPalaceManager:
     # how many of a new memory's terms are looked up to find an earlier copy of it
     DUPLICATE_PROBE_TERMS = 24
 
-    def _memory_lock(self, *names: str) -> ContextManager[object]:
+    def _memory_lock(self, *names: str, whole: bool = False) -> ContextManager[object]:
         """The lock one memory's read-change-write needs. A backend whose lock can be
         taken per memory (Postgres: ``PgWriteLock.keyed``) lets writers of different
-        memories run at once; otherwise (the local file lock) the whole write lock.
-        With the entity graph a write may retire other memories' facts: whole lock."""
+        memories run at once; otherwise (the local file lock), or ``whole`` (a write
+        that may change other memories too), the whole write lock."""
         keyed = getattr(self._lock, "keyed", None)
-        if keyed is None or self.index.supports_graph:
+        if keyed is None or whole:
             return self._lock
         return keyed(*names)
 
-    def _store_lock(self, content: str, memory_id: str | None) -> ContextManager[object]:
+    def _store_lock(self, content: str, memory_id: str | None, *, whole: bool = False) -> ContextManager[object]:
         """A new memory's lock: its id, or (a fresh id) its normalised content, so two
         clients storing the same text at once still find each other's copy."""
         from .tokenize import duplicate_key
 
         if memory_id is not None:
-            return self._memory_lock(f"id:{memory_id}")
-        return self._memory_lock("content:" + duplicate_key(content))
+            return self._memory_lock(f"id:{memory_id}", whole=whole)
+        return self._memory_lock("content:" + duplicate_key(content), whole=whole)
 
     def _same_content(self, content: str) -> Any:
         """The active memory whose content equals ``content`` once normalised (NFKC,
