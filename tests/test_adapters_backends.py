@@ -109,7 +109,8 @@ def test_an_mcp_server_serves_only_its_agents_scopes(on_postgres, monkeypatch, w
         secret = ids["secret"]
         ids["team"] = (await client.ok("save_memory", content="team note: the vault opens on Friday"))["id"]
         assert "no memory" in (await client.error("get_memory", id=secret)).lower()
-        found = await client.ok("search_memory", query="vault code 4711")
+        # weak matches too: everything bob's search can reach, and alice's secret is not in it
+        found = await client.ok("search_memory", query="vault code 4711", include_weak=True)
         assert [r["id"] for r in found["results"]] == [ids["team"]]
         assert secret not in json.dumps(await client.ok("list_memories", limit=50))
         fetched = await client.ok("get_memories", ids=[secret])
