@@ -54,6 +54,7 @@ VECTOR_BACKFILL_PER_SEARCH = 256
 GRAPH_DEPTH = 1    # hops the graph retriever follows from the entities a query names
 GRAPH_SHARE = 0.3  # the most graph closeness adds to a candidate's relevance
 TAG_SHARE = 0.3    # what a tag named in the query (#tag, project/palace) adds, descendants included
+GRAPH_SMALL_PALACE = 20  # graph_specificity: the smallest palace size it divides by
 GRAPH_STRONG = 0.5  # a graph score (closeness × specificity) that is evidence of its own
 LATE_GRACE = timedelta(days=30)
 LATE_FACTOR = 0.7
@@ -274,9 +275,15 @@ def graph_retriever(services: SearchServices, text: str, now: datetime, pool: in
         keys = entities_in(services.index, text) if text.strip() else []
         if not keys:
             return {}, None
-        reached = reach(services.index, keys, GRAPH_DEPTH, now=now)
-        specific = graph_specificity(len(reached), services.index.count(filters.statuses))
-        found = {r.rid: specific / (1 + r.hops) for r in reached[:pool]}
+        # each named entity by its own specificity: a common one (the user, "我") must not
+        # drown a specific one named beside it ("我 … 杭州")
+        total = services.index.count(filters.statuses)
+        found: Scores = {}
+        for key in keys:
+            reached = reach(services.index, [key], GRAPH_DEPTH, now=now)
+            specific = graph_specificity(len(reached), total)
+            for r in reached[:pool]:
+                found[r.rid] = max(found.get(r.rid, 0.0), specific / (1 + r.hops))
         keep = services.index.passing(list(found), filters)  # the graph knows nothing of filters
         return {rid: score for rid, score in found.items() if rid in keep and score > 0}, None
 
@@ -322,7 +329,10 @@ def graph_specificity(reached: int, total: int) -> float:
     both speakers and a flat boost tied every candidate at 1.0 (docs/search-quality.md)."""
     if total <= 0:
         return 0.0
-    return max(0.0, 1.0 - reached / total)
+    # in a palace of a handful of memories everything is a hop or two from everything:
+    # reaching 2 of 2 there is not "named everywhere", so small palaces count as
+    # GRAPH_SMALL_PALACE memories (a LoCoMo conversation, 19–32 sessions, keeps its fix)
+    return max(0.0, 1.0 - reached / max(total, GRAPH_SMALL_PALACE))
 
 
 def retrievers(services: SearchServices, scope: TimeScope, terms: QueryTerms, pool: int,

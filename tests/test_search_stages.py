@@ -179,6 +179,9 @@ def test_graph_closeness_keeps_the_text_order_of_boosted_candidates():
 
 
 def test_an_entity_every_memory_names_singles_nothing_out():
-    assert graph_specificity(19, 19) == 0.0
-    assert graph_specificity(1, 2) == 0.5
+    assert graph_specificity(40, 40) == 0.0
+    assert graph_specificity(19, 19) < 0.1          # a conversation's speaker, in every session
+    assert graph_specificity(10, 100) == 0.9
+    # a palace of two: an entity both name is not "named everywhere" yet
+    assert graph_specificity(2, 2) == 0.9
     assert graph_specificity(0, 0) == 0.0
