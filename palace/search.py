@@ -275,15 +275,9 @@ def graph_retriever(services: SearchServices, text: str, now: datetime, pool: in
         keys = entities_in(services.index, text) if text.strip() else []
         if not keys:
             return {}, None
-        # each named entity by its own specificity: a common one (the user, "我") must not
-        # drown a specific one named beside it ("我 … 杭州")
-        total = services.index.count(filters.statuses)
-        found: Scores = {}
-        for key in keys:
-            reached = reach(services.index, [key], GRAPH_DEPTH, now=now)
-            specific = graph_specificity(len(reached), total)
-            for r in reached[:pool]:
-                found[r.rid] = max(found.get(r.rid, 0.0), specific / (1 + r.hops))
+        reached = reach(services.index, keys, GRAPH_DEPTH, now=now)
+        specific = graph_specificity(len(reached), services.index.count(filters.statuses))
+        found = {r.rid: specific / (1 + r.hops) for r in reached[:pool]}
         keep = services.index.passing(list(found), filters)  # the graph knows nothing of filters
         return {rid: score for rid, score in found.items() if rid in keep and score > 0}, None
 
