@@ -167,12 +167,12 @@ def expand_concepts(remainder: str, expander: Any = None) -> QueryTerms:
     return QueryTerms(own=tuple(own), groups=tuple(term_groups(own, expansions)))
 
 
-def any_strong(candidates: Candidates) -> bool:
-    """Whether some candidate clears the relevance floor on its own evidence."""
+def strong_relevance(candidates: Candidates) -> Scores:
+    """The candidates that clear the relevance floor on their own evidence."""
     vector = candidates.found.get("vector", {})
-    return any(candidates.measured.confidence(rid, vector.get(rid)) == "strong"
-               or candidates.found.get("graph", {}).get(rid, 0.0) >= GRAPH_STRONG
-               for rid in candidates.relevance)
+    return {rid: score for rid, score in candidates.relevance.items()
+            if candidates.measured.confidence(rid, vector.get(rid)) == "strong"
+            or candidates.found.get("graph", {}).get(rid, 0.0) >= GRAPH_STRONG}
 
 
 def feedback_terms(index: Index, terms: QueryTerms, relevance: Scores) -> QueryTerms | None:
@@ -674,8 +674,11 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
     # of the zh and new sets lost their empty answers, docs/search-quality.md)
     # nor for a query naming a tag: the user asked for their own filing, and words of
     # what is filed there would bring back memories filed elsewhere
-    if settings.feedback and not candidates.browse and not query_tags(scope.remainder) and any_strong(candidates):
-        again = feedback_terms(services.index, terms, candidates.relevance)
+    # and it reads the strong results only: in a small palace the best three may include
+    # unrelated memories, whose words would lift them (and their like) as companions
+    strong = strong_relevance(candidates) if settings.feedback and not candidates.browse else {}
+    if strong and not query_tags(scope.remainder):
+        again = feedback_terms(services.index, terms, strong)
         if again is not None:  # the keyword retriever again, with the feedback words
             candidates = gather_all([keyword_retriever(services.index, again, pool), *sources[1:]])
     rows = services.index.rows_by_rid(list(candidates.relevance))
