@@ -175,12 +175,33 @@ def strong_relevance(candidates: Candidates) -> Scores:
             or candidates.found.get("graph", {}).get(rid, 0.0) >= GRAPH_STRONG}
 
 
+def feedback_sources(relevance: Scores) -> list[int]:
+    """The first results feedback reads its words from (palace/feedback.py)."""
+    from .feedback import FEEDBACK_DOCS
+
+    return sorted(relevance, key=lambda rid: -relevance[rid])[:FEEDBACK_DOCS]
+
+
+def keep_first_pass(candidates: Candidates, first: Candidates, sources: Sequence[int]) -> None:
+    """Feedback finds *other* memories: the ones its words came from keep their
+    first-pass keyword score and relevance (their own words would only lift them, and
+    claim a keyword match the question never made)."""
+    bm25 = candidates.found.setdefault("bm25", {})
+    for rid in sources:
+        if rid in first.found.get("bm25", {}):
+            bm25[rid] = first.found["bm25"][rid]
+        else:
+            bm25.pop(rid, None)
+        if rid in first.relevance:
+            candidates.relevance[rid] = first.relevance[rid]
+
+
 def feedback_terms(index: Index, terms: QueryTerms, relevance: Scores) -> QueryTerms | None:
     """The query's terms plus pseudo-relevance feedback from the best first results
     (palace/feedback.py); None when there is nothing to add."""
-    from .feedback import FEEDBACK_DOCS, feedback_expansions
+    from .feedback import feedback_expansions
 
-    best = sorted(relevance, key=lambda rid: -relevance[rid])[:FEEDBACK_DOCS]
+    best = feedback_sources(relevance)
     rows = index.rows_by_rid(best)
     texts = [rows[rid]["content"] for rid in best if rid in rows]
     added = feedback_expansions(texts, index, terms.own)
@@ -680,7 +701,9 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
     if strong and not query_tags(scope.remainder):
         again = feedback_terms(services.index, terms, strong)
         if again is not None:  # the keyword retriever again, with the feedback words
+            first = candidates
             candidates = gather_all([keyword_retriever(services.index, again, pool), *sources[1:]])
+            keep_first_pass(candidates, first, feedback_sources(strong))
     rows = services.index.rows_by_rid(list(candidates.relevance))
     relevance, placement = place_in_time(candidates.relevance, rows, scope, browse=candidates.browse)
     if soft and placement and "inside" not in placement.values():
