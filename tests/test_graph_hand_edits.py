@@ -5,6 +5,8 @@ frontmatter wins; a fact removed by hand gives back what it had retired."""
 from __future__ import annotations
 
 import json
+
+import pytest
 from pathlib import Path
 
 import yaml
@@ -187,3 +189,15 @@ def test_a_bulk_load_is_taken_as_written(pm, palace_root, monkeypatch):
     pm.sync()
     assert "supersededBy" not in pm.get(old.id, record_access=False).extra
     assert any("bulk load" in note for note in pm.notes)
+
+
+def test_a_decision_log_broken_by_hand_is_a_clear_error_and_nothing_is_changed(pm, palace_root):
+    from palace.errors import InvalidInputError
+    from palace.graph.decisions import DECISIONS_FILE
+
+    old = pm.store("我住在北京", created_at="2024-01-01")
+    (palace_root / DECISIONS_FILE).write_text('[{"old_memory": "x", "unexpected": 1}]', "utf-8")
+    before = old.path.read_text("utf-8")
+    with pytest.raises(InvalidInputError, match="graph-decisions.json.*fix or delete it"):
+        pm.store("我搬到杭州了")
+    assert old.path.read_text("utf-8") == before

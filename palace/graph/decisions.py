@@ -23,10 +23,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterable
 
-from ..errors import InvalidInputError
 from ..storage import atomic_write
 from .facts import Relation
 from .normalise import entity_key
+from .review import read_records
 
 DECISIONS_FILE = "graph-decisions.json"
 CLOSING = ("superseded", "accepted")
@@ -58,13 +58,7 @@ class DecisionLog:
         self.path = path
 
     def entries(self) -> list[Decision]:
-        if not self.path.exists():
-            return []
-        try:
-            data = json.loads(self.path.read_text("utf-8") or "[]")
-        except json.JSONDecodeError as exc:
-            raise InvalidInputError(f"{self.path} is not valid JSON ({exc}); fix or delete it") from None
-        return [Decision(**item) for item in data]
+        return read_records(self.path, Decision)
 
     def _save(self, entries: Iterable[Decision]) -> None:
         atomic_write(self.path, json.dumps([asdict(e) for e in entries], ensure_ascii=False, indent=1))

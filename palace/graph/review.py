@@ -32,18 +32,25 @@ class ReviewItem:
         return asdict(self)
 
 
+def read_records(path: Path, make: Any) -> list[Any]:
+    """A palace JSON file holding a list of records (the review queue, the decision
+    log): [] when absent; a file broken by hand is a clear error, never guessed at."""
+    if not path.exists():
+        return []
+    try:
+        data = json.loads(path.read_text("utf-8") or "[]")
+        return [make(**item) for item in data]
+    except (json.JSONDecodeError, TypeError) as exc:
+        raise InvalidInputError(f"{path} is not a list of {make.__name__} records ({exc}); "
+                                "fix or delete it") from None
+
+
 class ReviewQueue:
     def __init__(self, path: Path):
         self.path = path
 
     def items(self) -> list[ReviewItem]:
-        if not self.path.exists():
-            return []
-        try:
-            data = json.loads(self.path.read_text("utf-8") or "[]")
-        except json.JSONDecodeError as exc:
-            raise InvalidInputError(f"{self.path} is not valid JSON ({exc}); fix or delete it") from None
-        return [ReviewItem(**item) for item in data]
+        return read_records(self.path, ReviewItem)
 
     def _save(self, items: list[ReviewItem]) -> None:
         atomic_write(self.path, json.dumps([i.to_dict() for i in items], ensure_ascii=False, indent=1))

@@ -29,7 +29,7 @@ from . import graph_tables
 from .graph_tables import SCHEMA as GRAPH_SCHEMA
 from .graph_tables import GraphDeriver
 from .postings import SCHEMA as POSTINGS_SCHEMA
-from .postings import add_doc, bm25, doc_terms, merge_due, remove_doc
+from .postings import add_doc, best_passing, bm25, doc_terms, merge_due, query_units, remove_doc
 from .postings import clear as clear_postings
 from .postings import rebuild as rebuild_postings
 
@@ -499,36 +499,13 @@ class Index:
         best match first was measured: it lowered recall@5 on
         scripts/data/zh_retrieval.json from 0.906 to 0.889.)
         """
-        import numpy as np
-
-        units: list[tuple[float, tuple[str, ...], tuple[str, ...]]] = []
-        for weight, items in groups:
-            for item in items:
-                required, scored = ((item,), (item,)) if isinstance(item, str) else item
-                units.append((weight, tuple(stem(t) for t in required if t),
-                              tuple(dict.fromkeys(stem(t) for t in scored if t))))
-        units = [u for u in units if u[1] and u[2]]
+        units = query_units(groups)
         if not units:
             return {}
         docs, length = self._collection()
         rids, scores = bm25(self.conn, units, docs=docs, total_length=length)
-        if len(rids) == 0:
-            return {}
-        # the best few usually pass the filters: check them first, then widen
-        for k in (limit * 3, limit * 40):
-            if k >= len(rids):
-                head = np.argsort(-scores, kind="stable")
-            else:
-                head = np.argpartition(-scores, k - 1)[:k]
-                head = head[np.argsort(-scores[head], kind="stable")]
-            passing = self._passing(rids[head].tolist(), filters)
-            picked = [i for i in head.tolist() if int(rids[i]) in passing][:limit]
-            if len(picked) == limit or k >= len(rids):
-                return {int(rids[i]): float(scores[i]) for i in picked}
-        # a selective filter: take its whole passing set from SQL and mask at once
-        candidates = np.flatnonzero(np.isin(rids, self.filtered_rids(filters)))
-        picked = candidates[np.argsort(-scores[candidates], kind="stable")[:limit]].tolist()
-        return {int(rids[i]): float(scores[i]) for i in picked}
+        return best_passing(rids, scores, limit, lambda some: self._passing(some, filters),
+                            lambda: self.filtered_rids(filters))
 
     def passing(self, rids: Sequence[int], filters: Filters) -> set[int]:
         """Which of ``rids`` pass ``filters`` (for candidates found outside the index's

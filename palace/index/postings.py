@@ -22,7 +22,7 @@ from __future__ import annotations
 import sqlite3
 from array import array
 from collections import Counter
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from ..tokenize import stem
 
@@ -239,3 +239,41 @@ def bm25_scores(postings: Mapping[str, tuple["np.ndarray", ...]],
         return hit.astype(np.int64), sums[hit]
     unique, inverse = np.unique(rids, return_inverse=True)
     return unique, np.bincount(inverse, weights=weighted)
+
+
+def query_units(groups: Sequence[tuple[float, Sequence[Any]]]) -> list[tuple[float, tuple[str, ...], tuple[str, ...]]]:
+    """A search's weighted groups as BM25 units (weight, stems required, stems scored):
+    an item is a term, or (terms required together, terms scored) for a multiword
+    expansion. Empty units are dropped. One rule for both backends."""
+    units: list[tuple[float, tuple[str, ...], tuple[str, ...]]] = []
+    for weight, items in groups:
+        for item in items:
+            required, scored = ((item,), (item,)) if isinstance(item, str) else item
+            units.append((weight, tuple(stem(t) for t in required if t),
+                          tuple(dict.fromkeys(stem(t) for t in scored if t))))
+    return [u for u in units if u[1] and u[2]]
+
+
+def best_passing(rids: Any, scores: Any, limit: int, passing: Callable[[list[int]], set[int]],
+                 passing_all: Callable[[], Any]) -> dict[int, float]:
+    """The ``limit`` best-scored rows that pass a filter: the best few usually do, so
+    check them first, then widen; a selective filter takes its whole passing set
+    (``passing_all``) and masks at once. Both backends use this, step for step, so
+    their ties fall alike."""
+    import numpy as np
+
+    if len(rids) == 0:
+        return {}
+    for k in (limit * 3, limit * 40):
+        if k >= len(rids):
+            head = np.argsort(-scores, kind="stable")
+        else:
+            head = np.argpartition(-scores, k - 1)[:k]
+            head = head[np.argsort(-scores[head], kind="stable")]
+        kept = passing(rids[head].tolist())
+        picked = [i for i in head.tolist() if int(rids[i]) in kept][:limit]
+        if len(picked) == limit or k >= len(rids):
+            return {int(rids[i]): float(scores[i]) for i in picked}
+    candidates = np.flatnonzero(np.isin(rids, passing_all()))
+    chosen = candidates[np.argsort(-scores[candidates], kind="stable")[:limit]].tolist()
+    return {int(rids[i]): float(scores[i]) for i in chosen}

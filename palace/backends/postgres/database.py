@@ -27,7 +27,7 @@ from typing import AbstractSet, Any, Iterable, Iterator, Sequence
 
 from ...errors import ConfigError, InvalidInputError, MemoryFileError
 from ...index.database import Filters
-from ...index.postings import bm25_scores
+from ...index.postings import best_passing, bm25_scores, query_units
 from ...models import Memory
 from ...storage import PALACE_SUBDIR, TRASH_DIR, parse_memory, render_memory
 from ...tokenize import duplicate_key, index_text, stem
@@ -515,15 +515,7 @@ class PgIndex(PgGraphQueries):
     def keyword_scores(self, groups: Sequence[tuple[float, Sequence[Any]]], filters: Filters,
                        limit: int) -> dict[int, float]:
         """As ``Index.keyword_scores``: Σ weight × BM25(term) over the same stemmed terms."""
-        import numpy as np
-
-        units: list[tuple[float, tuple[str, ...], tuple[str, ...]]] = []
-        for weight, items in groups:
-            for item in items:
-                required, scored = ((item,), (item,)) if isinstance(item, str) else item
-                units.append((weight, tuple(stem(t) for t in required if t),
-                              tuple(dict.fromkeys(stem(t) for t in scored if t))))
-        units = [u for u in units if u[1] and u[2]]
+        units = query_units(groups)
         if not units:
             return {}
         needed = sorted({term for _, required, scored in units for term in (*required, *scored)})
@@ -532,24 +524,8 @@ class PgIndex(PgGraphQueries):
             postings, docs, length = read_postings(conn, needed, due)
             fold_read(conn, due)  # a delta grown past its share: folded by whoever reads it
         rids, scores = bm25_scores(postings, units, docs=docs, total_length=length)
-        if len(rids) == 0:
-            return {}
-        # the best few usually pass the filters: check them first, then widen (as locally,
-        # step for step, so ties fall alike)
-        for k in (limit * 3, limit * 40):
-            if k >= len(rids):
-                head = np.argsort(-scores, kind="stable")
-            else:
-                head = np.argpartition(-scores, k - 1)[:k]
-                head = head[np.argsort(-scores[head], kind="stable")]
-            passing = self._passing(rids[head].tolist(), filters)
-            picked = [i for i in head.tolist() if int(rids[i]) in passing][:limit]
-            if len(picked) == limit or k >= len(rids):
-                return {int(rids[i]): float(scores[i]) for i in picked}
-        # a selective filter: take its whole passing set and mask at once
-        candidates = np.flatnonzero(np.isin(rids, self.filtered_rids(filters)))
-        chosen = candidates[np.argsort(-scores[candidates], kind="stable")[:limit]].tolist()
-        return {int(rids[i]): float(scores[i]) for i in chosen}
+        return best_passing(rids, scores, limit, lambda some: self._passing(some, filters),
+                            lambda: self.filtered_rids(filters))
 
     def _passing(self, rids: list[int], filters: Filters) -> set[int]:
         where, params = _where(filters)
