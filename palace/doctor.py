@@ -33,7 +33,7 @@ from typing import Any
 
 from . import limits
 from .journal import ACCESS_FILE, JOURNAL_DIR, read_events
-from .storage import TEMP_NAME, is_stale_temp
+from .storage import TEMP_NAME, is_stale_temp, walk_entries
 
 QUARANTINE_DIR = ".quarantine"
 
@@ -69,27 +69,21 @@ class DoctorReport:
 def stale_temp_files(root: Path, *, now: float | None = None, dot_folders_only: bool = False) -> list[Path]:
     """Temp files under ``root`` whose writer is gone (dead pid) or that are old."""
     now = time.time() if now is None else now
+    top = str(root)
+
+    def descend(folder: str, entry: os.DirEntry) -> bool:
+        return not dot_folders_only or folder != top or entry.name.startswith(".")
+
     found: list[Path] = []
-    stack = [root]
-    while stack:
-        folder = stack.pop()
+    for _folder, entry in walk_entries(top, descend=descend):
         try:
-            entries = list(os.scandir(folder))
+            if not TEMP_NAME.match(entry.name) or not entry.is_file(follow_symlinks=False):
+                continue
+            mtime = entry.stat(follow_symlinks=False).st_mtime
         except OSError:
             continue
-        for entry in entries:
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    if not dot_folders_only or folder != root or entry.name.startswith("."):
-                        stack.append(Path(entry.path))
-                    continue
-                if not TEMP_NAME.match(entry.name) or not entry.is_file(follow_symlinks=False):
-                    continue
-                mtime = entry.stat(follow_symlinks=False).st_mtime
-            except OSError:
-                continue
-            if is_stale_temp(entry.name, mtime, now):
-                found.append(Path(entry.path))
+        if is_stale_temp(entry.name, mtime, now):
+            found.append(Path(entry.path))
     return found
 
 
@@ -127,20 +121,11 @@ def _check_temp_files(pm, report: DoctorReport) -> None:
 
 
 def _check_symlinks(pm, report: DoctorReport) -> None:
-    stack = [pm.root]
-    while stack:
-        folder = stack.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.is_symlink():
-                report.add("symlink", _rel(pm, Path(entry.path)),
-                           f"a link to {os.readlink(entry.path)}: palace neither follows nor removes it; "
-                           "replace it with a real folder or file")
-            elif entry.is_dir(follow_symlinks=False) and entry.name != QUARANTINE_DIR:
-                stack.append(Path(entry.path))
+    for _folder, entry in walk_entries(str(pm.root), descend=lambda _f, e: e.name != QUARANTINE_DIR):
+        if entry.is_symlink():
+            report.add("symlink", _rel(pm, Path(entry.path)),
+                       f"a link to {os.readlink(entry.path)}: palace neither follows nor removes it; "
+                       "replace it with a real folder or file")
 
 
 def _check_live_and_trash(pm, report: DoctorReport, only: set[str] | None = None) -> None:

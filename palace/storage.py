@@ -477,6 +477,55 @@ class WriteLock:
         self._lock.release()
 
 
+def walk_entries(root: str, *, descend: Callable[[str, os.DirEntry], bool] | None = None
+                 ) -> Iterator[tuple[str, os.DirEntry]]:
+    """Every entry below ``root`` as (its folder, the entry), folders included, never
+    through a symbolic link; an unreadable folder is passed over. ``descend(folder,
+    entry)`` decides whether a real folder is entered (default: every one)."""
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir and (descend is None or descend(folder, entry)):
+                stack.append(entry.path)
+            yield folder, entry
+
+
+def _not_hidden(_folder: str, entry: os.DirEntry) -> bool:
+    return not entry.name.startswith(".")
+
+
+def deleted_at(memory: Memory, tz: tzinfo) -> datetime | None:
+    """When a trashed memory was deleted (its ``deletedAt``), None if unknown or unreadable."""
+    try:
+        return _as_datetime(memory.extra.get("deletedAt"), "deletedAt", tz)
+    except ValueError:
+        return None
+
+
+def trash_due(memories: list[Memory], *, older_than_days: float | None, now: datetime,
+              tz: tzinfo) -> list[str]:
+    """The ids of trashed memories to remove for good: all of them, or those deleted
+    (else last updated) at least ``older_than_days`` before ``now``. One rule for both
+    backends' ``empty_trash``."""
+    if older_than_days is None:
+        return [m.id for m in memories]
+    due = []
+    for memory in memories:
+        when = deleted_at(memory, tz) or memory.updated_at
+        if when is not None and now - when >= timedelta(days=older_than_days):
+            due.append(memory.id)
+    return due
+
+
 class FileStorage:
     """Paths and atomic file operations over one palace folder."""
 
@@ -598,28 +647,19 @@ class FileStorage:
         if not self.root.exists():
             return
         prefix = len(str(self.root)) + 1
-        stack = [str(self.root)]
         self.temp_files_seen = []
-        while stack:
-            folder = stack.pop()
-            try:
-                entries = list(os.scandir(folder))
-            except OSError:
+        for _folder, entry in walk_entries(str(self.root), descend=_not_hidden):
+            if entry.name.startswith("."):
+                if entry.name.endswith(".tmp"):
+                    self.temp_files_seen.append(entry.path)
                 continue
-            for entry in entries:
-                if entry.name.startswith("."):
-                    if entry.name.endswith(".tmp"):
-                        self.temp_files_seen.append(entry.path)
+            if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
+                try:
+                    stat = entry.stat(follow_symlinks=False)
+                except OSError:
                     continue
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(entry.path)
-                elif entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
-                    try:
-                        stat = entry.stat(follow_symlinks=False)
-                    except OSError:
-                        continue
-                    # string slicing, not pathlib: this runs once per file on every scan
-                    yield entry.path[prefix:].replace(os.sep, "/"), stat.st_mtime_ns, stat.st_size
+                # string slicing, not pathlib: this runs once per file on every scan
+                yield entry.path[prefix:].replace(os.sep, "/"), stat.st_mtime_ns, stat.st_size
 
     def remove_stale_temp_files(self) -> int:
         """Remove the dead writers' temp files the last ``scan`` walked past: a full
@@ -741,19 +781,11 @@ class FileStorage:
         return memories, errors
 
     def deleted_at(self, memory: Memory) -> datetime | None:
-        try:
-            return _as_datetime(memory.extra.get("deletedAt"), "deletedAt", self.tz)
-        except ValueError:
-            return None
+        return deleted_at(memory, self.tz)
 
     def empty_trash(self, *, older_than_days: float | None, now: datetime) -> list[str]:
-        removed = []
-        memories, errors = self.list_trash()
-        for memory in memories:
-            if older_than_days is not None:
-                when = self.deleted_at(memory) or memory.updated_at
-                if when is None or now - when < timedelta(days=older_than_days):
-                    continue
-            self.trash_path(memory.id).unlink(missing_ok=True)
-            removed.append(memory.id)
+        memories, _errors = self.list_trash()
+        removed = trash_due(memories, older_than_days=older_than_days, now=now, tz=self.tz)
+        for memory_id in removed:
+            self.trash_path(memory_id).unlink(missing_ok=True)
         return removed

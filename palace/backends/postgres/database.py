@@ -21,7 +21,7 @@ import hashlib
 import threading
 from contextlib import contextmanager, nullcontext
 from dataclasses import replace
-from datetime import datetime, timedelta, tzinfo
+from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import AbstractSet, Any, Iterable, Iterator, Sequence
 
@@ -29,7 +29,7 @@ from ...errors import ConfigError, InvalidInputError, MemoryFileError
 from ...index.database import Filters
 from ...index.postings import best_passing, bm25_scores, query_units
 from ...models import Memory
-from ...storage import PALACE_SUBDIR, TRASH_DIR, parse_memory, render_memory
+from ...storage import PALACE_SUBDIR, TRASH_DIR, deleted_at, parse_memory, render_memory, trash_due
 from ...tokenize import duplicate_key, index_text, stem
 from .graph import PgGraphQueries, write_rows as write_graph_rows
 from .postings import FOLD_EVERY, RidSet, fold_due, fold_read, read_postings
@@ -385,23 +385,13 @@ class PgStore:
         return memories, errors
 
     def deleted_at(self, memory: Memory) -> datetime | None:
-        from ...storage import _as_datetime
-
-        try:
-            return _as_datetime(memory.extra.get("deletedAt"), "deletedAt", self.tz)
-        except ValueError:
-            return None
+        return deleted_at(memory, self.tz)
 
     def empty_trash(self, *, older_than_days: float | None, now: datetime) -> list[str]:
-        removed = []
         memories, _errors = self.list_trash()
-        for memory in memories:
-            if older_than_days is not None:
-                when = self.deleted_at(memory) or memory.updated_at
-                if when is None or now - when < timedelta(days=older_than_days):
-                    continue
-            self.discard_trash(memory.id)
-            removed.append(memory.id)
+        removed = trash_due(memories, older_than_days=older_than_days, now=now, tz=self.tz)
+        for memory_id in removed:
+            self.discard_trash(memory_id)
         return removed
 
     def import_memories(self, memories: Iterable[Memory]) -> tuple[list[str], int]:
