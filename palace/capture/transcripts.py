@@ -211,21 +211,27 @@ def _claude_code(path: Path, records: Iterator[Any], stats: ReadStats) -> Iterat
             if texts:
                 yield Event(kind="user_prompt", id=uuid, text="\n".join(texts), **base)
             continue
-        for block in content if isinstance(content, list) else [content]:
-            if isinstance(block, str):
-                block = {"type": "text", "text": block}
-            if not isinstance(block, Mapping):
-                continue
-            btype = block.get("type")
-            if btype == "text" and (block.get("text") or "").strip():
-                yield Event(kind="assistant_message", id=uuid, text=block["text"], **base)
-            elif btype == "tool_use":
-                yield Event(kind="tool_call", id=block.get("id"), tool_name=block.get("name"),
-                            tool_input=block.get("input"), **base)
-            elif btype in ("thinking", "redacted_thinking"):
-                continue  # the model's private reasoning: not captured
+        yield from _assistant_blocks(content, uuid, base, tool_type="tool_use", input_key="input")
     yield Event(kind="session_end", session=session, agent=agent, ts=last_ts, cwd=cwd,
                 title=title, meta={"source": "transcript"})
+
+
+def _assistant_blocks(content: Any, message_id: Any, base: dict[str, Any], *, tool_type: str,
+                      input_key: str) -> Iterator[Event]:
+    """An assistant message's text and tool-call blocks as events. Claude Code and pi
+    differ only in the tool block's type and where its input is; any other block
+    (thinking, redacted thinking: the model's private reasoning) is not captured."""
+    for block in content if isinstance(content, list) else [content]:
+        if isinstance(block, str):
+            block = {"type": "text", "text": block}
+        if not isinstance(block, Mapping):
+            continue
+        btype = block.get("type")
+        if btype == "text" and (block.get("text") or "").strip():
+            yield Event(kind="assistant_message", id=message_id, text=block["text"], **base)
+        elif btype == tool_type:
+            yield Event(kind="tool_call", id=block.get("id"), tool_name=block.get("name"),
+                        tool_input=block.get(input_key), **base)
 
 
 # --------------------------------------------------------------------------- pi / OpenClaw
@@ -267,17 +273,7 @@ def _pi(path: Path, records: Iterator[Any], stats: ReadStats) -> Iterator[Event]
             if text.strip():
                 yield Event(kind="user_prompt", id=mid, text=text, **base)
         elif role == "assistant":
-            for block in content if isinstance(content, list) else [content]:
-                if isinstance(block, str):
-                    block = {"type": "text", "text": block}
-                if not isinstance(block, Mapping):
-                    continue
-                btype = block.get("type")
-                if btype == "text" and (block.get("text") or "").strip():
-                    yield Event(kind="assistant_message", id=mid, text=block["text"], **base)
-                elif btype == "toolCall":
-                    yield Event(kind="tool_call", id=block.get("id"), tool_name=block.get("name"),
-                                tool_input=block.get("arguments"), **base)
+            yield from _assistant_blocks(content, mid, base, tool_type="toolCall", input_key="arguments")
         elif role == "toolResult":
             yield Event(kind="tool_result", id=message.get("toolCallId"),
                         tool_name=message.get("toolName"), tool_output=as_text(content),
