@@ -24,7 +24,7 @@ from typing import Any, ContextManager, List, Sequence  # List: the class has a 
 
 from .decay import DecayInfo, DecayParams, DecayReport, collapse_bursts, decay_info, is_pinned, plan_archive
 from .errors import ConfigError, EmbedderUnavailableError, InvalidInputError, MemoryFileError, MemoryNotFoundError
-from .backends import open_agent_roles, open_backend, open_review_queue, open_vectors
+from .backends import open_agent_roles, open_backend, open_capture_state, open_review_queue, open_vectors
 from .backends.transfer import TransferReport, export_tree, import_tree
 from .index import INDEX_DIR, Filters, SyncReport, row_to_memory
 from .graph import graph_rows, read_facts
@@ -178,6 +178,11 @@ class MemoryPalaceManager:
                                        update=self.update, queue=queue,
                                        decisions=DecisionLog(self.root / DECISIONS_FILE))
         return self._graph
+
+    def capture_state(self, folder: Path) -> Any:
+        """Live capture's waiting events and sessionKey map (``palace.backends.capture_state``):
+        files under ``folder`` locally, shared rows in Postgres, in this client's scope."""
+        return open_capture_state(self._opened, folder, self.settings.scope)
 
     def agent_roles(self) -> Any:
         """Postgres: make, list and drop one database role per agent, bound by the database

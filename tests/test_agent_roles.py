@@ -192,3 +192,27 @@ def test_refreshing_binds_every_agent_role_again(owner_cli, owner_url):
     with psycopg.connect(role_url(owner_url, made)) as raw:
         assert raw.execute("SELECT count(*) FROM relations").fetchone()[0] == 0  # granted again
     assert len(policy_name("r" * 63)) <= 63 and policy_name("r" * 63) != policy_name("r" * 62 + "s")
+
+
+def test_an_agents_role_captures_into_its_own_spool_and_cannot_read_anothers(owner_cli, owner_url, palace_as):
+    from palace.capture.service import capture_payloads
+
+    alice_role = owner_cli("agent", "add", "alice", "--json").json()
+    bob_role = owner_cli("agent", "add", "bob", "--json").json()
+    bob = palace_as(role_url(owner_url, bob_role), scope="agent:bob")
+    answer = capture_payloads(bob, "palace", [
+        {"v": 1, "kind": "user_prompt", "session": "s-1", "text": "bob's turn about the quokka budget",
+         "meta": {"sessionKey": "k-1"}},
+        {"v": 1, "kind": "tool_call", "session": "s-1", "tool": {"name": "Bash", "input": {"command": "budget --quokka"}}},
+        {"v": 1, "kind": "user_prompt", "session": "s-1", "text": "and the wombat one"}])
+    assert answer["errors"] == [] and answer["observations"], answer  # the first turn ended, the second waits
+    with psycopg.connect(role_url(owner_url, alice_role), autocommit=True) as raw:
+        raw.execute("SELECT set_config('app.agent_id', 'bob', false)")   # a forged identity
+        assert raw.execute("SELECT count(*) FROM capture_spools").fetchone()[0] == 0
+        assert raw.execute("SELECT count(*) FROM capture_session_keys").fetchone()[0] == 0
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            raw.execute("INSERT INTO capture_spools (scope, session) VALUES ('agent:bob', 's-1')")
+    with psycopg.connect(role_url(owner_url, bob_role), autocommit=True) as raw:
+        raw.execute("SELECT set_config('app.agent_id', 'bob', false)")
+        [(events,)] = raw.execute("SELECT events FROM capture_spools WHERE session = 's-1'").fetchall()
+        assert "wombat" in events

@@ -80,6 +80,19 @@ def open_review_queue(backend: Backend, make_item: Any) -> Any:
     return None
 
 
+def open_capture_state(backend: Backend, folder: Any, scope: str) -> Any:
+    """Where live capture keeps each open turn's events and OpenClaw's sessionKey map
+    (``palace.backends.capture_state``): files under ``folder`` locally, rows of the
+    database in Postgres (shared by every machine, one set per ``scope``)."""
+    if backend.name == "postgres":
+        from .postgres.capture import PgCaptureState
+
+        return PgCaptureState(backend.index.palace, scope)
+    from .capture_state import FileCaptureState
+
+    return FileCaptureState(folder)
+
+
 def open_agent_roles(backend: Backend, settings: Settings) -> Any:
     """One database role per agent (``palace.backends.postgres.agents.AgentRoles``)."""
     if backend.name != "postgres":

@@ -103,19 +103,34 @@ class PostgresPalace:
             raise ConfigError(f"cannot reach the PostgreSQL server at {_redacted(url)}: "
                               f"{str(exc).strip()}") from None
         self.agent_id, self.user_id = agent_id, user_id
-
-        def declare(conn: Any) -> None:
-            # who this client is, for the row-level security policies (schema migration 2)
-            conn.execute("SELECT set_config('app.agent_id', %s, false), set_config('app.user_id', %s, false)",
-                         (agent_id or "", user_id or ""))
-
-        self.pool = ConnectionPool(url, min_size=min_size, max_size=max_size, open=True, configure=declare,
+        self.pool = ConnectionPool(url, min_size=min_size, max_size=max_size, open=True, configure=self._declare,
                                    kwargs={"row_factory": dict_row, "autocommit": True})
 
         self._pinned = threading.local()  # the connection a thread holding the write lock works on
         self._touched: dict[tuple[str, str], None] = {}  # (term, scope) written since the last fold check
         self._writes = 0
         self._touch_lock = threading.Lock()
+
+    @contextmanager
+    def dedicated_connection(self) -> Iterator[Any]:
+        """A connection of its own, outside the pool, declaring who this client is: for
+        work that waits on a row lock (capture's spool) without holding a pooled one."""
+        import psycopg
+        from psycopg.rows import dict_row
+
+        try:
+            conn = psycopg.connect(self.url, connect_timeout=10, autocommit=True, row_factory=dict_row)
+        except psycopg.OperationalError as exc:
+            raise ConfigError(f"cannot reach the PostgreSQL server at {_redacted(self.url)}: "
+                              f"{str(exc).strip()}") from None
+        with conn:
+            self._declare(conn)
+            yield conn
+
+    def _declare(self, conn: Any) -> None:
+        # who this client is, for the row-level security policies (schema migration 2)
+        conn.execute("SELECT set_config('app.agent_id', %s, false), set_config('app.user_id', %s, false)",
+                     (self.agent_id or "", self.user_id or ""))
 
     def connection(self) -> Any:
         """A pooled connection; while this thread holds the write lock, the locked one."""
@@ -287,21 +302,22 @@ class PgStore:
         updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in row if c != "id")
         with self.palace.connection() as conn:
             with refused(memory.id), conn.transaction():
-                # one statement for the row (the upsert locks this memory's row until commit:
-                # a concurrent write of the same id waits, then bumps version again); the
+                # the row first (the upsert locks this memory's row until commit: a
+                # concurrent write of the same id waits, then bumps version again); the
                 # memories_index trigger keeps its postings and BM25 counters in the same
-                # transaction; tags follow (the two tag statements touch disjoint rows); a
-                # live memory leaves the trash (restore: never both); the entity graph's
-                # rows are written in the same transaction
+                # transaction. Tags follow in a statement of their own: an agent role's
+                # policy on memory_tags checks that the tagged memory exists, and a new row
+                # is invisible to the statement that inserts it (the two tag statements touch
+                # disjoint rows); a live memory leaves the trash (restore: never both); the
+                # entity graph's rows are written in the same transaction
                 rid = conn.execute(
                     f"WITH m AS (INSERT INTO memories ({columns}) VALUES ({values}) ON CONFLICT (id) DO UPDATE "
                     f"SET {updates}, version = memories.version + 1 RETURNING rid), "
-                    "gone AS (DELETE FROM memory_tags WHERE rid = (SELECT rid FROM m) "
-                    "AND tag <> ALL(%(tag_list)s::text[])), "
-                    "added AS (INSERT INTO memory_tags SELECT t, (SELECT rid FROM m) FROM unnest(%(tag_list)s::text[]) "
-                    "AS t ON CONFLICT DO NOTHING), "
-                    "untrashed AS (DELETE FROM trash WHERE id = %(id)s) SELECT rid FROM m",
-                    {**row, "tag_list": list(dict.fromkeys(memory.tags))}).fetchone()["rid"]
+                    "untrashed AS (DELETE FROM trash WHERE id = %(id)s) SELECT rid FROM m", row).fetchone()["rid"]
+                conn.execute(
+                    "WITH gone AS (DELETE FROM memory_tags WHERE rid = %(rid)s AND tag <> ALL(%(tags)s::text[])) "
+                    "INSERT INTO memory_tags SELECT t, %(rid)s FROM unnest(%(tags)s::text[]) AS t "
+                    "ON CONFLICT DO NOTHING", {"rid": rid, "tags": list(dict.fromkeys(memory.tags))})
                 if self.derive_graph is not None:
                     write_graph_rows(conn, rid, scope_of(memory), self.derive_graph(memory))
             self.palace.touched(conn, row["scope"], row["terms"].split())

@@ -56,6 +56,9 @@ SCOPED: dict[str, str] = {
     "term_postings": "scope = ANY({scopes})",
     "posting_delta": "scope = ANY({scopes})",
     "collection_stats": "scope = ANY({scopes})",
+    # live capture's spools and sessionKey map (migration 6)
+    "capture_spools": "scope = ANY({scopes})",
+    "capture_session_keys": "scope = ANY({scopes})",
     "vectors": "EXISTS (SELECT 1 FROM memories m WHERE m.content_hash = vectors.content_hash)",
 }
 # written by an agent too; accesses need no policy of their own: migration 2's already

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import ConfigError
+from .capture import MIGRATION as CAPTURE_MIGRATION
 from .graph import MIGRATION as GRAPH_MIGRATION
 from .roles import MIGRATION as ROLES_MIGRATION
 
@@ -216,6 +217,9 @@ MIGRATIONS: list[str] = [
     CREATE POLICY collection_stats_scoped ON collection_stats USING (palace_scope_visible(scope))
         WITH CHECK (palace_scope_visible(scope));
     """,
+    # 6: live capture's waiting state (palace/backends/postgres/capture.py): each open
+    # turn's spool and OpenClaw's sessionKey map, per scope, shared by every machine
+    CAPTURE_MIGRATION,
 ]
 
 
