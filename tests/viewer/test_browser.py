@@ -1,4 +1,5 @@
-"""The viewer in headless Chromium on a real workspace: what a person does with it."""
+"""The viewer in headless Chromium on a real workspace: what a person does with it,
+on a local palace and on a real embedded PostgreSQL (every flow runs on both)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,32 @@ import re
 from datetime import datetime, timedelta
 
 import pytest
+from backend_helpers import stored_markdown
+
+from palace.manager import MemoryPalaceManager
+from palace.settings import Settings
 
 from .conftest import SCREENSHOTS, screenshot
 
 pytestmark = pytest.mark.browser
+pytest_plugins = ["conftest_postgres"]
+
+
+@pytest.fixture(params=["local", "postgres"])
+def viewer_backend(request, monkeypatch) -> str:
+    if request.param == "postgres":
+        monkeypatch.setenv("MEMORY_BACKEND", "postgres")
+        monkeypatch.setenv("MEMORY_DATABASE_URL", request.getfixturevalue("postgres_url"))
+    return request.param
+
+
+@pytest.fixture
+def viewer_pm(viewer_backend, workspace):
+    """The viewer's manager (conftest's ``live_viewer`` serves it) on either backend."""
+    pm = MemoryPalaceManager(workspace, settings=Settings.from_env())
+    assert pm.backend == viewer_backend
+    yield pm
+    pm.close()
 
 
 def seed(pm):
@@ -70,7 +93,9 @@ def test_delete_and_restore_from_the_page(live_viewer, page):
     assert "Restored" in page.locator(".flash").inner_text()
     restored = live_viewer.pm.get(db.id, record_access=False)
     assert restored is not None and restored.status == "active"
-    assert restored.path.exists() and "projects/palace" in str(restored.path)
+    assert restored.location == "projects/palace" and "PostgreSQL" in stored_markdown(live_viewer.pm, db.id)
+    if live_viewer.pm.backend == "local":
+        assert restored.path.exists() and "projects/palace" in str(restored.path)
     assert live_viewer.pm.list_trash() == []
 
 
@@ -100,12 +125,13 @@ def test_edit_tags_importance_pin_and_room(live_viewer, page):
     memory = live_viewer.pm.get(db.id, record_access=False)
     assert memory.tags == ("数据库", "postgres", "选型")
     assert memory.importance == 0.9 and memory.pinned and memory.location == "archive/decisions"
-    text = memory.path.read_text(encoding="utf-8")
-    assert "postgres" in text and "archive/decisions" in str(memory.path)  # the file is the truth
+    text = stored_markdown(live_viewer.pm, db.id)  # the file (or the database's Markdown) is the truth
+    assert "postgres" in text and "importance: 0.9" in text and "archive/decisions" in str(memory.path)
     assert "#postgres" in page.locator("dd.tags").inner_text()
     assert "Pinned" in page.locator("section.decay figcaption").inner_text()
 
 
+@pytest.mark.parametrize("viewer_backend", ["local"], indirect=True)  # files: the local backend's
 def test_a_file_edited_on_disk_shows_on_reload(live_viewer, page):
     db = seed(live_viewer.pm)
     page.goto(live_viewer.at(f"/memories/{db.id}"))
@@ -114,6 +140,23 @@ def test_a_file_edited_on_disk_shows_on_reload(live_viewer, page):
     path.write_text(path.read_text(encoding="utf-8").replace("MongoDB", "CockroachDB"), encoding="utf-8")
     page.reload()
     assert "CockroachDB" in page.locator(".content").inner_text()
+
+
+def test_a_change_by_another_client_shows_on_reload(live_viewer, page, workspace, tmp_path):
+    """Another client of the same palace (another process; on Postgres another machine)
+    fixes a memory: the page shows it on reload."""
+    db = seed(live_viewer.pm)
+    page.goto(live_viewer.at(f"/memories/{db.id}"))
+    assert "MongoDB" in page.locator(".content").inner_text()
+    other_ws = workspace if live_viewer.pm.backend == "local" else tmp_path / "other-machine"
+    other = MemoryPalaceManager(other_ws, settings=Settings.from_env())
+    try:
+        other.update(db.id, content=db.content.replace("MongoDB", "CockroachDB"))
+    finally:
+        other.close()
+    page.reload()
+    assert "CockroachDB" in page.locator(".content").inner_text()
+    assert "MongoDB" not in page.locator(".content").inner_text()
 
 
 def test_new_memories_arrive_in_the_live_feed_and_can_be_deleted(live_viewer, page):
