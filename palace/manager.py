@@ -554,12 +554,14 @@ class MemoryPalaceManager:
         """Find (and with ``repair``, fix) drift between files and index, orphaned
         vectors, leftover temp files, memories both live and in the trash, unreadable
         files (moved to .quarantine/ with ``move_unreadable``), an oversized journal.
+        On Postgres: orphaned vectors (of every scope) only.
         Returns a ``palace.doctor.DoctorReport`` (``.ok``, ``.findings``)."""
-        from .doctor import examine
+        from .doctor import examine, examine_database
 
         if self.backend != "local":
-            raise ConfigError("palace doctor checks the Markdown files against the index "
-                              "(MEMORY_BACKEND=local); a Postgres palace is one transactional store")
+            # one transactional store: no files to drift; orphaned vectors are checked
+            with self.write_lock():
+                return examine_database(self, repair=repair)
         with self.write_lock():
             return examine(self, repair=repair, move_unreadable=move_unreadable,
                            journal_max_bytes=journal_max_bytes)

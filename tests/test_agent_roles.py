@@ -216,3 +216,32 @@ def test_an_agents_role_captures_into_its_own_spool_and_cannot_read_anothers(own
         raw.execute("SELECT set_config('app.agent_id', 'bob', false)")
         [(events,)] = raw.execute("SELECT events FROM capture_spools WHERE session = 's-1'").fetchall()
         assert "wombat" in events
+
+
+def test_an_agents_role_prunes_orphaned_vectors_but_never_anothers(owner_cli, owner_url, palace_as):
+    """Under its own role (restrictive policies: it cannot even see bob's vectors) alice's
+    reindex still prunes the true orphans of every scope, through the owner's function,
+    and leaves bob's private vectors alone; she cannot use the function to read anything."""
+    alice_role = owner_cli("agent", "add", "alice", "--json").json()
+    bob_role = owner_cli("agent", "add", "bob", "--json").json()
+    alice = palace_as(role_url(owner_url, alice_role), scope="agent:alice")
+    bob = palace_as(role_url(owner_url, bob_role), scope="agent:bob")
+    bobs = bob.store("bob's private plan: the lighthouse key is under the blue stone")
+    hers = alice.store("alice's note: buy more coffee filters")
+    with psycopg.connect(owner_url, autocommit=True) as owner:
+        def vector(content_hash):
+            owner.execute("INSERT INTO vectors VALUES ('m', %s, 0, '[1,0,0]')", (content_hash,))
+
+        kept = {pm.index.row_by_id(m.id)["content_hash"] for pm, m in ((bob, bobs), (alice, hers))}
+        for content_hash in (*kept, "a-text-no-memory-has"):
+            vector(content_hash)
+        alice.reindex()
+        assert {r[0] for r in owner.execute("SELECT content_hash FROM vectors")} == kept
+    with psycopg.connect(role_url(owner_url, alice_role), autocommit=True) as raw:
+        raw.execute("SELECT set_config('app.agent_id', 'bob', false)")          # forged: still hers only
+        assert raw.execute("SELECT count(*) FROM vectors").fetchone()[0] == 0
+        raw.execute("SELECT set_config('app.agent_id', 'alice', false)")
+        assert raw.execute("SELECT count(*) FROM vectors").fetchone()[0] == 1   # her own only
+        assert raw.execute("SELECT palace_orphan_vectors(false)").fetchone()[0] == 0
+        raw.execute("SELECT set_config('palace.every_scope', 'on', false)")    # the owner's switch: not hers
+        assert [r[0] for r in raw.execute("SELECT id FROM memories")] == [hers.id]

@@ -599,10 +599,14 @@ class PgIndex(PgGraphQueries):
         Markdown (the rows themselves are the store of record and are kept)."""
 
     def prune_orphan_vectors(self) -> int:
-        """Nothing: a client sees only its scopes' memories, so a vector it finds no memory
-        for may well be another agent's private one (kept by content hash, it costs only
-        space and is reused when the same text comes back)."""
-        return 0
+        """Delete the vectors no memory in any scope has the text of (migration 7's
+        owner function: this client's own view would take another agent's private
+        vectors for orphans). Returns how many went."""
+        return int(self._all("SELECT palace_orphan_vectors(true) AS n")[0]["n"])
+
+    def orphan_vector_count(self) -> int:
+        """How many vectors ``prune_orphan_vectors`` would delete."""
+        return int(self._all("SELECT palace_orphan_vectors(false) AS n")[0]["n"])
 
     def write(self) -> Any:
         return self.palace.connection()

@@ -65,6 +65,8 @@ SCOPED: dict[str, str] = {
 # binds them to the memories (and trash) the role may see
 WRITABLE = (*SCOPED, "accesses")
 READ_ONLY = ("palace_meta", "palace_agents")
+# the owner's functions an agent may call (migration 7: prune orphaned vectors, or count them)
+FUNCTIONS = ("palace_orphan_vectors(BOOLEAN)",)
 SEQUENCES = ("memories_rid_seq", "relations_seq_seq", "review_items_seq_seq", "posting_delta_seq")
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")  # as MEMORY_AGENT_ID allows
 
@@ -154,6 +156,7 @@ def _grant_statements(conn: Any, agent: Agent) -> list[Any]:
         sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(tables, role),
         sql.SQL("GRANT USAGE ON SEQUENCE {} TO {}").format(
             sql.SQL(", ").join(map(sql.Identifier, SEQUENCES)), role),
+        *[sql.SQL("GRANT EXECUTE ON FUNCTION {} TO {}").format(sql.SQL(f), role) for f in FUNCTIONS],
     ]
 
 
