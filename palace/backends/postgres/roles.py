@@ -51,6 +51,7 @@ SCOPED: dict[str, str] = {
     "entity_aliases": "scope = ANY({scopes})",
     "relations": "scope = ANY({scopes})",
     "review_items": "old_scope = ANY({scopes}) AND new_scope = ANY({scopes})",
+    "graph_decisions": "old_scope = ANY({scopes}) AND new_scope = ANY({scopes})",  # migration 8
     "memory_tags": "EXISTS (SELECT 1 FROM memories m WHERE m.rid = memory_tags.rid)",
     # keyword postings and BM25 counters carry their memory's scope (migration 5)
     "term_postings": "scope = ANY({scopes})",
@@ -67,7 +68,8 @@ WRITABLE = (*SCOPED, "accesses")
 READ_ONLY = ("palace_meta", "palace_agents")
 # the owner's functions an agent may call (migration 7: prune orphaned vectors, or count them)
 FUNCTIONS = ("palace_orphan_vectors(BOOLEAN)",)
-SEQUENCES = ("memories_rid_seq", "relations_seq_seq", "review_items_seq_seq", "posting_delta_seq")
+SEQUENCES = ("memories_rid_seq", "relations_seq_seq", "review_items_seq_seq", "posting_delta_seq",
+             "graph_decisions_seq_seq")
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")  # as MEMORY_AGENT_ID allows
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from ...errors import ConfigError
 from .capture import MIGRATION as CAPTURE_MIGRATION
+from .graph import DECISIONS_MIGRATION
 from .graph import MIGRATION as GRAPH_MIGRATION
 from .roles import MIGRATION as ROLES_MIGRATION
 
@@ -257,6 +258,8 @@ MIGRATIONS: list[str] = [
     CAPTURE_MIGRATION,
     # 7: orphaned vectors pruned across every scope, by the owner's function (above)
     VECTOR_PRUNE_MIGRATION,
+    # 8: the graph's decision log, one for every client (palace/backends/postgres/graph.py)
+    DECISIONS_MIGRATION,
 ]
 
 
