@@ -245,3 +245,45 @@ def test_an_agents_role_prunes_orphaned_vectors_but_never_anothers(owner_cli, ow
         assert raw.execute("SELECT palace_orphan_vectors(false)").fetchone()[0] == 0
         raw.execute("SELECT set_config('palace.every_scope', 'on', false)")    # the owner's switch: not hers
         assert [r[0] for r in raw.execute("SELECT id FROM memories")] == [hers.id]
+
+
+def test_a_database_from_before_the_shared_capture_prune_and_decisions_upgrades_on_start(
+        owner_url, palace_as, monkeypatch):
+    """A palace made at schema 5, with an agent role, opened by this palace: migrations 6-8
+    run on start, and the old agent role is granted the new tables and function."""
+    from palace.backends.postgres import schema
+    from palace.capture.service import capture_payloads
+
+    from palace.backends.postgres import roles
+    from palace.backends.postgres.agents import add_agent
+
+    full = list(schema.MIGRATIONS)
+    with monkeypatch.context() as old:   # the palace as the previous release made it
+        scoped = {t: c for t, c in roles.SCOPED.items()
+                  if t not in ("capture_spools", "capture_session_keys", "graph_decisions")}
+        old.setattr(schema, "MIGRATIONS", full[:5])
+        old.setattr(roles, "SCOPED", scoped)
+        old.setattr(roles, "WRITABLE", (*scoped, "accesses"))
+        old.setattr(roles, "FUNCTIONS", ())
+        old.setattr(roles, "SEQUENCES", tuple(s for s in roles.SEQUENCES if s != "graph_decisions_seq_seq"))
+        alice_role = add_agent(owner_url, "alice")[0].to_dict()
+    with psycopg.connect(owner_url, autocommit=True) as raw:
+        assert raw.execute("SELECT value FROM palace_meta WHERE key = 'schema_version'").fetchone()[0] == "5"
+        assert raw.execute("SELECT to_regclass('capture_spools')").fetchone()[0] is None
+
+    owner = palace_as(owner_url)   # the owner opens it first, as after any upgrade
+    with psycopg.connect(owner_url, autocommit=True) as raw:
+        assert raw.execute("SELECT value FROM palace_meta WHERE key = 'schema_version'").fetchone()[0] == str(len(full))
+    alice = palace_as(role_url(owner_url, alice_role), scope="agent:alice")
+    answer = capture_payloads(alice, "palace", [
+        {"v": 1, "kind": "user_prompt", "session": "s", "text": "alice checks the upgraded palace"},
+        {"v": 1, "kind": "tool_call", "session": "s", "tool": {"name": "Bash", "input": {"command": "palace stats"}}},
+        {"v": 1, "kind": "turn_end", "session": "s"}])
+    assert answer["errors"] == [] and len(answer["observations"]) == 1
+    alice.reindex()                                     # prunes through the owner's function
+    alice.store("I use black")
+    alice.store("I use ruff")
+    [item] = alice.graph.queue.items()
+    alice.graph.resolve(item.id, accept=False, now=alice.now())
+    assert [d.decision for d in owner.graph.decisions.entries()] == []       # alice's private pair
+    assert [d.decision for d in alice.graph.decisions.entries()] == ["rejected"]
