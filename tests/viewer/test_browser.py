@@ -262,3 +262,34 @@ def test_archived_memories_are_listed_and_restored(live_viewer, page):
     page.wait_for_selector(".flash")
     assert pm.get(faded.id, record_access=False).status == "active"
     assert page.locator(f"#m-{faded.id}").count() == 0  # no longer in the archived list
+
+
+def test_review_the_graphs_uncertain_pairs_from_the_page(live_viewer, page):
+    """The review queue: accept one pair (the old fact closes, its memory is marked),
+    keep both of another; decided pairs leave the page and are not asked about again."""
+    pm = live_viewer.pm
+    black = pm.store("I use black")
+    ruff = pm.store("I use ruff")
+    pm.store("I use isort")
+    items = pm.graph.queue.items()
+    assert len(items) >= 2
+    first, second = items[0], items[1]
+    page.goto(live_viewer.at("/"))
+    page.get_by_role("link", name=re.compile(rf"^Review \({len(items)}\)")).click()
+    page.wait_for_url("**/review")
+    row = page.locator(f"#r-{first.id}")
+    assert "black" in row.inner_text() and "ruff" in row.inner_text()
+    assert (first.old_memory, first.new_memory) == (black.id, ruff.id)
+    screenshot(page, "review")
+    row.get_by_role("button", name=re.compile("^Accept")).click()
+    page.wait_for_selector(".flash")
+    assert "Accepted" in page.locator(".flash").inner_text()
+    assert pm.get(black.id, record_access=False).extra["supersededBy"] == ruff.id
+    assert page.locator(f"#r-{first.id}").count() == 0
+    page.locator(f"#r-{second.id}").get_by_role("button", name=re.compile("^Keep both")).click()
+    page.wait_for_selector(".flash")
+    assert "Kept both" in page.locator(".flash").inner_text()
+    assert [i.id for i in pm.graph.queue.items()] == [i.id for i in items[2:]]
+    decided = {(d.old_memory, d.new_memory): d.decision for d in pm.graph.decisions.entries()}
+    assert decided[(first.old_memory, first.new_memory)] == "accepted"
+    assert decided[(second.old_memory, second.new_memory)] == "rejected"
