@@ -10,8 +10,9 @@ with the same id keep two spools and never see each other's.
 A visit holds the session's row with ``SELECT … FOR UPDATE`` for as long as the
 pipeline works on it (in place of the local flock): a second process or machine
 capturing the same session waits, then reads what the first left. The visit runs on
-a connection of its own, outside the pool, so visitors waiting on one row never use
-up the connections the lock holder needs to write its memories.
+a connection of a second small pool (``PostgresPalace.dedicated_connection``), so
+visitors waiting on one row never use up the connections the lock holder needs to
+write its memories.
 """
 
 from __future__ import annotations

@@ -106,6 +106,8 @@ class PostgresPalace:
         self.pool = ConnectionPool(url, min_size=min_size, max_size=max_size, open=True, configure=self._declare,
                                    kwargs={"row_factory": dict_row, "autocommit": True})
 
+        self._side_pool: Any = None  # dedicated_connection's (capture's spool visits)
+        self._side_lock = threading.Lock()
         self._pinned = threading.local()  # the connection a thread holding the write lock works on
         self._touched: dict[tuple[str, str], None] = {}  # (term, scope) written since the last fold check
         self._writes = 0
@@ -113,18 +115,19 @@ class PostgresPalace:
 
     @contextmanager
     def dedicated_connection(self) -> Iterator[Any]:
-        """A connection of its own, outside the pool, declaring who this client is: for
-        work that waits on a row lock (capture's spool) without holding a pooled one."""
-        import psycopg
-        from psycopg.rows import dict_row
+        """A connection from a second, small pool (made on first use), declaring who this
+        client is: for work that waits on a row lock (capture's spool). Visitors waiting
+        on a busy row hold these, never the main pool's connections that the lock
+        holder needs for its own writes, so they cannot starve it."""
+        with self._side_lock:
+            if self._side_pool is None:
+                from psycopg.rows import dict_row
+                from psycopg_pool import ConnectionPool
 
-        try:
-            conn = psycopg.connect(self.url, connect_timeout=10, autocommit=True, row_factory=dict_row)
-        except psycopg.OperationalError as exc:
-            raise ConfigError(f"cannot reach the PostgreSQL server at {_redacted(self.url)}: "
-                              f"{str(exc).strip()}") from None
-        with conn:
-            self._declare(conn)
+                self._side_pool = ConnectionPool(self.url, min_size=0, max_size=8, open=True,
+                                                 configure=self._declare,
+                                                 kwargs={"row_factory": dict_row, "autocommit": True})
+        with self._side_pool.connection() as conn:
             yield conn
 
     def _declare(self, conn: Any) -> None:
@@ -156,6 +159,8 @@ class PostgresPalace:
 
     def close(self) -> None:
         self.pool.close()
+        if self._side_pool is not None:
+            self._side_pool.close()
 
 
 def _redacted(url: str) -> str:
