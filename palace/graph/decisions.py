@@ -100,5 +100,8 @@ def adopt_client_log(log: "DecisionLog | Any", path: Path) -> int:
     if not path.exists():
         return 0
     added = log.merge(read_records(path, Decision))
-    path.replace(path.with_name(path.name + ".merged"))
+    try:
+        path.replace(path.with_name(path.name + ".merged"))
+    except OSError:
+        pass  # a read-only folder: merging again next time adds nothing
     return added
