@@ -287,3 +287,11 @@ def test_a_database_from_before_the_shared_capture_prune_and_decisions_upgrades_
     alice.graph.resolve(item.id, accept=False, now=alice.now())
     assert [d.decision for d in owner.graph.decisions.entries()] == []       # alice's private pair
     assert [d.decision for d in alice.graph.decisions.entries()] == ["rejected"]
+    # the new migrations are idempotent: run again over themselves, they change nothing
+    with psycopg.connect(owner_url, autocommit=True) as raw:
+        raw.execute("UPDATE palace_meta SET value = '5' WHERE key = 'schema_version'")
+    palace_as(owner_url)
+    assert [d.decision for d in alice.graph.decisions.entries()] == ["rejected"]
+    assert alice.index.orphan_vector_count() == 0
+    again = capture_payloads(alice, "palace", [{"v": 1, "kind": "user_prompt", "session": "s", "text": "still here"}])
+    assert again["errors"] == []

@@ -24,23 +24,25 @@ from typing import Any, Iterable, Iterator, Mapping
 from ...errors import InvalidInputError
 
 MIGRATION = """
-CREATE TABLE capture_spools (
+CREATE TABLE IF NOT EXISTS capture_spools (
     scope TEXT NOT NULL, session TEXT NOT NULL,
     state TEXT NOT NULL DEFAULT '{"turns": 0}',
     events TEXT NOT NULL DEFAULT '',          -- JSON lines, one event each
     updated_ts DOUBLE PRECISION NOT NULL DEFAULT extract(epoch FROM clock_timestamp()),
     PRIMARY KEY (scope, session)
 );
-CREATE TABLE capture_session_keys (
+CREATE TABLE IF NOT EXISTS capture_session_keys (
     scope TEXT NOT NULL, key TEXT NOT NULL, session_id TEXT NOT NULL,
     PRIMARY KEY (scope, key)
 );
 ALTER TABLE capture_spools ENABLE ROW LEVEL SECURITY;
 ALTER TABLE capture_spools FORCE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS capture_spools_scoped ON capture_spools;
 CREATE POLICY capture_spools_scoped ON capture_spools USING (palace_scope_visible(scope))
     WITH CHECK (palace_scope_visible(scope));
 ALTER TABLE capture_session_keys ENABLE ROW LEVEL SECURITY;
 ALTER TABLE capture_session_keys FORCE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS capture_session_keys_scoped ON capture_session_keys;
 CREATE POLICY capture_session_keys_scoped ON capture_session_keys USING (palace_scope_visible(scope))
     WITH CHECK (palace_scope_visible(scope));
 """

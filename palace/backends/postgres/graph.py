@@ -263,16 +263,17 @@ class PgReviewQueue:
 # client (it was a file per client: a pair one rejected could be queued by another).
 # Scoped like the review queue: a client sees a decision when it may see both memories.
 DECISIONS_MIGRATION = """
-CREATE TABLE graph_decisions (
+CREATE TABLE IF NOT EXISTS graph_decisions (
     seq BIGSERIAL NOT NULL,
     old_memory TEXT NOT NULL, old_fact TEXT NOT NULL, new_memory TEXT NOT NULL, new_fact TEXT NOT NULL,
     old_scope TEXT NOT NULL, new_scope TEXT NOT NULL,
     decision TEXT NOT NULL, closed_at TEXT, marked BOOLEAN NOT NULL DEFAULT false,
     PRIMARY KEY (old_memory, old_fact, new_memory, new_fact)
 );
-CREATE INDEX graph_decisions_new ON graph_decisions (new_memory);
+CREATE INDEX IF NOT EXISTS graph_decisions_new ON graph_decisions (new_memory);
 ALTER TABLE graph_decisions ENABLE ROW LEVEL SECURITY;
 ALTER TABLE graph_decisions FORCE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS graph_decisions_scoped ON graph_decisions;
 CREATE POLICY graph_decisions_scoped ON graph_decisions
     USING (palace_scope_visible(old_scope) AND palace_scope_visible(new_scope))
     WITH CHECK (palace_scope_visible(old_scope) AND palace_scope_visible(new_scope));

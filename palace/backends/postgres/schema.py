@@ -27,10 +27,11 @@ MIGRATION_LOCK = 0x70A1ACE  # pg_advisory_xact_lock key while migrating
 VECTOR_PRUNE_MIGRATION = """
 DO $migration$
 BEGIN
+    DROP POLICY IF EXISTS memories_every_scope ON memories;
     EXECUTE format('CREATE POLICY memories_every_scope ON memories FOR SELECT TO %I '
                    'USING (current_setting(''palace.every_scope'', true) = ''on'')', current_user);
     EXECUTE format($fn$
-        CREATE FUNCTION palace_orphan_vectors(remove BOOLEAN) RETURNS BIGINT
+        CREATE OR REPLACE FUNCTION palace_orphan_vectors(remove BOOLEAN) RETURNS BIGINT
         LANGUAGE plpgsql SECURITY DEFINER SET search_path = %I, pg_temp AS $body$
         DECLARE
             n BIGINT;
