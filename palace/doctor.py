@@ -203,8 +203,7 @@ def _check_unreadable(pm, report: DoctorReport, move: bool) -> None:
 
 
 def _check_orphan_vectors(pm, report: DoctorReport) -> None:
-    (count,) = pm.index.conn.execute(
-        "SELECT count(*) FROM vectors WHERE content_hash NOT IN (SELECT content_hash FROM memories)").fetchone()
+    count = pm.index.orphan_vector_count()
     if count:
         finding = report.add("orphan-vectors", None, f"{count} vectors of texts no memory has")
         if report.repair:
@@ -274,6 +273,14 @@ def compact_journal(pm) -> tuple[int, int]:
         return before, path.stat().st_size
 
 
+def examine_database(pm, *, repair: bool = False) -> DoctorReport:
+    """On Postgres: the checks that apply to one transactional store (there are no
+    files to drift from the index): orphaned vectors, across every scope."""
+    report = DoctorReport(repair=repair)
+    _check_orphan_vectors(pm, report)
+    return report
+
+
 def examine(pm, *, repair: bool = False, move_unreadable: bool = False,
             journal_max_bytes: int | None = None) -> DoctorReport:
     """Every check above, in an order where one repair cannot hide another's finding."""
@@ -288,5 +295,5 @@ def examine(pm, *, repair: bool = False, move_unreadable: bool = False,
     return report
 
 
-__all__ = ["DoctorReport", "Finding", "examine", "compact_journal", "remove_stale_temp_files",
+__all__ = ["DoctorReport", "Finding", "examine", "examine_database", "compact_journal", "remove_stale_temp_files",
            "stale_temp_files", "QUARANTINE_DIR"]

@@ -24,12 +24,13 @@ from typing import Any, ContextManager, List, Sequence  # List: the class has a 
 
 from .decay import DecayInfo, DecayParams, DecayReport, collapse_bursts, decay_info, is_pinned, plan_archive
 from .errors import ConfigError, EmbedderUnavailableError, InvalidInputError, MemoryFileError, MemoryNotFoundError
-from .backends import open_agent_roles, open_backend, open_review_queue, open_vectors
+from .backends import (open_agent_roles, open_backend, open_capture_state, open_decision_log, open_review_queue,
+                       open_vectors)
 from .backends.transfer import TransferReport, export_tree, import_tree
 from .index import INDEX_DIR, Filters, SyncReport, row_to_memory
 from .graph import graph_rows, read_facts
 from .graph.extract import with_extracted
-from .graph.decisions import DECISIONS_FILE, DecisionLog
+from .graph.decisions import DECISIONS_FILE, Decision, DecisionLog, adopt_client_log
 from .graph.review import REVIEW_FILE, ReviewItem, ReviewQueue
 from .graph.service import GraphService
 from .journal import journal_path
@@ -172,12 +173,21 @@ class MemoryPalaceManager:
                               "kept by this backend")
         if self._graph is None:
             queue = open_review_queue(self._opened, ReviewItem) or ReviewQueue(self.root / REVIEW_FILE)
-            # decisions stay beside the local caches on either backend (on Postgres, per
-            # client: docs/backends.md); the queue is shared there (review_items)
+            # on Postgres the queue and the decision log are tables every client shares
+            # (review_items, graph_decisions); locally they are files in the palace
+            decisions = open_decision_log(self._opened, Decision, self.settings.scope)
+            if decisions is None:
+                decisions = DecisionLog(self.root / DECISIONS_FILE)
+            else:
+                adopt_client_log(decisions, self.root / DECISIONS_FILE)
             self._graph = GraphService(self.index, self.tz, read=lambda i: self.get(i, record_access=False),
-                                       update=self.update, queue=queue,
-                                       decisions=DecisionLog(self.root / DECISIONS_FILE))
+                                       update=self.update, queue=queue, decisions=decisions)
         return self._graph
+
+    def capture_state(self, folder: Path) -> Any:
+        """Live capture's waiting events and sessionKey map (``palace.backends.capture_state``):
+        files under ``folder`` locally, shared rows in Postgres, in this client's scope."""
+        return open_capture_state(self._opened, folder, self.settings.scope)
 
     def agent_roles(self) -> Any:
         """Postgres: make, list and drop one database role per agent, bound by the database
@@ -549,12 +559,14 @@ class MemoryPalaceManager:
         """Find (and with ``repair``, fix) drift between files and index, orphaned
         vectors, leftover temp files, memories both live and in the trash, unreadable
         files (moved to .quarantine/ with ``move_unreadable``), an oversized journal.
+        On Postgres: orphaned vectors (of every scope) only.
         Returns a ``palace.doctor.DoctorReport`` (``.ok``, ``.findings``)."""
-        from .doctor import examine
+        from .doctor import examine, examine_database
 
         if self.backend != "local":
-            raise ConfigError("palace doctor checks the Markdown files against the index "
-                              "(MEMORY_BACKEND=local); a Postgres palace is one transactional store")
+            # one transactional store: no files to drift; orphaned vectors are checked
+            with self.write_lock():
+                return examine_database(self, repair=repair)
         with self.write_lock():
             return examine(self, repair=repair, move_unreadable=move_unreadable,
                            journal_max_bytes=journal_max_bytes)
@@ -602,12 +614,17 @@ class MemoryPalaceManager:
     def export_tree(self, dest: str | os.PathLike) -> TransferReport:
         """Write the palace as the standard Markdown tree into ``dest`` (new or empty)."""
         with self.write_lock():
-            return export_tree(self.storage, self.index, Path(dest), self.tz)
+            report = export_tree(self.storage, self.index, Path(dest), self.tz)
+            # the decisions a person made in review travel with the memories
+            report.review_items, report.decisions = self.graph.export_records(Path(dest))
+            return report
 
     def import_tree(self, source: str | os.PathLike) -> TransferReport:
         """Load a Markdown tree (an export, or a local palace folder); idempotent."""
         with self.write_lock():
             report = import_tree(self.storage, self.index, self.syncer, Path(source), self.tz)
+            if Path(source).resolve() != self.root.resolve():  # a palace's own files are already its own
+                report.review_items, report.decisions = self.graph.import_records(Path(source))
         self._vectors.invalidate()
         return report
 

@@ -192,3 +192,106 @@ def test_refreshing_binds_every_agent_role_again(owner_cli, owner_url):
     with psycopg.connect(role_url(owner_url, made)) as raw:
         assert raw.execute("SELECT count(*) FROM relations").fetchone()[0] == 0  # granted again
     assert len(policy_name("r" * 63)) <= 63 and policy_name("r" * 63) != policy_name("r" * 62 + "s")
+
+
+def test_an_agents_role_captures_into_its_own_spool_and_cannot_read_anothers(owner_cli, owner_url, palace_as):
+    from palace.capture.service import capture_payloads
+
+    alice_role = owner_cli("agent", "add", "alice", "--json").json()
+    bob_role = owner_cli("agent", "add", "bob", "--json").json()
+    bob = palace_as(role_url(owner_url, bob_role), scope="agent:bob")
+    answer = capture_payloads(bob, "palace", [
+        {"v": 1, "kind": "user_prompt", "session": "s-1", "text": "bob's turn about the quokka budget",
+         "meta": {"sessionKey": "k-1"}},
+        {"v": 1, "kind": "tool_call", "session": "s-1", "tool": {"name": "Bash", "input": {"command": "budget --quokka"}}},
+        {"v": 1, "kind": "user_prompt", "session": "s-1", "text": "and the wombat one"}])
+    assert answer["errors"] == [] and answer["observations"], answer  # the first turn ended, the second waits
+    with psycopg.connect(role_url(owner_url, alice_role), autocommit=True) as raw:
+        raw.execute("SELECT set_config('app.agent_id', 'bob', false)")   # a forged identity
+        assert raw.execute("SELECT count(*) FROM capture_spools").fetchone()[0] == 0
+        assert raw.execute("SELECT count(*) FROM capture_session_keys").fetchone()[0] == 0
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            raw.execute("INSERT INTO capture_spools (scope, session) VALUES ('agent:bob', 's-1')")
+    with psycopg.connect(role_url(owner_url, bob_role), autocommit=True) as raw:
+        raw.execute("SELECT set_config('app.agent_id', 'bob', false)")
+        [(events,)] = raw.execute("SELECT events FROM capture_spools WHERE session = 's-1'").fetchall()
+        assert "wombat" in events
+
+
+def test_an_agents_role_prunes_orphaned_vectors_but_never_anothers(owner_cli, owner_url, palace_as):
+    """Under its own role (restrictive policies: it cannot even see bob's vectors) alice's
+    reindex still prunes the true orphans of every scope, through the owner's function,
+    and leaves bob's private vectors alone; she cannot use the function to read anything."""
+    alice_role = owner_cli("agent", "add", "alice", "--json").json()
+    bob_role = owner_cli("agent", "add", "bob", "--json").json()
+    alice = palace_as(role_url(owner_url, alice_role), scope="agent:alice")
+    bob = palace_as(role_url(owner_url, bob_role), scope="agent:bob")
+    bobs = bob.store("bob's private plan: the lighthouse key is under the blue stone")
+    hers = alice.store("alice's note: buy more coffee filters")
+    with psycopg.connect(owner_url, autocommit=True) as owner:
+        def vector(content_hash):
+            owner.execute("INSERT INTO vectors VALUES ('m', %s, 0, '[1,0,0]')", (content_hash,))
+
+        kept = {pm.index.row_by_id(m.id)["content_hash"] for pm, m in ((bob, bobs), (alice, hers))}
+        for content_hash in (*kept, "a-text-no-memory-has"):
+            vector(content_hash)
+        alice.reindex()
+        assert {r[0] for r in owner.execute("SELECT content_hash FROM vectors")} == kept
+    with psycopg.connect(role_url(owner_url, alice_role), autocommit=True) as raw:
+        raw.execute("SELECT set_config('app.agent_id', 'bob', false)")          # forged: still hers only
+        assert raw.execute("SELECT count(*) FROM vectors").fetchone()[0] == 0
+        raw.execute("SELECT set_config('app.agent_id', 'alice', false)")
+        assert raw.execute("SELECT count(*) FROM vectors").fetchone()[0] == 1   # her own only
+        assert raw.execute("SELECT palace_orphan_vectors(false)").fetchone()[0] == 0
+        raw.execute("SELECT set_config('palace.every_scope', 'on', false)")    # the owner's switch: not hers
+        assert [r[0] for r in raw.execute("SELECT id FROM memories")] == [hers.id]
+
+
+def test_a_database_from_before_the_shared_capture_prune_and_decisions_upgrades_on_start(
+        owner_url, palace_as, monkeypatch):
+    """A palace made at schema 5, with an agent role, opened by this palace: migrations 6-8
+    run on start, and the old agent role is granted the new tables and function."""
+    from palace.backends.postgres import schema
+    from palace.capture.service import capture_payloads
+
+    from palace.backends.postgres import roles
+    from palace.backends.postgres.agents import add_agent
+
+    full = list(schema.MIGRATIONS)
+    with monkeypatch.context() as old:   # the palace as the previous release made it
+        scoped = {t: c for t, c in roles.SCOPED.items()
+                  if t not in ("capture_spools", "capture_session_keys", "graph_decisions")}
+        old.setattr(schema, "MIGRATIONS", full[:5])
+        old.setattr(roles, "SCOPED", scoped)
+        old.setattr(roles, "WRITABLE", (*scoped, "accesses"))
+        old.setattr(roles, "FUNCTIONS", ())
+        old.setattr(roles, "SEQUENCES", tuple(s for s in roles.SEQUENCES if s != "graph_decisions_seq_seq"))
+        alice_role = add_agent(owner_url, "alice")[0].to_dict()
+    with psycopg.connect(owner_url, autocommit=True) as raw:
+        assert raw.execute("SELECT value FROM palace_meta WHERE key = 'schema_version'").fetchone()[0] == "5"
+        assert raw.execute("SELECT to_regclass('capture_spools')").fetchone()[0] is None
+
+    owner = palace_as(owner_url)   # the owner opens it first, as after any upgrade
+    with psycopg.connect(owner_url, autocommit=True) as raw:
+        assert raw.execute("SELECT value FROM palace_meta WHERE key = 'schema_version'").fetchone()[0] == str(len(full))
+    alice = palace_as(role_url(owner_url, alice_role), scope="agent:alice")
+    answer = capture_payloads(alice, "palace", [
+        {"v": 1, "kind": "user_prompt", "session": "s", "text": "alice checks the upgraded palace"},
+        {"v": 1, "kind": "tool_call", "session": "s", "tool": {"name": "Bash", "input": {"command": "palace stats"}}},
+        {"v": 1, "kind": "turn_end", "session": "s"}])
+    assert answer["errors"] == [] and len(answer["observations"]) == 1
+    alice.reindex()                                     # prunes through the owner's function
+    alice.store("I use black")
+    alice.store("I use ruff")
+    [item] = alice.graph.queue.items()
+    alice.graph.resolve(item.id, accept=False, now=alice.now())
+    assert [d.decision for d in owner.graph.decisions.entries()] == []       # alice's private pair
+    assert [d.decision for d in alice.graph.decisions.entries()] == ["rejected"]
+    # the new migrations are idempotent: run again over themselves, they change nothing
+    with psycopg.connect(owner_url, autocommit=True) as raw:
+        raw.execute("UPDATE palace_meta SET value = '5' WHERE key = 'schema_version'")
+    palace_as(owner_url)
+    assert [d.decision for d in alice.graph.decisions.entries()] == ["rejected"]
+    assert alice.index.orphan_vector_count() == 0
+    again = capture_payloads(alice, "palace", [{"v": 1, "kind": "user_prompt", "session": "s", "text": "still here"}])
+    assert again["errors"] == []

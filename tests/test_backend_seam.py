@@ -10,7 +10,12 @@ from pathlib import Path
 import pytest
 
 import palace
+from palace.backends.capture_state import CaptureState, FileCaptureState, FileSpool, SpoolVisit
 from palace.backends.postgres import PgIndex, PgStore
+from palace.backends.postgres.capture import PgCaptureState, PgSpool
+from palace.backends.postgres.graph import PgDecisionLog, PgReviewQueue
+from palace.graph.decisions import DecisionLog
+from palace.graph.review import ReviewQueue
 from palace.index import Index
 from palace.index.backend import MemoryIndex, MemoryStore
 from palace.storage import FileStorage
@@ -57,3 +62,22 @@ def test_manager_and_search_use_only_the_seam():
     assert used <= members(MemoryIndex), sorted(used - members(MemoryIndex))
     stored = used_attributes(PACKAGE / "manager.py", "storage")
     assert stored <= members(MemoryStore), sorted(stored - members(MemoryStore))
+
+
+@pytest.mark.parametrize("protocol, concrete", [(CaptureState, FileCaptureState), (CaptureState, PgCaptureState),
+                                                (SpoolVisit, FileSpool), (SpoolVisit, PgSpool)])
+def test_both_capture_states_provide_the_seam(protocol, concrete):
+    for name in members(protocol):
+        wanted = list(inspect.signature(getattr(protocol, name)).parameters)
+        have = list(inspect.signature(getattr(concrete, name)).parameters)
+        assert have == wanted, f"{concrete.__name__}.{name}{have} vs the seam's {wanted}"
+
+
+@pytest.mark.parametrize("local, shared", [(ReviewQueue, PgReviewQueue), (DecisionLog, PgDecisionLog)])
+def test_the_graphs_records_have_the_same_methods_on_both_backends(local, shared):
+    """The review queue and the decision log: files locally, tables on Postgres."""
+    for name in {n for n in vars(local) if not n.startswith("_")}:
+        assert hasattr(shared, name), f"{shared.__name__} lacks {name}"
+        wanted = list(inspect.signature(getattr(local, name)).parameters)
+        have = list(inspect.signature(getattr(shared, name)).parameters)
+        assert have == wanted, f"{shared.__name__}.{name}{have} vs {local.__name__}'s {wanted}"

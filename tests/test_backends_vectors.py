@@ -84,3 +84,49 @@ def test_above_the_threshold_search_goes_through_an_hnsw_index(embedder, minilm_
             assert names[0] in plan
     finally:
         remote.close()
+
+
+def test_reindex_prunes_true_orphans_and_never_another_agents_private_vectors(embedder, minilm_path,
+                                                                              postgres_url, tmp_path):
+    """Vectors are keyed by text, not by memory, and a client sees only its scopes: the
+    prune runs as the schema owner over every scope, so alice's reindex (or doctor)
+    keeps bob's private vectors and drops only those no memory anywhere has."""
+    import psycopg
+
+    def agent(name):
+        return MemoryPalaceManager(settings=Settings.from_env(
+            workspace_dir=str(tmp_path / name), backend="postgres", database_url=postgres_url,
+            agent_id=name, scope=f"agent:{name}", vector_enabled=True, vector_mode="inprocess",
+            vector_model=minilm_path), embedder=embedder)
+
+    alice, bob = agent("alice"), agent("bob")
+    try:
+        bobs = bob.store("bob's private plan: the lighthouse key is under the blue stone")
+        draft = alice.store("alice's draft: the launch moves to Thursday")
+        alice.store("alice's note: buy more coffee filters")
+        assert bob.embed_pending() == 1 and alice.embed_pending() == 2
+        with psycopg.connect(postgres_url, autocommit=True) as raw:   # the owner, no identity
+            def hashes():
+                return {r[0] for r in raw.execute("SELECT content_hash FROM vectors")}
+
+            assert raw.execute("SELECT palace_orphan_vectors(false)").fetchone()[0] == 0
+            before = hashes()
+            assert len(before) == 3
+            alice.update(draft.id, content="alice's draft: the launch moves to Friday")  # old text: an orphan
+            assert alice.doctor(repair=False).to_dict()["findings"] == [
+                {"kind": "orphan-vectors", "path": None, "detail": "1 vectors of texts no memory has",
+                 "repaired": False}]
+            alice.reindex()
+            after = hashes()
+            assert len(after) == 2 and after < before       # the orphan went, bob's stayed
+            assert bob.search("where is the lighthouse key", record_access=False)[0].memory.id == bobs.id
+            assert bob.doctor().ok and alice.doctor().findings == []
+            # a memory deleted for good leaves an orphan too; bob's reindex prunes it, alice's stays
+            bob.delete(bobs.id)
+            bob.empty_trash()
+            bob.reindex()
+            assert len(hashes()) == 1 and alice.embed_pending() == 1  # alice's new draft text
+            assert len(hashes()) == 2
+    finally:
+        alice.close()
+        bob.close()

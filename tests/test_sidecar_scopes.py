@@ -132,3 +132,30 @@ def test_the_viewer_beside_a_tokens_file_needs_the_sidecars_own_token(tmp_path):
     app = create_app(settings, tmp_path / "ws")
     with pytest.raises(ConfigError, match="needs MEMORY_VECTOR_SERVICE_TOKEN"):
         mount_viewer(app, settings, tmp_path / "ws")
+
+
+def test_capture_over_http_keeps_each_tokens_spool_and_observations_apart(sidecar):
+    """POST /capture on Postgres: alice and bob capture sessions with the same id; the
+    open turn waits in the database under each one's scope, and each turn ends as an
+    observation only its own agent finds."""
+    def capture(token, events):
+        answer = call(sidecar, "POST", "/capture", token, {"source": "palace", "events": events})
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["errors"] == [], answer.json()
+        return answer.json()
+
+    def ev(kind, **fields):
+        return {"v": 1, "kind": kind, "session": "same-id-7", "agent": "claude-code", "cwd": "/srv/app", **fields}
+
+    capture(ALICE, [ev("user_prompt", text="alice: rotate the zephyr credentials")])
+    capture(BOB, [ev("user_prompt", text="bob: tidy the zephyr dashboard")])
+    capture(ALICE, [ev("tool_call", tool={"name": "Bash", "input": {"command": "zephyr rotate"}})])
+    capture(BOB, [ev("tool_call", tool={"name": "Bash", "input": {"command": "zephyr tidy"}})])
+    [mine] = capture(ALICE, [ev("turn_end")])["observations"]
+    [his] = capture(BOB, [ev("turn_end")])["observations"]
+    assert mine != his
+    alice_obs = call(sidecar, "GET", f"/memories/{mine}", ALICE, None).json()
+    assert "zephyr rotate" in alice_obs["content"] and "zephyr tidy" not in alice_obs["content"]
+    assert call(sidecar, "GET", f"/memories/{mine}", BOB, None).status_code == 404
+    bob_obs = call(sidecar, "GET", f"/memories/{his}", BOB, None).json()
+    assert "zephyr tidy" in bob_obs["content"] and "rotate" not in bob_obs["content"]

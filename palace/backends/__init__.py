@@ -80,6 +80,29 @@ def open_review_queue(backend: Backend, make_item: Any) -> Any:
     return None
 
 
+def open_decision_log(backend: Backend, make_decision: Any, scope: str) -> Any:
+    """The graph's log of pairs already decided kept in the database (Postgres: one for
+    every client, scoped), or None where the caller keeps its own (graph-decisions.json)."""
+    if backend.name == "postgres":
+        from .postgres.graph import PgDecisionLog
+
+        return PgDecisionLog(backend.index.palace, make_decision, scope)
+    return None
+
+
+def open_capture_state(backend: Backend, folder: Any, scope: str) -> Any:
+    """Where live capture keeps each open turn's events and OpenClaw's sessionKey map
+    (``palace.backends.capture_state``): files under ``folder`` locally, rows of the
+    database in Postgres (shared by every machine, one set per ``scope``)."""
+    if backend.name == "postgres":
+        from .postgres.capture import PgCaptureState
+
+        return PgCaptureState(backend.index.palace, scope)
+    from .capture_state import FileCaptureState
+
+    return FileCaptureState(folder)
+
+
 def open_agent_roles(backend: Backend, settings: Settings) -> Any:
     """One database role per agent (``palace.backends.postgres.agents.AgentRoles``)."""
     if backend.name != "postgres":

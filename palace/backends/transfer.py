@@ -3,7 +3,8 @@
 The tree is what the local backend keeps under ``<workspace>/memory/palace/``: one
 ``<room>/<id>.md`` per memory (rendered by ``palace.storage.render_memory``, so an
 export is byte-for-byte what the local backend would write), ``.trash/<id>.md`` for
-trashed memories and the access journal. Either backend exports it and imports it,
+trashed memories and the access journal; the manager adds the graph's review queue and
+decision log (``review.json``, ``graph-decisions.json``: ``GraphService.export_records``). Either backend exports it and imports it,
 so a team can snapshot a shared palace to git and a person can move between backends.
 
 Import is idempotent: a memory whose Markdown is already stored as is, and an access
@@ -32,11 +33,13 @@ class TransferReport:
     unchanged: int = 0
     trashed: int = 0
     accesses: int = 0
+    review_items: int = 0  # the graph's review queue (review.json) exported / added
+    decisions: int = 0     # its log of pairs already decided (graph-decisions.json)
     errors: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
 
     def to_dict(self) -> dict[str, Any]:
         return {"written": len(self.written), "unchanged": self.unchanged, "trashed": self.trashed,
-                "accesses": self.accesses,
+                "accesses": self.accesses, "review_items": self.review_items, "decisions": self.decisions,
                 "errors": [{"path": p, "reason": r} for p, r in self.errors]}
 
 

@@ -7,13 +7,14 @@ importing a transcript twice, or a transcript that grew, writes only what change
 a memory the user deleted stays deleted.
 
 Live events (hooks call ``palace capture`` once per event, each a new process) wait
-in a per-session spool under ``<palace>/.capture/spool/`` — already cleaned — until
-their turn ends (the next prompt, a Stop/agent_end, a compaction, the session end).
+in a per-session spool — already cleaned — until their turn ends (the next prompt, a
+Stop/agent_end, a compaction, the session end): files under
+``<palace>/.capture/spool/`` locally, rows of the database on Postgres, so machines
+capturing one session into one palace share it (``palace.backends.capture_state``).
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 from contextlib import contextmanager
@@ -22,6 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
+from ..backends.capture_state import FileCaptureState
 from ..errors import InvalidInputError, PalaceError
 from .events import Event, from_palace
 from .privacy import Exclusions, Redactor, load_key
@@ -49,7 +51,6 @@ _MULTILINE_RULES = ("private-key", "putty-private-key")
 # start lies within this many seconds (a hook's clock against the transcript's).
 TWIN_WINDOW_S = 120.0
 
-SESSION_KEYS = "\0openclaw-session-keys"  # a name no host session has: its own spool slot
 
 
 def room_of(project: str, session: str) -> str:
@@ -119,6 +120,9 @@ class Capturer:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.redactor = redactor or Redactor(load_key(self.folder))
         self.exclusions = exclusions or Exclusions.from_settings(pm.settings)
+        # the open turns' events and OpenClaw's sessionKey map: files here, shared
+        # rows on Postgres (palace.backends.capture_state)
+        self.state = pm.capture_state(self.folder)
         self.report = CaptureReport()
         self._excluded_calls: set[str] = set()
         self._room_turns: dict[str, list[Any]] = {}   # room -> its observations, read once
@@ -351,44 +355,28 @@ class Capturer:
     # ------------------------------------------------------------------ live events
 
     def spool_path(self, session: str) -> Path:
-        return self.folder / "spool" / f"{_hash(session)}.jsonl"
+        """The local backend's spool file of ``session`` (on Postgres, a database row)."""
+        return FileCaptureState(self.folder).spool_path(session)
 
     @contextmanager
-    def _spool(self, session: str) -> Iterator[Path]:
-        path = self.spool_path(session)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path.with_suffix(".lock"), "a+") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
-                yield path
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
+    def _spool(self, session: str) -> Iterator[Any]:
+        """The session's spool, held exclusively (see palace.backends.capture_state)."""
+        with self.state.visit(session) as spool:
+            yield spool
 
-    def _read_spool(self, path: Path) -> tuple[list[Event], dict[str, Any]]:
+    def _read_spool(self, spool: Any) -> tuple[list[Event], dict[str, Any]]:
+        raw, state = spool.read()
         events: list[Event] = []
-        state: dict[str, Any] = {"turns": 0}
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except FileNotFoundError:
-            return events, state
-        for line in lines:
+        for data in raw:
             try:
-                data = json.loads(line)
-                if "state" in data:
-                    state = data["state"]
-                else:
-                    events.append(from_palace(data))
-            except (ValueError, PalaceError):
-                continue  # a torn line from a crash: the rest of the turn still counts
+                events.append(from_palace(data))
+            except PalaceError:
+                continue  # an event this palace no longer reads: the rest of the turn counts
         return events, state
 
-    def _write_spool(self, path: Path, events: list[Event], state: dict[str, Any]) -> None:
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps({"state": state}) + "\n")
-            for event in events:
-                handle.write(json.dumps(event.to_dict(), ensure_ascii=False, default=str) + "\n")
-        os.replace(tmp, path)
+    def _write_spool(self, spool: Any, events: list[Event], state: dict[str, Any]) -> None:
+        spool.write([json.loads(json.dumps(e.to_dict(), ensure_ascii=False, default=str)) for e in events],
+                    state)
 
     def capture(self, events: Iterable[Event]) -> CaptureReport:
         """Live events, in order. Consecutive events of one session share one visit to
@@ -415,24 +403,15 @@ class Capturer:
 
     # OpenClaw names a conversation by its sessionKey and the transcript by its
     # sessionId; message hooks carry only the key. The last sessionId seen with a key
-    # is kept (capture/spool/session-keys.json), so those events join their session.
+    # is kept (the capture state's sessionKey map), so those events join their session.
 
     def _resolve_session_keys(self, events: list[Event]) -> list[Event]:
         learned = {e.meta["sessionKey"]: e.session for e in events
                    if e.meta.get("sessionKey") and e.meta["sessionKey"] != e.session}
-        if not learned and not any(e.meta.get("sessionKey") == e.session for e in events):
+        wanted = {e.session for e in events if e.meta.get("sessionKey") == e.session}
+        if not learned and not wanted:
             return events
-        with self._spool(SESSION_KEYS) as path:
-            try:
-                known = json.loads(path.read_text(encoding="utf-8"))
-            except (FileNotFoundError, ValueError):
-                known = {}
-            changed = {k: s for k, s in learned.items() if known.get(k) != s}
-            if changed:
-                known.update(changed)
-                tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-                tmp.write_text(json.dumps(known), encoding="utf-8")
-                os.replace(tmp, path)
+        known, changed = self.state.learn_session_keys(learned, wanted)
         for key, session in changed.items():
             self._move_pending(key, session)
         return [replace(e, session=known[e.session])
@@ -440,20 +419,20 @@ class Capturer:
 
     def _move_pending(self, key: str, session: str) -> None:
         """Events filed under the bare key before its sessionId was known open the turn."""
-        with self._spool(key) as path:
-            moved, _state = self._read_spool(path)
-            path.unlink(missing_ok=True)
+        with self._spool(key) as spool:
+            moved, _state = self._read_spool(spool)
+            spool.delete()
         if moved:
-            with self._spool(session) as path:
-                pending, state = self._read_spool(path)
-                self._write_spool(path, [replace(e, session=session) for e in moved] + pending, state)
+            with self._spool(session) as spool:
+                pending, state = self._read_spool(spool)
+                self._write_spool(spool, [replace(e, session=session) for e in moved] + pending, state)
 
     def _capture_run(self, events: list[Event]) -> None:
-        with self._spool(events[0].session) as path:
-            pending, state = self._read_spool(path)
+        with self._spool(events[0].session) as spool:
+            pending, state = self._read_spool(spool)
             for event in events:
                 pending = self._live_event(event, pending, state)
-            self._write_spool(path, pending, state)
+            self._write_spool(spool, pending, state)
 
     def _live_event(self, event: Event, pending: list[Event], state: dict[str, Any]) -> list[Event]:
         if event.kind not in ("user_prompt", "turn_end", "session_end", "reset", "compaction",

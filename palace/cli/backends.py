@@ -16,12 +16,14 @@ def _errors(report) -> list[str]:
 @shared_options
 def export(dest: str) -> Reply:
     """Write every memory, the trash and the access journal as Markdown files into DEST
-    (a new or empty folder), byte-for-byte what the local backend keeps."""
+    (a new or empty folder), byte-for-byte what the local backend keeps, with the graph's
+    review queue and decision log (review.json, graph-decisions.json)."""
     with open_manager() as pm:
         report = pm.export_tree(dest)
     data = report.to_dict() | {"dest": dest}
     return Reply(data, lambda: (f"exported {data['written']} memories, {data['trashed']} trashed, "
-                                f"{data['accesses']} accesses to {dest}"))
+                                f"{data['accesses']} accesses, {data['review_items']} review items, "
+                                f"{data['decisions']} graph decisions to {dest}"))
 
 
 @click.command("import")
@@ -33,7 +35,8 @@ def import_(source: str) -> Reply:
         report = pm.import_tree(source)
     data = report.to_dict() | {"source": source}
     return Reply(data, lambda: (f"imported {data['written']} memories ({data['unchanged']} unchanged), "
-                                f"{data['trashed']} trashed, {data['accesses']} accesses from {source}"),
+                                f"{data['trashed']} trashed, {data['accesses']} accesses, {data['review_items']} review "
+                                f"items, {data['decisions']} graph decisions from {source}"),
                  notes=_errors(report))
 
 

@@ -126,7 +126,8 @@ def decay(dry_run: bool, now: str | None) -> Reply:
 def doctor(check: bool, move_unreadable: bool) -> Reply:
     """Find what crashes, hand edits and time leave, and repair it: drift between files
     and index, orphaned vectors, leftover temp files, memories both live and in the
-    trash, unreadable files, an oversized journal. Exit 0 when all is (now) well."""
+    trash, unreadable files, an oversized journal (on Postgres: orphaned vectors of
+    every scope, the only one that applies). Exit 0 when all is (now) well."""
     with open_manager() as pm:
         report = pm.doctor(repair=not check, move_unreadable=move_unreadable)
     data = report.to_dict()

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 from ..storage import atomic_write
 from .facts import Relation
@@ -70,6 +70,20 @@ class DecisionLog:
     def record(self, entry: Decision) -> None:
         self._save([*(e for e in self.entries() if e.pair != entry.pair), entry])
 
+    def merge(self, entries: Iterable[Decision]) -> int:
+        """Record these decisions at once (each replaces the one for its pair); returns
+        how many were new or different (an import of a log already here changes nothing)."""
+        current = {e.pair: e for e in self.entries()}
+        changed = 0
+        for entry in entries:
+            if current.get(entry.pair) != entry:
+                current.pop(entry.pair, None)
+                current[entry.pair] = entry
+                changed += 1
+        if changed:
+            self._save(current.values())
+        return changed
+
     def by_new_memory(self, memory_id: str) -> list[Decision]:
         return [e for e in self.entries() if e.new_memory == memory_id]
 
@@ -77,3 +91,17 @@ class DecisionLog:
         gone = {e.pair for e in entries}
         if gone:
             self._save([e for e in self.entries() if e.pair not in gone])
+
+
+def adopt_client_log(log: "DecisionLog | Any", path: Path) -> int:
+    """Before the shared log (Postgres, schema 8) each client kept its decisions in
+    ``graph-decisions.json`` beside its caches: merge such a file into ``log`` once and
+    keep it as ``graph-decisions.json.merged``. Returns how many entries were new."""
+    if not path.exists():
+        return 0
+    added = log.merge(read_records(path, Decision))
+    try:
+        path.replace(path.with_name(path.name + ".merged"))
+    except OSError:
+        pass  # a read-only folder: merging again next time adds nothing
+    return added

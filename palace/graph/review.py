@@ -67,6 +67,15 @@ class ReviewQueue:
         self._save([*items, item])
         return item
 
+    def put(self, item: ReviewItem) -> bool:
+        """Keep ``item`` as it is (an import): False when it, or its pair, is queued already."""
+        items = self.items()
+        if any(i.id == item.id or (i.old_memory, i.new_memory, i.old_relation, i.new_relation) == (
+                item.old_memory, item.new_memory, item.old_relation, item.new_relation) for i in items):
+            return False
+        self._save([*items, item])
+        return True
+
     def drop(self, items: list[ReviewItem]) -> None:
         """Remove these items (their new fact is no longer stated)."""
         gone = {i.id for i in items}

@@ -8,20 +8,23 @@ the manager.
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timezone, tzinfo
+from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from ..errors import InvalidInputError
 from ..index import Index
 from ..models import Memory
+from ..storage import atomic_write
 from .facts import Entity, Relation, parse_entity, read_facts
 from .normalise import entity_key
 from .paths import Edge, Step, render
 from .decisions import CLOSING, DECISIONS_FILE, DecisionLog, fact_id
 from .decisions import Decision as Decided
-from .review import ReviewItem, ReviewQueue
+from .review import REVIEW_FILE, ReviewItem, ReviewQueue, read_records
 from .supersede import decide
 
 SUPERSEDED_BY = "supersededBy"
@@ -367,6 +370,27 @@ class GraphService:
             self.decisions.record(Decided(item.old_memory, fact_id(old), item.new_memory, fact_id(new),
                                           "rejected"))
         return item
+
+    # ------------------------------------------------------------------ export and import
+
+    def export_records(self, dest: Path) -> tuple[int, int]:
+        """The review queue and the decision log into a palace tree, as the local backend
+        keeps them (``review.json``, ``graph-decisions.json``; none when empty). Returns
+        (items, decisions) written."""
+        items, entries = self.queue.items(), self.decisions.entries()
+        if items:
+            atomic_write(dest / REVIEW_FILE, json.dumps([i.to_dict() for i in items], ensure_ascii=False, indent=1))
+        if entries:
+            atomic_write(dest / DECISIONS_FILE, json.dumps([asdict(e) for e in entries], ensure_ascii=False,
+                                                           indent=1))
+        return len(items), len(entries)
+
+    def import_records(self, source: Path) -> tuple[int, int]:
+        """A tree's review queue and decision log, added to this palace's (idempotent:
+        an item or decision already here is left alone). Returns (items, decisions) added."""
+        items = sum(self.queue.put(item) for item in read_records(source / REVIEW_FILE, ReviewItem))
+        decisions = self.decisions.merge(read_records(source / DECISIONS_FILE, Decided))
+        return items, decisions
 
     # ------------------------------------------------------------------ merging
 

@@ -746,6 +746,12 @@ class Index:
         all_statuses[:used] = statuses
         return all_rids, matrix, all_statuses, used
 
+    def orphan_vector_count(self) -> int:
+        """How many vectors ``prune_orphan_vectors`` would delete (no memory has their text)."""
+        return int(self.conn.execute(
+            "SELECT count(*) FROM vectors WHERE content_hash NOT IN (SELECT content_hash FROM memories)"
+        ).fetchone()[0])
+
     def prune_orphan_vectors(self) -> int:
         with self.write():
             cursor = self.conn.execute(

@@ -2,7 +2,7 @@
 
 ``create_viewer_app(pm_or_workspace, token=None)`` returns an ASGI app (FastAPI).
 Pages: ``/`` rooms and memories, ``/memories/<id>``, ``/search?q=``, ``/trash``,
-``/experiences``, ``/feed`` (live feed by server-sent events and the bootstrap
+``/experiences``, ``/review`` (the graph's review queue), ``/feed`` (live feed by server-sent events and the bootstrap
 preview), and ``/charts/*.svg``. Edits are HTML form posts that go through the
 manager; each answers with a redirect (post/redirect/get), so reload is safe.
 """
@@ -41,6 +41,8 @@ MESSAGES = {
     "deleted": "Moved to the trash.",
     "restored": "Restored.",
     "emptied": "The trash is empty.",
+    "accepted": "Accepted: the old fact is closed and its memory marked as superseded.",
+    "kept": "Kept both facts.",
 }
 
 
@@ -173,6 +175,10 @@ def create_viewer_app(pm_or_workspace: Any, token: str | None = None, *,
         items = [(result, read_verifications(result.memory.extra)) for result in reader.experiences()]
         return page(request, "experiences.html", items=items)
 
+    @app.get("/review", response_class=HTMLResponse)
+    def review_page(request: Request):
+        return page(request, "review.html", items=reader.review())
+
     @app.get("/feed", response_class=HTMLResponse)
     def feed_page(request: Request, q: str = ""):
         memories = reader.newest()
@@ -264,6 +270,14 @@ def create_viewer_app(pm_or_workspace: Any, token: str | None = None, *,
         form = await checked_form(request)
         await run_in_threadpool(reader.restore, memory_id)
         return back_to(request, form.get("next") or f"/memories/{memory_id}", done="restored")
+
+    @app.post("/review/{item_id}/{verdict}")
+    async def resolve_review(request: Request, item_id: str, verdict: str):
+        await checked_form(request)
+        if verdict not in ("accept", "reject"):
+            raise InvalidInputError(f"a review item is accepted or rejected, not {verdict!r}")
+        await run_in_threadpool(reader.resolve_review, item_id, accept=verdict == "accept")
+        return back_to(request, "/review", done="accepted" if verdict == "accept" else "kept")
 
     @app.post("/trash/empty")
     async def empty_trash(request: Request):

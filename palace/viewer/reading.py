@@ -190,11 +190,13 @@ class PalaceReader:
                 counts = self.pm.room_counts()
                 trash = len(self.pm.list_trash())
                 problems = len(self.pm.problems())
+                review = len(self.pm.graph.queue.items())
             by_status: dict[str, int] = {}
             for statuses in counts.values():
                 for status, count in statuses.items():
                     by_status[status] = by_status.get(status, 0) + count
-            return {"counts": counts, "by_status": by_status, "trash": trash, "problems": problems}
+            return {"counts": counts, "by_status": by_status, "trash": trash, "problems": problems,
+                    "review": review}
         return self._rooms.get(compute)
 
     def tree(self, status: str = "active") -> RoomNode:
@@ -223,6 +225,13 @@ class PalaceReader:
     def experiences(self):
         with self.lock:
             return self.pm.experiences.list()
+
+    def review(self) -> list[tuple[Any, Memory | None, Memory | None]]:
+        """The graph's review queue (pairs of facts palace was unsure about), each item
+        with its old and new memory as this client sees them (None: gone since)."""
+        with self.lock:
+            return [(item, self.pm.get(item.old_memory, record_access=False),
+                     self.pm.get(item.new_memory, record_access=False)) for item in self.pm.graph.queue.items()]
 
     # -- one memory --------------------------------------------------------------
 
@@ -310,6 +319,11 @@ class PalaceReader:
 
     def empty_trash(self) -> list[str]:
         return self.edit(lambda: self.pm.empty_trash())
+
+    def resolve_review(self, item_id: str, *, accept: bool) -> Any:
+        """Accept (the new fact replaces the old: closed, its memory marked) or keep both;
+        the decision is logged so the pair is not asked about again."""
+        return self.edit(lambda: self.pm.graph.resolve(item_id, accept=accept, now=self.now()))
 
 
 def parse_tags(raw: str) -> list[str]:

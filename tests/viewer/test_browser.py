@@ -1,4 +1,5 @@
-"""The viewer in headless Chromium on a real workspace: what a person does with it."""
+"""The viewer in headless Chromium on a real workspace: what a person does with it,
+on a local palace and on a real embedded PostgreSQL (every flow runs on both)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,32 @@ import re
 from datetime import datetime, timedelta
 
 import pytest
+from backend_helpers import stored_markdown
+
+from palace.manager import MemoryPalaceManager
+from palace.settings import Settings
 
 from .conftest import SCREENSHOTS, screenshot
 
 pytestmark = pytest.mark.browser
+pytest_plugins = ["conftest_postgres"]
+
+
+@pytest.fixture(params=["local", "postgres"])
+def viewer_backend(request, monkeypatch) -> str:
+    if request.param == "postgres":
+        monkeypatch.setenv("MEMORY_BACKEND", "postgres")
+        monkeypatch.setenv("MEMORY_DATABASE_URL", request.getfixturevalue("postgres_url"))
+    return request.param
+
+
+@pytest.fixture
+def viewer_pm(viewer_backend, workspace):
+    """The viewer's manager (conftest's ``live_viewer`` serves it) on either backend."""
+    pm = MemoryPalaceManager(workspace, settings=Settings.from_env())
+    assert pm.backend == viewer_backend
+    yield pm
+    pm.close()
 
 
 def seed(pm):
@@ -70,7 +93,9 @@ def test_delete_and_restore_from_the_page(live_viewer, page):
     assert "Restored" in page.locator(".flash").inner_text()
     restored = live_viewer.pm.get(db.id, record_access=False)
     assert restored is not None and restored.status == "active"
-    assert restored.path.exists() and "projects/palace" in str(restored.path)
+    assert restored.location == "projects/palace" and "PostgreSQL" in stored_markdown(live_viewer.pm, db.id)
+    if live_viewer.pm.backend == "local":
+        assert restored.path.exists() and "projects/palace" in str(restored.path)
     assert live_viewer.pm.list_trash() == []
 
 
@@ -100,12 +125,13 @@ def test_edit_tags_importance_pin_and_room(live_viewer, page):
     memory = live_viewer.pm.get(db.id, record_access=False)
     assert memory.tags == ("数据库", "postgres", "选型")
     assert memory.importance == 0.9 and memory.pinned and memory.location == "archive/decisions"
-    text = memory.path.read_text(encoding="utf-8")
-    assert "postgres" in text and "archive/decisions" in str(memory.path)  # the file is the truth
+    text = stored_markdown(live_viewer.pm, db.id)  # the file (or the database's Markdown) is the truth
+    assert "postgres" in text and "importance: 0.9" in text and "archive/decisions" in str(memory.path)
     assert "#postgres" in page.locator("dd.tags").inner_text()
     assert "Pinned" in page.locator("section.decay figcaption").inner_text()
 
 
+@pytest.mark.parametrize("viewer_backend", ["local"], indirect=True)  # files: the local backend's
 def test_a_file_edited_on_disk_shows_on_reload(live_viewer, page):
     db = seed(live_viewer.pm)
     page.goto(live_viewer.at(f"/memories/{db.id}"))
@@ -114,6 +140,23 @@ def test_a_file_edited_on_disk_shows_on_reload(live_viewer, page):
     path.write_text(path.read_text(encoding="utf-8").replace("MongoDB", "CockroachDB"), encoding="utf-8")
     page.reload()
     assert "CockroachDB" in page.locator(".content").inner_text()
+
+
+def test_a_change_by_another_client_shows_on_reload(live_viewer, page, workspace, tmp_path):
+    """Another client of the same palace (another process; on Postgres another machine)
+    fixes a memory: the page shows it on reload."""
+    db = seed(live_viewer.pm)
+    page.goto(live_viewer.at(f"/memories/{db.id}"))
+    assert "MongoDB" in page.locator(".content").inner_text()
+    other_ws = workspace if live_viewer.pm.backend == "local" else tmp_path / "other-machine"
+    other = MemoryPalaceManager(other_ws, settings=Settings.from_env())
+    try:
+        other.update(db.id, content=db.content.replace("MongoDB", "CockroachDB"))
+    finally:
+        other.close()
+    page.reload()
+    assert "CockroachDB" in page.locator(".content").inner_text()
+    assert "MongoDB" not in page.locator(".content").inner_text()
 
 
 def test_new_memories_arrive_in_the_live_feed_and_can_be_deleted(live_viewer, page):
@@ -219,3 +262,34 @@ def test_archived_memories_are_listed_and_restored(live_viewer, page):
     page.wait_for_selector(".flash")
     assert pm.get(faded.id, record_access=False).status == "active"
     assert page.locator(f"#m-{faded.id}").count() == 0  # no longer in the archived list
+
+
+def test_review_the_graphs_uncertain_pairs_from_the_page(live_viewer, page):
+    """The review queue: accept one pair (the old fact closes, its memory is marked),
+    keep both of another; decided pairs leave the page and are not asked about again."""
+    pm = live_viewer.pm
+    black = pm.store("I use black")
+    ruff = pm.store("I use ruff")
+    pm.store("I use isort")
+    items = pm.graph.queue.items()
+    assert len(items) >= 2
+    first, second = items[0], items[1]
+    page.goto(live_viewer.at("/"))
+    page.get_by_role("link", name=re.compile(rf"^Review \({len(items)}\)")).click()
+    page.wait_for_url("**/review")
+    row = page.locator(f"#r-{first.id}")
+    assert "black" in row.inner_text() and "ruff" in row.inner_text()
+    assert (first.old_memory, first.new_memory) == (black.id, ruff.id)
+    screenshot(page, "review")
+    row.get_by_role("button", name=re.compile("^Accept")).click()
+    page.wait_for_selector(".flash")
+    assert "Accepted" in page.locator(".flash").inner_text()
+    assert pm.get(black.id, record_access=False).extra["supersededBy"] == ruff.id
+    assert page.locator(f"#r-{first.id}").count() == 0
+    page.locator(f"#r-{second.id}").get_by_role("button", name=re.compile("^Keep both")).click()
+    page.wait_for_selector(".flash")
+    assert "Kept both" in page.locator(".flash").inner_text()
+    assert [i.id for i in pm.graph.queue.items()] == [i.id for i in items[2:]]
+    decided = {(d.old_memory, d.new_memory): d.decision for d in pm.graph.decisions.entries()}
+    assert decided[(first.old_memory, first.new_memory)] == "accepted"
+    assert decided[(second.old_memory, second.new_memory)] == "rejected"

@@ -9,7 +9,7 @@ from typing import Any
 
 from ...errors import ConfigError, InvalidInputError
 from .database import _redacted
-from .roles import READ_ONLY, SCOPED, SEQUENCES, WRITABLE, Agent, _checked, add_statements, default_role, policy_name
+from .roles import FUNCTIONS, READ_ONLY, SCOPED, SEQUENCES, WRITABLE, Agent, _checked, add_statements, default_role, policy_name
 from .schema import migrate
 
 
@@ -85,6 +85,8 @@ def remove_agent(url: str, agent_id: str) -> list[Agent]:
                 sql.SQL(", ").join(map(sql.Identifier, (*WRITABLE, *READ_ONLY))), role))
             conn.execute(sql.SQL("REVOKE ALL ON SEQUENCE {} FROM {}").format(
                 sql.SQL(", ").join(map(sql.Identifier, SEQUENCES)), role))
+            for function in FUNCTIONS:
+                conn.execute(sql.SQL("REVOKE ALL ON FUNCTION {} FROM {}").format(sql.SQL(function), role))
             conn.execute(sql.SQL("REVOKE ALL ON SCHEMA {} FROM {}").format(sql.Identifier(schema), role))
             conn.execute(sql.SQL("REVOKE ALL ON DATABASE {} FROM {}").format(sql.Identifier(database), role))
             conn.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(role))

@@ -103,19 +103,37 @@ class PostgresPalace:
             raise ConfigError(f"cannot reach the PostgreSQL server at {_redacted(url)}: "
                               f"{str(exc).strip()}") from None
         self.agent_id, self.user_id = agent_id, user_id
-
-        def declare(conn: Any) -> None:
-            # who this client is, for the row-level security policies (schema migration 2)
-            conn.execute("SELECT set_config('app.agent_id', %s, false), set_config('app.user_id', %s, false)",
-                         (agent_id or "", user_id or ""))
-
-        self.pool = ConnectionPool(url, min_size=min_size, max_size=max_size, open=True, configure=declare,
+        self.pool = ConnectionPool(url, min_size=min_size, max_size=max_size, open=True, configure=self._declare,
                                    kwargs={"row_factory": dict_row, "autocommit": True})
 
+        self._side_pool: Any = None  # dedicated_connection's (capture's spool visits)
+        self._side_lock = threading.Lock()
         self._pinned = threading.local()  # the connection a thread holding the write lock works on
         self._touched: dict[tuple[str, str], None] = {}  # (term, scope) written since the last fold check
         self._writes = 0
         self._touch_lock = threading.Lock()
+
+    @contextmanager
+    def dedicated_connection(self) -> Iterator[Any]:
+        """A connection from a second, small pool (made on first use), declaring who this
+        client is: for work that waits on a row lock (capture's spool). Visitors waiting
+        on a busy row hold these, never the main pool's connections that the lock
+        holder needs for its own writes, so they cannot starve it."""
+        with self._side_lock:
+            if self._side_pool is None:
+                from psycopg.rows import dict_row
+                from psycopg_pool import ConnectionPool
+
+                self._side_pool = ConnectionPool(self.url, min_size=0, max_size=8, open=True,
+                                                 configure=self._declare,
+                                                 kwargs={"row_factory": dict_row, "autocommit": True})
+        with self._side_pool.connection() as conn:
+            yield conn
+
+    def _declare(self, conn: Any) -> None:
+        # who this client is, for the row-level security policies (schema migration 2)
+        conn.execute("SELECT set_config('app.agent_id', %s, false), set_config('app.user_id', %s, false)",
+                     (self.agent_id or "", self.user_id or ""))
 
     def connection(self) -> Any:
         """A pooled connection; while this thread holds the write lock, the locked one."""
@@ -141,6 +159,8 @@ class PostgresPalace:
 
     def close(self) -> None:
         self.pool.close()
+        if self._side_pool is not None:
+            self._side_pool.close()
 
 
 def _redacted(url: str) -> str:
@@ -287,21 +307,22 @@ class PgStore:
         updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in row if c != "id")
         with self.palace.connection() as conn:
             with refused(memory.id), conn.transaction():
-                # one statement for the row (the upsert locks this memory's row until commit:
-                # a concurrent write of the same id waits, then bumps version again); the
+                # the row first (the upsert locks this memory's row until commit: a
+                # concurrent write of the same id waits, then bumps version again); the
                 # memories_index trigger keeps its postings and BM25 counters in the same
-                # transaction; tags follow (the two tag statements touch disjoint rows); a
-                # live memory leaves the trash (restore: never both); the entity graph's
-                # rows are written in the same transaction
+                # transaction. Tags follow in a statement of their own: an agent role's
+                # policy on memory_tags checks that the tagged memory exists, and a new row
+                # is invisible to the statement that inserts it (the two tag statements touch
+                # disjoint rows); a live memory leaves the trash (restore: never both); the
+                # entity graph's rows are written in the same transaction
                 rid = conn.execute(
                     f"WITH m AS (INSERT INTO memories ({columns}) VALUES ({values}) ON CONFLICT (id) DO UPDATE "
                     f"SET {updates}, version = memories.version + 1 RETURNING rid), "
-                    "gone AS (DELETE FROM memory_tags WHERE rid = (SELECT rid FROM m) "
-                    "AND tag <> ALL(%(tag_list)s::text[])), "
-                    "added AS (INSERT INTO memory_tags SELECT t, (SELECT rid FROM m) FROM unnest(%(tag_list)s::text[]) "
-                    "AS t ON CONFLICT DO NOTHING), "
-                    "untrashed AS (DELETE FROM trash WHERE id = %(id)s) SELECT rid FROM m",
-                    {**row, "tag_list": list(dict.fromkeys(memory.tags))}).fetchone()["rid"]
+                    "untrashed AS (DELETE FROM trash WHERE id = %(id)s) SELECT rid FROM m", row).fetchone()["rid"]
+                conn.execute(
+                    "WITH gone AS (DELETE FROM memory_tags WHERE rid = %(rid)s AND tag <> ALL(%(tags)s::text[])) "
+                    "INSERT INTO memory_tags SELECT t, %(rid)s FROM unnest(%(tags)s::text[]) AS t "
+                    "ON CONFLICT DO NOTHING", {"rid": rid, "tags": list(dict.fromkeys(memory.tags))})
                 if self.derive_graph is not None:
                     write_graph_rows(conn, rid, scope_of(memory), self.derive_graph(memory))
             self.palace.touched(conn, row["scope"], row["terms"].split())
@@ -573,10 +594,14 @@ class PgIndex(PgGraphQueries):
         Markdown (the rows themselves are the store of record and are kept)."""
 
     def prune_orphan_vectors(self) -> int:
-        """Nothing: a client sees only its scopes' memories, so a vector it finds no memory
-        for may well be another agent's private one (kept by content hash, it costs only
-        space and is reused when the same text comes back)."""
-        return 0
+        """Delete the vectors no memory in any scope has the text of (migration 7's
+        owner function: this client's own view would take another agent's private
+        vectors for orphans). Returns how many went."""
+        return int(self._all("SELECT palace_orphan_vectors(true) AS n")[0]["n"])
+
+    def orphan_vector_count(self) -> int:
+        """How many vectors ``prune_orphan_vectors`` would delete."""
+        return int(self._all("SELECT palace_orphan_vectors(false) AS n")[0]["n"])
 
     def write(self) -> Any:
         return self.palace.connection()

@@ -221,6 +221,27 @@ class PgReviewQueue:
                  created_at, old_memory, new_memory)).fetchone()
         return None if row is None else self._item(row)
 
+    def put(self, item: Any) -> bool:
+        """Keep ``item`` as it is (an import): False when it, or its pair, is queued
+        already, or a memory it names is not here (or not this client's to see)."""
+        from psycopg.types.json import Jsonb
+
+        with self.palace.connection() as conn, conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(hashtext('palace review queue'))")
+            same = conn.execute("SELECT 1 FROM review_items WHERE id = %s OR (old_memory = %s AND new_memory = %s "
+                                "AND old_relation = %s AND new_relation = %s)",
+                                (item.id, item.old_memory, item.new_memory, Jsonb(item.old_relation),
+                                 Jsonb(item.new_relation))).fetchone()
+            if same is not None:
+                return False
+            row = conn.execute(
+                "INSERT INTO review_items (id, old_memory, new_memory, old_scope, new_scope, old_relation, "
+                "new_relation, reason, created_at) SELECT %s, %s, %s, o.scope, n.scope, %s, %s, %s, %s "
+                "FROM memories o, memories n WHERE o.id = %s AND n.id = %s ON CONFLICT (id) DO NOTHING RETURNING id",
+                (item.id, item.old_memory, item.new_memory, Jsonb(item.old_relation), Jsonb(item.new_relation),
+                 item.reason, item.created_at, item.old_memory, item.new_memory)).fetchone()
+        return row is not None
+
     def drop(self, items: list[Any]) -> None:
         """Remove these items (their new fact is no longer stated)."""
         gone = [item.id for item in items]
@@ -236,3 +257,97 @@ class PgReviewQueue:
         if row is None:
             raise InvalidInputError(f"no review item {item_id!r}; `palace review list` shows the open ones")
         return self._item(row)
+
+
+# Migration 8: the log of pairs already decided (palace.graph.decisions), one for every
+# client (it was a file per client: a pair one rejected could be queued by another).
+# Scoped like the review queue: a client sees a decision when it may see both memories.
+DECISIONS_MIGRATION = """
+CREATE TABLE IF NOT EXISTS graph_decisions (
+    seq BIGSERIAL NOT NULL,
+    old_memory TEXT NOT NULL, old_fact TEXT NOT NULL, new_memory TEXT NOT NULL, new_fact TEXT NOT NULL,
+    old_scope TEXT NOT NULL, new_scope TEXT NOT NULL,
+    decision TEXT NOT NULL, closed_at TEXT, marked BOOLEAN NOT NULL DEFAULT false,
+    PRIMARY KEY (old_memory, old_fact, new_memory, new_fact)
+);
+CREATE INDEX IF NOT EXISTS graph_decisions_new ON graph_decisions (new_memory);
+ALTER TABLE graph_decisions ENABLE ROW LEVEL SECURITY;
+ALTER TABLE graph_decisions FORCE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS graph_decisions_scoped ON graph_decisions;
+CREATE POLICY graph_decisions_scoped ON graph_decisions
+    USING (palace_scope_visible(old_scope) AND palace_scope_visible(new_scope))
+    WITH CHECK (palace_scope_visible(old_scope) AND palace_scope_visible(new_scope));
+"""
+
+_DECISION_COLUMNS = "old_memory, old_fact, new_memory, new_fact, decision, closed_at, marked"
+
+
+class PgDecisionLog:
+    """``palace.graph.decisions.DecisionLog`` over ``graph_decisions``: one log for every
+    client. A memory's scope is read from its row (or its trashed copy); one this client
+    cannot see takes ``scope``, the scope it writes into.
+
+    ``make`` is ``palace.graph.decisions.Decision`` (passed in: the graph layer sits above)."""
+
+    def __init__(self, palace: Any, make: Any, scope: str):
+        self.palace = palace
+        self.make = make
+        self.scope = scope
+
+    def _entry(self, row: Any) -> Any:
+        return self.make(row["old_memory"], row["old_fact"], row["new_memory"], row["new_fact"],
+                         row["decision"], row["closed_at"], bool(row["marked"]))
+
+    def entries(self) -> list[Any]:
+        with self.palace.connection() as conn:
+            return [self._entry(r) for r in conn.execute(f"SELECT {_DECISION_COLUMNS} FROM graph_decisions "
+                                                         "ORDER BY seq")]
+
+    def find(self, old_memory: str, old_fact: str, new_memory: str, new_fact: str) -> Any:
+        with self.palace.connection() as conn:
+            row = conn.execute(f"SELECT {_DECISION_COLUMNS} FROM graph_decisions WHERE old_memory = %s AND "
+                               "old_fact = %s AND new_memory = %s AND new_fact = %s",
+                               (old_memory, old_fact, new_memory, new_fact)).fetchone()
+        return None if row is None else self._entry(row)
+
+    def record(self, entry: Any) -> None:
+        self.merge([entry])
+
+    def merge(self, entries: Iterable[Any]) -> int:
+        """Record these decisions (each replaces the one for its pair); returns how many
+        were new or different."""
+        rows = [(e.old_memory, e.old_fact, e.new_memory, e.new_fact, e.decision, e.closed_at, bool(e.marked))
+                for e in entries]
+        if not rows:
+            return 0
+        scope_of = ("COALESCE((SELECT scope FROM memories WHERE id = {0}), "
+                    "(SELECT scope FROM trash WHERE id = {0}), %(scope)s)")
+        changed = 0
+        with self.palace.connection() as conn, conn.transaction():
+            for row in rows:  # in order: a later entry for a pair replaces an earlier one
+                done = conn.execute(
+                    f"INSERT INTO graph_decisions AS g ({_DECISION_COLUMNS}, old_scope, new_scope) "
+                    "VALUES (%(o)s, %(of)s, %(n)s, %(nf)s, %(d)s, %(c)s, %(m)s, "
+                    f"{scope_of.format('%(o)s')}, {scope_of.format('%(n)s')}) "
+                    "ON CONFLICT (old_memory, old_fact, new_memory, new_fact) DO UPDATE SET "
+                    "decision = EXCLUDED.decision, closed_at = EXCLUDED.closed_at, marked = EXCLUDED.marked, "
+                    "seq = nextval(pg_get_serial_sequence('graph_decisions', 'seq')) "
+                    "WHERE (g.decision, g.closed_at, g.marked) IS DISTINCT FROM "
+                    "(EXCLUDED.decision, EXCLUDED.closed_at, EXCLUDED.marked) RETURNING 1",
+                    {"o": row[0], "of": row[1], "n": row[2], "nf": row[3], "d": row[4], "c": row[5],
+                     "m": row[6], "scope": self.scope}).fetchone()
+                changed += done is not None
+        return changed
+
+    def by_new_memory(self, memory_id: str) -> list[Any]:
+        with self.palace.connection() as conn:
+            return [self._entry(r) for r in conn.execute(
+                f"SELECT {_DECISION_COLUMNS} FROM graph_decisions WHERE new_memory = %s ORDER BY seq",
+                (memory_id,))]
+
+    def forget(self, entries: Iterable[Any]) -> None:
+        pairs = [e.pair for e in entries]
+        if pairs:
+            with self.palace.connection() as conn, conn.cursor() as cur:
+                cur.executemany("DELETE FROM graph_decisions WHERE old_memory = %s AND old_fact = %s AND "
+                                "new_memory = %s AND new_fact = %s", pairs)

@@ -51,18 +51,25 @@ SCOPED: dict[str, str] = {
     "entity_aliases": "scope = ANY({scopes})",
     "relations": "scope = ANY({scopes})",
     "review_items": "old_scope = ANY({scopes}) AND new_scope = ANY({scopes})",
+    "graph_decisions": "old_scope = ANY({scopes}) AND new_scope = ANY({scopes})",  # migration 8
     "memory_tags": "EXISTS (SELECT 1 FROM memories m WHERE m.rid = memory_tags.rid)",
     # keyword postings and BM25 counters carry their memory's scope (migration 5)
     "term_postings": "scope = ANY({scopes})",
     "posting_delta": "scope = ANY({scopes})",
     "collection_stats": "scope = ANY({scopes})",
+    # live capture's spools and sessionKey map (migration 6)
+    "capture_spools": "scope = ANY({scopes})",
+    "capture_session_keys": "scope = ANY({scopes})",
     "vectors": "EXISTS (SELECT 1 FROM memories m WHERE m.content_hash = vectors.content_hash)",
 }
 # written by an agent too; accesses need no policy of their own: migration 2's already
 # binds them to the memories (and trash) the role may see
 WRITABLE = (*SCOPED, "accesses")
 READ_ONLY = ("palace_meta", "palace_agents")
-SEQUENCES = ("memories_rid_seq", "relations_seq_seq", "review_items_seq_seq", "posting_delta_seq")
+# the owner's functions an agent may call (migration 7: prune orphaned vectors, or count them)
+FUNCTIONS = ("palace_orphan_vectors(BOOLEAN)",)
+SEQUENCES = ("memories_rid_seq", "relations_seq_seq", "review_items_seq_seq", "posting_delta_seq",
+             "graph_decisions_seq_seq")
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")  # as MEMORY_AGENT_ID allows
 
 
@@ -151,6 +158,7 @@ def _grant_statements(conn: Any, agent: Agent) -> list[Any]:
         sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(tables, role),
         sql.SQL("GRANT USAGE ON SEQUENCE {} TO {}").format(
             sql.SQL(", ").join(map(sql.Identifier, SEQUENCES)), role),
+        *[sql.SQL("GRANT EXECUTE ON FUNCTION {} TO {}").format(sql.SQL(f), role) for f in FUNCTIONS],
     ]
 
 

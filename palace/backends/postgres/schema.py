@@ -10,11 +10,49 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import ConfigError
+from .capture import MIGRATION as CAPTURE_MIGRATION
+from .graph import DECISIONS_MIGRATION
 from .graph import MIGRATION as GRAPH_MIGRATION
 from .roles import MIGRATION as ROLES_MIGRATION
 
 MIN_SERVER_VERSION = 140000  # PostgreSQL 14: the oldest still supported upstream
 MIGRATION_LOCK = 0x70A1ACE  # pg_advisory_xact_lock key while migrating
+
+# Orphaned vectors (no memory in ANY scope has their text) are pruned by a function
+# that runs as the schema's owner: a client sees only its scopes' memories, so a query
+# of its own would take another agent's private vectors for orphans. Inside the
+# function a policy open to the owner alone (``memories_every_scope``) lets the check
+# see every scope, for that transaction only; an agent's own role may call it (it
+# deletes nothing a memory still uses and returns only a count), never read through it.
+VECTOR_PRUNE_MIGRATION = """
+DO $migration$
+BEGIN
+    DROP POLICY IF EXISTS memories_every_scope ON memories;
+    EXECUTE format('CREATE POLICY memories_every_scope ON memories FOR SELECT TO %I '
+                   'USING (current_setting(''palace.every_scope'', true) = ''on'')', current_user);
+    EXECUTE format($fn$
+        CREATE OR REPLACE FUNCTION palace_orphan_vectors(remove BOOLEAN) RETURNS BIGINT
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = %I, pg_temp AS $body$
+        DECLARE
+            n BIGINT;
+        BEGIN
+            PERFORM set_config('palace.every_scope', 'on', true);
+            IF remove THEN
+                DELETE FROM vectors v WHERE NOT EXISTS (
+                    SELECT 1 FROM memories m WHERE m.content_hash = v.content_hash);
+                GET DIAGNOSTICS n = ROW_COUNT;
+            ELSE
+                SELECT COUNT(*) INTO n FROM vectors v WHERE NOT EXISTS (
+                    SELECT 1 FROM memories m WHERE m.content_hash = v.content_hash);
+            END IF;
+            PERFORM set_config('palace.every_scope', '', true);
+            RETURN n;
+        END
+        $body$ $fn$, current_schema());
+END
+$migration$;
+REVOKE ALL ON FUNCTION palace_orphan_vectors(BOOLEAN) FROM PUBLIC;
+"""
 
 MIGRATIONS: list[str] = [
     # 1: memories (full Markdown + the indexed columns the SQLite index has, same
@@ -216,6 +254,13 @@ MIGRATIONS: list[str] = [
     CREATE POLICY collection_stats_scoped ON collection_stats USING (palace_scope_visible(scope))
         WITH CHECK (palace_scope_visible(scope));
     """,
+    # 6: live capture's waiting state (palace/backends/postgres/capture.py): each open
+    # turn's spool and OpenClaw's sessionKey map, per scope, shared by every machine
+    CAPTURE_MIGRATION,
+    # 7: orphaned vectors pruned across every scope, by the owner's function (above)
+    VECTOR_PRUNE_MIGRATION,
+    # 8: the graph's decision log, one for every client (palace/backends/postgres/graph.py)
+    DECISIONS_MIGRATION,
 ]
 
 
