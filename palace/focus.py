@@ -1,0 +1,160 @@
+"""Does any memory hold the whole question, or only its neighbours? (issue 11, round 3)
+
+The unanswerable questions that reach users are near misses: the words are stored,
+the fact is not. "爸爸的生日" in a palace that holds 妈妈's birthday and, elsewhere,
+something about 爸爸; "电费多少" where only a 账单 (bill) is mentioned, never the
+electricity one. Retrieval scores these like answers (a memory about 生日 is a fine
+match for half the question), so the relevance floor cannot tell them apart.
+
+What can be told, cheaply and in words a user understands, is this: take the
+question's **focus words** (the ones that name something: nouns, names, time nouns
+such as 生日; not verbs, not 什么), keep those the palace knows at all (some memory
+holds them), and ask whether **one memory holds all of them**, each by its own
+word, a part of it, or a synonym, translation or instance from the concept map. A
+broader word (the concept's own terms reached from an instance: 电费 → 账单, the
+map's "hypernym") does not count: a memory about "a bill" may be about any bill.
+When no memory holds the focus together, the answer is a near miss: every result is
+weak and the note says what is missing ("no memory mentions '陈静' together with
+'生日'"). Words no memory holds at all are left out of the focus: a paraphrase says
+口粮 where the memory says 猫粮 (vectors find those), and ``MEMORY_ABSENT_NAMES``
+is the rule for names nobody mentions.
+
+Pure functions over what ``palace.floor.measure`` already read from the postings
+(which memories hold each term): no text is read, one set intersection per word.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import AbstractSet, Iterable, Mapping, Sequence
+
+__all__ = ["FocusGap", "FOCUS_TAGS", "LOOSE_RELATIONS", "focus_words", "find_gap", "result_reason"]
+
+# jieba tags of the words a question is *about*: common nouns (n), names of people,
+# places, organisations and other proper nouns (nr, nrt, nrfg, ns, nt, nz), time nouns
+# (t: 生日, 周末; the time reasoner has already removed 上周 and dates), nominal verbs
+# (vn: 考试, 演练) and jieba's English words inside Chinese text (eng)
+FOCUS_TAGS = frozenset({"n", "nr", "nrt", "nrfg", "ns", "nt", "nz", "t", "vn", "eng"})
+# Latin words (jieba tags those "eng"; there is no English tagger here): "names"
+# counts capitalised words that do not open a sentence, "words" any word of four
+# letters or more too, "none" no Latin word (see FOCUS_LATIN in palace.floor)
+LATIN_KINDS = ("none", "names", "words")
+# an expansion of this relation is no evidence a memory holds the query's word
+LOOSE_RELATIONS = frozenset({"hypernym", "feedback", "neighbour"})
+# nouns that name no particular thing: a question is not about 时候 or "things"
+_GENERIC = frozenset("""时候 时间 东西 事情 事儿 情况 问题 方面 地方 样子 办法 方法 原因 结果 部分
+    内容 方式 感觉 建议 推荐 哪里 今天 昨天 明天 现在 以前 之前 后来 最近 名字 多少 用户
+    thing things something anything everything time times kind kinds sort lot week weeks
+    month months year years today yesterday tomorrow last next first ever recently
+    recommend suggest suggestions advice ideas idea tips name names
+    计划 安排 打算 经历 记录 plan plans""".split())
+# the noun a question word governs names the *type* of the answer, not its topic:
+# "用的什么工具" is answered by a memory naming Prometheus, not the word 工具;
+# "which database" by one naming PostgreSQL
+_WH_HEAD = re.compile(r"(?:什么|哪个|哪种|哪款|哪些|哪家|哪位|哪一|啥)([\u4e00-\u9fff]{1,4})"
+                      r"|\b(?:which|what|whose)\s+([A-Za-z][A-Za-z\-]*)", re.IGNORECASE)
+# a question joining things ("YouTube and TikTok", "读《A》和《B》") may be answered by
+# several memories together (LongMemEval's multi-session questions: the rule emptied
+# five answerable ones on the tuning half), so such a question gets no focus rule
+_COORDINATED = re.compile(r"\b(?:and|or|both|between|versus|vs)\b|[和与跟及或、]|以及|还有", re.IGNORECASE)
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’\-]*")
+_SENTENCE_START = re.compile(r"(^|[.!?。！？]\s*)$")
+
+
+@dataclass(frozen=True)
+class FocusGap:
+    """No memory holds the question's focus words together.
+
+    ``focus``: the focus words the palace knows, in query order; ``closest``: the
+    focus words the best-covering memory holds (its other words are the gap);
+    ``broader``: focus words some memory holds only through a broader word."""
+
+    focus: tuple[str, ...]
+    closest: tuple[str, ...]
+    broader: tuple[str, ...] = ()
+
+    @property
+    def missing(self) -> tuple[str, ...]:
+        return tuple(w for w in self.focus if w not in self.closest)
+
+    def note(self) -> str:
+        quoted = ", ".join(f"'{w}'" for w in self.focus)
+        if len(self.focus) == 1:
+            word = self.focus[0]
+            return f"nothing found: no memory mentions '{word}' itself, only broader words"
+        text = f"nothing found: no memory mentions {quoted} together"
+        if self.closest:
+            text += (" (the closest mention " + ", ".join(f"'{w}'" for w in self.closest)
+                     + ", not " + ", ".join(f"'{w}'" for w in self.missing) + ")")
+        return text
+
+
+def focus_words(text: str, units: Sequence[str], latin: str = "names") -> list[str]:
+    """The query units (``query_terms`` output, grouped) that name what the question
+    is about, in query order: Chinese words by jieba's tags (FOCUS_TAGS), Latin
+    words by ``latin`` (LATIN_KINDS). Generic nouns never count."""
+    from .tokenize import has_han, tokenize
+
+    if latin not in LATIN_KINDS:
+        raise ValueError(f"latin must be one of {LATIN_KINDS}, got {latin!r}")
+    if _COORDINATED.search(text):
+        return []
+    wanted: set[str] = set()
+    if has_han(text):
+        import rjieba
+
+        for word, tag in rjieba.tag(text):
+            if tag in FOCUS_TAGS and has_han(word):
+                wanted.update(u for u in units if has_han(u) and (u in word or word in u))
+    if latin != "none":
+        for match in _LATIN_WORD.finditer(text):
+            word = match.group(0)
+            capital = word[0].isupper() and not _SENTENCE_START.search(text[:match.start()])
+            if capital or (latin == "words" and len(word) >= 4):
+                wanted.update(t for t in tokenize(word) if t in units)
+    heads: set[str] = set()
+    for match in _WH_HEAD.finditer(text):
+        head = match.group(1) or match.group(2) or ""
+        heads.update(u for u in units if u and (u in head if has_han(u) else u in tokenize(head)))
+    return [u for u in units if u in wanted and u not in heads and u not in _GENERIC and len(u) >= 2]
+
+
+def find_gap(focus: Sequence[str], strict: Mapping[str, AbstractSet[int]],
+             loose: Mapping[str, AbstractSet[int]]) -> FocusGap | None:
+    """A ``FocusGap`` when no memory holds every focus word the palace knows.
+
+    ``strict``: focus word → memories holding it by its own word, a part of it or a
+    close expansion; ``loose``: the same plus broader words. A focus word no memory
+    holds even loosely is unknown to the palace and left out."""
+    known = [w for w in focus if strict.get(w) or loose.get(w)]
+    if not known:
+        return None
+    broader = tuple(w for w in known if not strict.get(w))
+    together: set[int] | None = None
+    for word in known:
+        holders = set(strict.get(word, ()))
+        together = holders if together is None else together & holders
+        if not together:
+            break
+    if together:
+        return None
+    if len(known) == 1 and not broader:
+        return None
+    counts: dict[int, list[str]] = {}
+    for word in known:
+        for rid in strict.get(word, ()):
+            counts.setdefault(rid, []).append(word)
+    best = max(counts.values(), key=len, default=[])
+    closest = tuple(w for w in known if w in best)
+    return FocusGap(tuple(known), closest, broader)
+
+
+def result_reason(gap: FocusGap, held: Iterable[str]) -> str:
+    """Why one result is weak, in the user's words: what it mentions and what not."""
+    have = [w for w in gap.focus if w in set(held)]
+    lacks = [w for w in gap.focus if w not in have]
+    if have:
+        return ("weak: mentions " + ", ".join(f"'{w}'" for w in have) + ", not "
+                + ", ".join(f"'{w}'" for w in lacks))
+    return "weak: mentions none of " + ", ".join(f"'{w}'" for w in gap.focus)
