@@ -15,7 +15,8 @@ from typing import Any, Mapping, Sequence
 from .relevance import (CosineScale, ExpansionMatch, Floors, QueryUnit, absent_words, confidence,
                         cosine_relevance, coverage_by_candidate, floors_for, fuse_calibrated,
                         informative_words, keyword_relevance, query_units, scale_for, smoothed_idf)
-from .focus import FocusGap, find_gap, focus_words, LOOSE_RELATIONS, result_reason
+from .focus import (LOOSE_RELATIONS, FocusGap, SpeakerGap, find_gap, focus_words, result_reason,
+                    speaker_gap)
 from .retrieval import fuse, phrase_words
 from .tokenize import query_terms
 
@@ -30,12 +31,20 @@ class Measured:
     absent: tuple[str, ...] = ()  # informative query words no memory holds (see ABSENT_RULE)
     gap: FocusGap | None = None  # no memory holds the query's focus words together (palace.focus)
     focus_held: dict[int, tuple[str, ...]] = field(default_factory=dict)  # per candidate, with a gap
+    speaker: SpeakerGap | None = None  # the named speaker does not say it (palace.focus.speaker_gap)
+
+    @property
+    def near_miss(self) -> FocusGap | SpeakerGap | None:
+        """Why the query is a near miss (every result weak), or None."""
+        return self.gap or self.speaker
 
     def weak_reason(self, rid: int) -> str | None:
         """Why the focus rule made ``rid`` weak, in words (None: it did not)."""
-        if self.gap is None:
-            return None
-        return result_reason(self.gap, self.focus_held.get(rid, ()))
+        if self.gap is not None:
+            return result_reason(self.gap, self.focus_held.get(rid, ()))
+        if self.speaker is not None:
+            return "weak: " + self.speaker.note().removeprefix("nothing found: ")
+        return None
 
     def confidence(self, rid: int, cosine: float | None) -> str:
         if self.floors is None or self.scale is None:  # nothing was measured: no floor
@@ -142,6 +151,16 @@ def focus_gap(text: str, units: Sequence[QueryUnit], holders: Mapping[str, Any],
         return None, {}
     held = {rid: tuple(w for w in gap.focus if rid in strict.get(w, ())) for rid in candidates}
     return gap, held
+
+
+DIALOGUE_DEPTH = 10  # the best results the speaker rule reads (their text, once per search)
+
+
+def dialogue_gap(text: str, ranked: Sequence[tuple[float, int]], rows: Mapping[int, Any],
+                 depth: int = DIALOGUE_DEPTH) -> SpeakerGap | None:
+    """``focus.speaker_gap`` over the best ``depth`` results (rows by row id, with
+    their ``content``): the one rule that reads memory text, a few memories only."""
+    return speaker_gap(text, [rows[rid]["content"] for _, rid in ranked[:depth] if rid in rows])
 
 
 # "normalised" (the default): each retriever's best = 1, then a weighted sum; "mixed":

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import AbstractSet, Iterable, Mapping, Sequence
 
-__all__ = ["FocusGap", "FOCUS_TAGS", "LOOSE_RELATIONS", "focus_words", "find_gap", "result_reason"]
+__all__ = ["FocusGap", "SpeakerGap", "speaker_gap", "dialogue_lines", "SPEAKER_SHARE", "FOCUS_TAGS", "LOOSE_RELATIONS", "focus_words", "find_gap", "result_reason"]
 
 # jieba tags of the words a question is *about*: common nouns (n), names of people,
 # places, organisations and other proper nouns (nr, nrt, nrfg, ns, nt, nz), time nouns
@@ -158,3 +158,76 @@ def result_reason(gap: FocusGap, held: Iterable[str]) -> str:
         return ("weak: mentions " + ", ".join(f"'{w}'" for w in have) + ", not "
                 + ", ".join(f"'{w}'" for w in lacks))
     return "weak: mentions none of " + ", ".join(f"'{w}'" for w in gap.focus)
+
+
+# ------------------------------------------------------------- who said it
+
+# a memory written as a dialogue: lines "Name: what they said" (a chat log, a meeting
+# transcript; LoCoMo's sessions). The label is a short name, Latin or Chinese.
+_SPEAKER_LINE = re.compile(r"^\s*([A-Z][\w.'’\- ]{0,30}?|[\u4e00-\u9fff]{1,4})\s*[:：]\s*(.+)$")
+# the named speaker's own lines must cover more than this share (a third) of the question
+# words the other speakers' best line covers. LoCoMo's tuning half (MiniLM; adversarial
+# questions emptied vs answerable ones losing recall): 0.25 → 4 vs 2, 0.34 → 11 vs 2,
+# 0.5 → 23 vs 6, 0.75 → 28 vs 17 (docs/search-quality.md, "Round 3")
+SPEAKER_SHARE = 0.34
+
+
+@dataclass(frozen=True)
+class SpeakerGap:
+    """The question asks what ``named`` said or did, and in the closest memories the
+    question's words are said by someone else (``other``), not by ``named``."""
+
+    named: str
+    other: str
+    words: tuple[str, ...]  # the question's words in the other speaker's best line
+
+    def note(self) -> str:
+        quoted = ", ".join(f"'{w}'" for w in self.words)
+        return (f"nothing found: in the closest memories {self.other}, not {self.named}, "
+                f"talks about {quoted}")
+
+
+def dialogue_lines(content: str) -> list[tuple[str, str]]:
+    """(speaker, text) for each line of ``content`` written as "Name: text"."""
+    out = []
+    for line in content.splitlines():
+        match = _SPEAKER_LINE.match(line)
+        if match:
+            out.append((match.group(1).strip(), match.group(2)))
+    return out
+
+
+def speaker_gap(text: str, contents: Sequence[str], share: float | None = None) -> SpeakerGap | None:
+    """A ``SpeakerGap`` when ``text`` names one speaker of the dialogues in ``contents``
+    (the best results) and that speaker's lines cover at most ``share`` of the question
+    words the other speakers' best line covers. None otherwise (not a dialogue, no
+    speaker named, or the named speaker says it)."""
+    from .tokenize import stem, tokenize
+
+    dialogues = [lines for lines in (dialogue_lines(c) for c in contents) if len(lines) >= 2]
+    if not dialogues:
+        return None
+    speakers = {who for lines in dialogues for who, _ in lines}
+    spelled: dict[str, str] = {}
+    for token in tokenize(text):
+        spelled.setdefault(stem(token), token)
+    asked = set(spelled)
+    named = [who for who in speakers if {stem(t) for t in tokenize(who)} <= asked and tokenize(who)]
+    if len(named) != 1:
+        return None
+    name_terms = {stem(t) for t in tokenize(named[0])}
+    words = {w for w in asked - name_terms if len(w) >= 3 or not w.isascii()}
+    if not words:
+        return None
+    best: dict[bool, tuple[float, str, set[str]]] = {True: (0.0, "", set()), False: (0.0, "", set())}
+    for lines in dialogues:
+        for who, said in lines:
+            held = words & {stem(t) for t in tokenize(said)}
+            own = who == named[0]
+            if len(held) / len(words) > best[own][0]:
+                best[own] = (len(held) / len(words), who, held)
+    theirs, mine = best[False], best[True]
+    share = SPEAKER_SHARE if share is None else share
+    if theirs[0] <= 0 or mine[0] > share * theirs[0]:
+        return None
+    return SpeakerGap(named[0], theirs[1], tuple(spelled[w] for w in spelled if w in theirs[2]))

@@ -537,7 +537,7 @@ def apply_floor(ranked: Sequence[tuple[float, int]], candidates: Candidates, top
     # a word no text holds may still be an entity the graph knows (given in the frontmatter)
     absent = () if candidates.browse or found.get("graph") else candidates.measured.absent
     # no memory holds the query's focus words together: a near miss (palace.focus)
-    gap = None if candidates.browse else candidates.measured.gap
+    gap = None if candidates.browse else candidates.measured.near_miss
     if absent or gap:
         # the query names something the palace never mentions: whatever else matches
         # answers another question (陈静's birthday is not 妈妈's)
@@ -727,6 +727,9 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
                        services.decay_params, services.tz)
     weights = score_weights(settings, services.decay_params)
     ranked = rank(relevance, rows, decay, weights, None, browse=candidates.browse)
+    if settings.focus_dialogue and not candidates.browse and settings.min_relevance != 0:
+        # the question names who said it, and in the best dialogues someone else did
+        candidates.measured.speaker = floor.dialogue_gap(scope.remainder, ranked, rows)
     ranked, strength = apply_floor(ranked, candidates, top_k, include_weak=include_weak,
                                    notes=candidates.notes)
     results = explain(ranked, rows, relevance, candidates, sources, terms, decay, weights, placement,
