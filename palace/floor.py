@@ -107,9 +107,12 @@ def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
 
 
 # The focus rule (palace.focus; setting MEMORY_FOCUS): which Latin words count as focus
-# words, per language of the query. Chosen on the tuning halves (docs/search-quality.md,
-# "Round 3"): see focus.LATIN_KINDS; the benchmarks switch it with --patch.
-FOCUS_LATIN = "names"
+# words (focus.LATIN_KINDS). "none": the rule reads Chinese words only. Measured on the
+# tuning halves (docs/search-quality.md, "Round 3"): Latin names empty no unanswerable
+# question of zh, LongMemEval or LoCoMo ("names" and "none" tie), Latin "words" lose two
+# zh answers for none gained; a part that empties nothing is not kept. The benchmarks
+# switch it with --patch palace.floor.FOCUS_LATIN=names.
+FOCUS_LATIN = "none"
 
 
 def focus_holders(units: Sequence[QueryUnit], holders: Mapping[str, Any],

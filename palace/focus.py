@@ -38,8 +38,12 @@ __all__ = ["FocusGap", "SpeakerGap", "speaker_gap", "dialogue_lines", "SPEAKER_S
 FOCUS_TAGS = frozenset({"n", "nr", "nrt", "nrfg", "ns", "nt", "nz", "t", "vn", "eng"})
 # Latin words (jieba tags those "eng"; there is no English tagger here): "names"
 # counts capitalised words that do not open a sentence, "words" any word of four
-# letters or more too, "none" no Latin word (see FOCUS_LATIN in palace.floor)
+# letters or more too, "none" no Latin word (the default: see FOCUS_LATIN in palace.floor)
 LATIN_KINDS = ("none", "names", "words")
+# which gaps count (for measuring each alone with --patch palace.focus.GAP_KINDS=...):
+# "together" (no memory holds the focus words together), "broader" (a focus word held
+# only through a broader word); both, measured on the tuning halves
+GAP_KINDS = "together,broader"
 # an expansion of this relation is no evidence a memory holds the query's word
 LOOSE_RELATIONS = frozenset({"hypernym", "feedback", "neighbour"})
 # nouns that name no particular thing: a question is not about 时候 or "things"
@@ -90,7 +94,7 @@ class FocusGap:
         return text
 
 
-def focus_words(text: str, units: Sequence[str], latin: str = "names") -> list[str]:
+def focus_words(text: str, units: Sequence[str], latin: str = "none") -> list[str]:
     """The query units (``query_terms`` output, grouped) that name what the question
     is about, in query order: Chinese words by jieba's tags (FOCUS_TAGS), Latin
     words by ``latin`` (LATIN_KINDS). Generic nouns never count."""
@@ -127,10 +131,13 @@ def find_gap(focus: Sequence[str], strict: Mapping[str, AbstractSet[int]],
     ``strict``: focus word → memories holding it by its own word, a part of it or a
     close expansion; ``loose``: the same plus broader words. A focus word no memory
     holds even loosely is unknown to the palace and left out."""
-    known = [w for w in focus if strict.get(w) or loose.get(w)]
+    kinds = set(GAP_KINDS.split(","))
+    known = [w for w in focus if strict.get(w) or ("broader" in kinds and loose.get(w))]
     if not known:
         return None
     broader = tuple(w for w in known if not strict.get(w))
+    if "together" not in kinds and not broader:
+        return None
     together: set[int] | None = None
     for word in known:
         holders = set(strict.get(word, ()))
@@ -138,8 +145,6 @@ def find_gap(focus: Sequence[str], strict: Mapping[str, AbstractSet[int]],
         if not together:
             break
     if together:
-        return None
-    if len(known) == 1 and not broader:
         return None
     counts: dict[int, list[str]] = {}
     for word in known:

@@ -195,8 +195,11 @@ def test_focus_words_are_nouns_and_names_not_verbs_or_question_words():
     assert focus_words("陈静的生日是哪天", ["陈静", "生日", "哪天"]) == ["陈静", "生日"]
     assert focus_words("监控用的什么工具", ["监控", "用", "工具"]) == ["监控"]
     assert focus_words("爸爸和妈妈的生日", ["爸爸", "妈妈", "生日"]) == []
-    assert focus_words("When is the vaccination for Biscuit?", ["vaccin", "biscuit"]) == ["biscuit"]
-    assert focus_words("When is the vaccination for Biscuit?", ["vaccin", "biscuit"], latin="none") == []
+    # Latin words count only when asked for (palace.floor.FOCUS_LATIN: measured, none by default)
+    assert focus_words("When is the vaccination for Biscuit?", ["vaccination", "biscuit"]) == []
+    assert focus_words("When is the vaccination for Biscuit?", ["vaccination", "biscuit"], latin="names") == ["biscuit"]
+    assert focus_words("When is the vaccination for Biscuit?", ["vaccination", "biscuit"], latin="words") == [
+        "vaccination", "biscuit"]
     with pytest.raises(ValueError):
         focus_words("x", ["x"], latin="everything")
 
