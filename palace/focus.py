@@ -109,6 +109,8 @@ def focus_words(text: str, units: Sequence[str], latin: str = "none") -> list[st
         import rjieba
 
         for word, tag in rjieba.tag(text):
+            if tag == "t" and _is_time_expression(word):
+                continue  # 上周, 周末: a period (the time reasoner's, even when it is off), not a topic
             if tag in FOCUS_TAGS and has_han(word):
                 wanted.update(u for u in units if has_han(u) and (u in word or word in u))
     if latin != "none":
@@ -122,6 +124,14 @@ def focus_words(text: str, units: Sequence[str], latin: str = "none") -> list[st
         head = match.group(1) or match.group(2) or ""
         heads.update(u for u in units if u and (u in head if has_han(u) else u in tokenize(head)))
     return [u for u in units if u in wanted and u not in heads and u not in _GENERIC and len(u) >= 2]
+
+
+def _is_time_expression(word: str) -> bool:
+    from datetime import datetime
+
+    from .time_reasoning import parse_time
+
+    return parse_time(word, now=datetime(2000, 1, 1)) is not None  # any fixed day: only "is it a time?"
 
 
 def find_gap(focus: Sequence[str], strict: Mapping[str, AbstractSet[int]],

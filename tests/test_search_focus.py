@@ -225,3 +225,13 @@ def test_speaker_gap_reads_who_said_the_questions_words():
     assert speaker_gap("What did Caroline realize after the charity race?", [CHAT]) is None
     assert speaker_gap("What did Melanie realize?", ["plain text, no dialogue"]) is None
     assert speaker_gap("老秦钓的黑鲷有几斤", ["老韩：我钓了条三斤的黑鲷。\n老秦：我只钓到小黄鱼。"]) is not None
+
+
+def test_a_time_word_is_never_a_focus_word_even_with_time_reasoning_off(tmp_path):
+    pm = _palace(tmp_path / "notime", time_reasoning_enabled=False)
+    _fill(pm, {"meeting": "周会，决定下个版本四月发布", "note": "上周把阳台的花浇了"})
+    # 上周 is in a memory, but it names a period, not what the question is about
+    results = pm.search("上周的周会", now=NOW)
+    assert "meeting" in [r.memory.id for r in results]
+    assert not any("together" in note for note in results.notes)
+    pm.close()
