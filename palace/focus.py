@@ -60,8 +60,10 @@ _WH_HEAD = re.compile(r"(?:什么|哪个|哪种|哪款|哪些|哪家|哪位|哪�
                       r"|\b(?:which|what|whose)\s+([A-Za-z][A-Za-z\-]*)", re.IGNORECASE)
 # a question joining things ("YouTube and TikTok", "读《A》和《B》") may be answered by
 # several memories together (LongMemEval's multi-session questions: the rule emptied
-# five answerable ones on the tuning half), so such a question gets no focus rule
-_COORDINATED = re.compile(r"\b(?:and|or|both|between|versus|vs)\b|[和与跟及或、]|以及|还有", re.IGNORECASE)
+# five answerable ones on the tuning half), so such a question gets no focus rule; nor
+# does a list of Chinese keywords ("住在 北京 杭州": words the user lists, not one fact)
+_COORDINATED = re.compile(r"\b(?:and|or|both|between|versus|vs)\b|[和与跟及或、]|以及|还有"
+                          r"|[\u4e00-\u9fff]\s+[\u4e00-\u9fff]", re.IGNORECASE)
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’\-]*")
 _SENTENCE_START = re.compile(r"(^|[.!?。！？]\s*)$")
 

@@ -99,6 +99,11 @@ def test_a_question_joining_things_may_be_answered_by_several_memories(family):
     assert "mum" in [r.memory.id for r in results]
 
 
+def test_a_list_of_keywords_is_not_one_fact(family):
+    # "爸爸 生日": the user lists words; memories holding either are what they asked for
+    assert {"mum", "dad"} <= {r.memory.id for r in family.search("爸爸 生日", now=NOW)}
+
+
 def test_the_setting_turns_the_rule_off(tmp_path):
     pm = _palace(tmp_path / "off", focus=False)
     _fill(pm, FAMILY)
