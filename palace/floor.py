@@ -12,9 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from .relevance import (CosineScale, ExpansionMatch, Floors, absent_words, confidence,
+from .relevance import (CosineScale, ExpansionMatch, Floors, QueryUnit, absent_words, confidence,
                         cosine_relevance, coverage_by_candidate, floors_for, fuse_calibrated,
                         informative_words, keyword_relevance, query_units, scale_for, smoothed_idf)
+from .focus import (LOOSE_RELATIONS, FocusGap, SpeakerGap, find_gap, focus_words, result_reason,
+                    speaker_gap)
 from .retrieval import fuse, phrase_words
 from .tokenize import query_terms
 
@@ -27,6 +29,22 @@ class Measured:
     scale: CosineScale | None = None
     floors: Floors | None = None
     absent: tuple[str, ...] = ()  # informative query words no memory holds (see ABSENT_RULE)
+    gap: FocusGap | None = None  # no memory holds the query's focus words together (palace.focus)
+    focus_held: dict[int, tuple[str, ...]] = field(default_factory=dict)  # per candidate, with a gap
+    speaker: SpeakerGap | None = None  # the named speaker does not say it (palace.focus.speaker_gap)
+
+    @property
+    def near_miss(self) -> FocusGap | SpeakerGap | None:
+        """Why the query is a near miss (every result weak), or None."""
+        return self.gap or self.speaker
+
+    def weak_reason(self, rid: int) -> str | None:
+        """Why the focus rule made ``rid`` weak, in words (None: it did not)."""
+        if self.gap is not None:
+            return result_reason(self.gap, self.focus_held.get(rid, ()))
+        if self.speaker is not None:
+            return "weak: " + self.speaker.note().removeprefix("nothing found: ")
+        return None
 
     def confidence(self, rid: int, cosine: float | None) -> str:
         if self.floors is None or self.scale is None:  # nothing was measured: no floor
@@ -55,7 +73,7 @@ UNCOUNTED_RELATIONS = frozenset({"feedback", "neighbour"})
 def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
             keyword: Mapping[int, float], vector: Mapping[int, float], *,
             model_name: str | None, override: float | None, text: str = "",
-            absent_rule: str = "off") -> Measured:
+            absent_rule: str = "off", focus_latin: str | None = None) -> Measured:
     expansions = []
     for group in groups[1 if own_terms else 0:]:
         for exp in group.expansions:
@@ -63,7 +81,8 @@ def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
                 continue
             words = phrase_words(exp.term)
             terms = tuple(words) if words else tuple(query_terms(exp.term))
-            expansions.append(ExpansionMatch(exp.source, float(exp.weight), terms, bool(words)))
+            expansions.append(ExpansionMatch(exp.source, float(exp.weight), terms, bool(words),
+                                             exp.relation))
     all_terms = set(own_terms) | {t for e in expansions for t in e.terms}
     docs, holders = index.term_holders(all_terms)
     idf = {t: smoothed_idf(len(holders[t]), docs) for t in own_terms}
@@ -74,6 +93,9 @@ def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
                         keyword={rid: keyword_relevance(coverage[rid], keyword[rid], best) for rid in keyword},
                         vector={rid: cosine_relevance(c, scale) for rid, c in vector.items()},
                         scale=scale, floors=floors_for(scale, override))
+    if focus_latin is not None and text and override != 0:
+        measured.gap, measured.focus_held = focus_gap(text, query_units(own_terms), holders, expansions,
+                                                      set(keyword) | set(vector), focus_latin)
     if absent_rule != "off" and text and override != 0:
         covered = {e.source for e in expansions if any(holders.get(t) for t in e.terms)}
         frequency = {t: len(holders[t]) for t in own_terms}
@@ -82,6 +104,66 @@ def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
         close = max(measured.vector.values(), default=0.0) >= ABSENT_VECTOR_OVERRIDE and scale.measured
         measured.absent = () if close else tuple(absent)
     return measured
+
+
+# The focus rule (palace.focus; setting MEMORY_FOCUS): which Latin words count as focus
+# words (focus.LATIN_KINDS). "none": the rule reads Chinese words only. Measured on the
+# tuning halves (docs/search-quality.md, "Round 3"): Latin names empty no unanswerable
+# question of zh, LongMemEval or LoCoMo ("names" and "none" tie), Latin "words" lose two
+# zh answers for none gained; a part that empties nothing is not kept. The benchmarks
+# switch it with --patch palace.floor.FOCUS_LATIN=names.
+FOCUS_LATIN = "none"
+
+
+def focus_holders(units: Sequence[QueryUnit], holders: Mapping[str, Any],
+                  expansions: Sequence[ExpansionMatch]) -> tuple[dict[str, set], dict[str, set]]:
+    """Per query unit, the memories holding it strictly (its word, a part, a close
+    expansion) and loosely (a broader word too): what ``focus.find_gap`` reads."""
+    strict: dict[str, set] = {}
+    loose: dict[str, set] = {}
+    for unit in units:
+        own: set = set()
+        for term in (unit.term, *unit.parts):
+            own |= set(holders.get(term, ()))
+        close, broad = set(own), set(own)
+        for exp in expansions:
+            if not (exp.source == unit.term or exp.source in unit.parts or unit.term in exp.source):
+                continue
+            sets = [set(holders.get(t, ())) for t in exp.terms]
+            if not sets:
+                continue
+            held = set.intersection(*sets) if exp.needs_all else set.union(*sets)
+            broad |= held
+            if exp.relation not in LOOSE_RELATIONS:
+                close |= held
+        strict[unit.term], loose[unit.term] = close, broad
+    return strict, loose
+
+
+def focus_gap(text: str, units: Sequence[QueryUnit], holders: Mapping[str, Any],
+              expansions: Sequence[ExpansionMatch], candidates: set[int],
+              latin: str) -> tuple[FocusGap | None, dict[int, tuple[str, ...]]]:
+    """The query's focus gap (None: some memory holds its focus words together) and,
+    with a gap, the focus words each candidate holds (for its explanation)."""
+    focus = focus_words(text, [u.term for u in units], latin)
+    if not focus:
+        return None, {}
+    strict, loose = focus_holders([u for u in units if u.term in focus], holders, expansions)
+    gap = find_gap(focus, strict, loose)
+    if gap is None:
+        return None, {}
+    held = {rid: tuple(w for w in gap.focus if rid in strict.get(w, ())) for rid in candidates}
+    return gap, held
+
+
+DIALOGUE_DEPTH = 10  # the best results the speaker rule reads (their text, once per search)
+
+
+def dialogue_gap(text: str, ranked: Sequence[tuple[float, int]], rows: Mapping[int, Any],
+                 depth: int = DIALOGUE_DEPTH) -> SpeakerGap | None:
+    """``focus.speaker_gap`` over the best ``depth`` results (rows by row id, with
+    their ``content``): the one rule that reads memory text, a few memories only."""
+    return speaker_gap(text, [rows[rid]["content"] for _, rid in ranked[:depth] if rid in rows])
 
 
 # "normalised" (the default): each retriever's best = 1, then a weighted sum; "mixed":

@@ -96,8 +96,8 @@ class Explanation:
         if self.superseded_by:
             parts.append(f"superseded by {self.superseded_by}")
         parts.append(f"rel {self.relevance:.2f} imp {self.importance:.2f} decay {self.decay:.2f}")
-        if self.confidence == "weak":
-            parts.append("weak")
+        if self.confidence == "weak":  # with its reason when a rule gave one (palace.focus)
+            parts.append(next((n for n in self.notes if n.startswith("weak: ")), "weak"))
         return " · ".join(parts)
 
 

@@ -213,6 +213,7 @@ class ExpansionMatch:
     weight: float
     terms: tuple[str, ...]
     needs_all: bool = False
+    relation: str = ""  # the concept map's (synonym, instance, hypernym…): palace.focus reads it
 
 
 def coverage_by_candidate(candidates: Iterable[int], units: Sequence[QueryUnit],

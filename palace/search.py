@@ -536,7 +536,9 @@ def apply_floor(ranked: Sequence[tuple[float, int]], candidates: Candidates, top
                 for _, rid in ranked}
     # a word no text holds may still be an entity the graph knows (given in the frontmatter)
     absent = () if candidates.browse or found.get("graph") else candidates.measured.absent
-    if absent:
+    # no memory holds the query's focus words together: a near miss (palace.focus)
+    gap = None if candidates.browse else candidates.measured.near_miss
+    if absent or gap:
         # the query names something the palace never mentions: whatever else matches
         # answers another question (陈静's birthday is not 妈妈's)
         strength = {rid: "weak" for rid in strength}
@@ -550,6 +552,8 @@ def apply_floor(ranked: Sequence[tuple[float, int]], candidates: Candidates, top
     shown = f" ({hidden} weak matches hidden; include_weak=True / --include-weak shows them)" if hidden else ""
     if absent:
         notes.append("nothing found: no memory mentions " + ", ".join(f"'{w}'" for w in absent) + shown)
+    elif gap:
+        notes.append(gap.note() + shown)
     elif hidden and not kept:
         notes.append("nothing above the relevance floor" + shown)
     scale = candidates.measured.scale
@@ -615,6 +619,14 @@ def retriever_info(sources: Sequence[Retriever], found: Mapping[str, Scores],
     return info
 
 
+def weak_reason(candidates: Candidates, rid: int, strength: Mapping[int, str] | None) -> tuple[str, ...]:
+    """A weak result's own reason, when the focus rule gave one ("weak: mentions '生日', not '陈静'")."""
+    if (strength or {}).get(rid) != "weak" or candidates.browse:
+        return ()
+    reason = candidates.measured.weak_reason(rid)
+    return (reason,) if reason else ()
+
+
 def explain(ranked: Sequence[tuple[float, int]], rows: Mapping[int, Row], relevance: Scores,
             candidates: Candidates, sources: Sequence[Retriever], terms: QueryTerms,
             decay: Mapping[str, DecayInfo], weights: dict[str, float], placement: Mapping[int, str],
@@ -639,7 +651,8 @@ def explain(ranked: Sequence[tuple[float, int]], rows: Mapping[int, Row], releva
             matched_expansions=tuple(matched_expansions(terms, doc_stems)),
             time_range=(dict(period, placement=placement[rid]) if period and rid in placement else period),
             filters=filters_shown, superseded_by=superseded_by(row),
-            notes=tuple(candidates.notes) + ((f"superseded by {superseded_by(row)}",) if superseded_by(row) else ()),
+            notes=tuple(candidates.notes) + ((f"superseded by {superseded_by(row)}",) if superseded_by(row) else ())
+            + weak_reason(candidates, rid, strength),
             confidence=(strength or {}).get(rid, "strong"))
         results.append(SearchResult(memory=memory, score=round(score, 6), explanation=explanation))
     return results
@@ -681,7 +694,8 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
         return measure(services.index, terms.own, terms.groups, found.get("bm25", {}), vector,
                        model_name=embedder.name if embedder is not None else None,
                        override=settings.min_relevance, text=scope.remainder,
-                       absent_rule=floor.ABSENT_RULE if settings.absent_names else "off")
+                       absent_rule=floor.ABSENT_RULE if settings.absent_names else "off",
+                       focus_latin=floor.FOCUS_LATIN if settings.focus else None)
 
     def gather_all(sources: Sequence[Retriever]) -> Candidates:
         return collect(sources, scope, terms, base, timed, soft=soft,
@@ -713,6 +727,9 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
                        services.decay_params, services.tz)
     weights = score_weights(settings, services.decay_params)
     ranked = rank(relevance, rows, decay, weights, None, browse=candidates.browse)
+    if settings.focus_dialogue and not candidates.browse and settings.min_relevance != 0:
+        # the question names who said it, and in the best dialogues someone else did
+        candidates.measured.speaker = floor.dialogue_gap(scope.remainder, ranked, rows)
     ranked, strength = apply_floor(ranked, candidates, top_k, include_weak=include_weak,
                                    notes=candidates.notes)
     results = explain(ranked, rows, relevance, candidates, sources, terms, decay, weights, placement,

@@ -15,6 +15,9 @@ Importance and decay are switched off (weight 0) so only retrieval is measured;
 searches do not record accesses, so the configurations do not influence each other.
 
     python scripts/bench_retrieval_zh.py [--data PATH] [--model NAME] [--misses]
+
+The held-out sets work the same way: ``--data scripts/data/new_queries.json``,
+``new_queries_2.json`` and ``new_queries_3.json`` (issue 11, third round).
 """
 
 from __future__ import annotations

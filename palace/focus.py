@@ -1,0 +1,250 @@
+"""Does any memory hold the whole question, or only its neighbours? (issue 11, round 3)
+
+The unanswerable questions that reach users are near misses: the words are stored,
+the fact is not. "爸爸的生日" in a palace that holds 妈妈's birthday and, elsewhere,
+something about 爸爸; "电费多少" where only a 账单 (bill) is mentioned, never the
+electricity one. Retrieval scores these like answers (a memory about 生日 is a fine
+match for half the question), so the relevance floor cannot tell them apart.
+
+What can be told, cheaply and in words a user understands, is this: take the
+question's **focus words** (the ones that name something: nouns, names, time nouns
+such as 生日; not verbs, not 什么), keep those the palace knows at all (some memory
+holds them), and ask whether **one memory holds all of them**, each by its own
+word, a part of it, or a synonym, translation or instance from the concept map. A
+broader word (the concept's own terms reached from an instance: 电费 → 账单, the
+map's "hypernym") does not count: a memory about "a bill" may be about any bill.
+When no memory holds the focus together, the answer is a near miss: every result is
+weak and the note says what is missing ("no memory mentions '陈静' together with
+'生日'"). Words no memory holds at all are left out of the focus: a paraphrase says
+口粮 where the memory says 猫粮 (vectors find those), and ``MEMORY_ABSENT_NAMES``
+is the rule for names nobody mentions.
+
+Pure functions over what ``palace.floor.measure`` already read from the postings
+(which memories hold each term): no text is read, one set intersection per word.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import AbstractSet, Iterable, Mapping, Sequence
+
+__all__ = ["FocusGap", "SpeakerGap", "speaker_gap", "dialogue_lines", "SPEAKER_SHARE", "FOCUS_TAGS", "LOOSE_RELATIONS", "focus_words", "find_gap", "result_reason"]
+
+# jieba tags of the words a question is *about*: common nouns (n), names of people,
+# places, organisations and other proper nouns (nr, nrt, nrfg, ns, nt, nz), time nouns
+# (t: 生日, 周末; the time reasoner has already removed 上周 and dates), nominal verbs
+# (vn: 考试, 演练) and jieba's English words inside Chinese text (eng)
+FOCUS_TAGS = frozenset({"n", "nr", "nrt", "nrfg", "ns", "nt", "nz", "t", "vn", "eng"})
+# Latin words (jieba tags those "eng"; there is no English tagger here): "names"
+# counts capitalised words that do not open a sentence, "words" any word of four
+# letters or more too, "none" no Latin word (the default: see FOCUS_LATIN in palace.floor)
+LATIN_KINDS = ("none", "names", "words")
+# which gaps count (for measuring each alone with --patch palace.focus.GAP_KINDS=...):
+# "together" (no memory holds the focus words together), "broader" (a focus word held
+# only through a broader word); both, measured on the tuning halves
+GAP_KINDS = "together,broader"
+# an expansion of this relation is no evidence a memory holds the query's word
+LOOSE_RELATIONS = frozenset({"hypernym", "feedback", "neighbour"})
+# nouns that name no particular thing: a question is not about 时候 or "things"
+_GENERIC = frozenset("""时候 时间 东西 事情 事儿 情况 问题 方面 地方 样子 办法 方法 原因 结果 部分
+    内容 方式 感觉 建议 推荐 哪里 今天 昨天 明天 现在 以前 之前 后来 最近 名字 多少 用户
+    thing things something anything everything time times kind kinds sort lot week weeks
+    month months year years today yesterday tomorrow last next first ever recently
+    recommend suggest suggestions advice ideas idea tips name names
+    计划 安排 打算 经历 记录 plan plans""".split())
+# the noun a question word governs names the *type* of the answer, not its topic:
+# "用的什么工具" is answered by a memory naming Prometheus, not the word 工具;
+# "which database" by one naming PostgreSQL
+_WH_HEAD = re.compile(r"(?:什么|哪个|哪种|哪款|哪些|哪家|哪位|哪一|啥)([\u4e00-\u9fff]{1,4})"
+                      r"|\b(?:which|what|whose)\s+([A-Za-z][A-Za-z\-]*)", re.IGNORECASE)
+# a question joining things ("YouTube and TikTok", "读《A》和《B》") may be answered by
+# several memories together (LongMemEval's multi-session questions: the rule emptied
+# five answerable ones on the tuning half), so such a question gets no focus rule; nor
+# does a list of Chinese keywords ("住在 北京 杭州": words the user lists, not one fact)
+_COORDINATED = re.compile(r"\b(?:and|or|both|between|versus|vs)\b|[和与跟及或、]|以及|还有"
+                          r"|[\u4e00-\u9fff]\s+[\u4e00-\u9fff]", re.IGNORECASE)
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’\-]*")
+_SENTENCE_START = re.compile(r"(^|[.!?。！？]\s*)$")
+
+
+@dataclass(frozen=True)
+class FocusGap:
+    """No memory holds the question's focus words together.
+
+    ``focus``: the focus words the palace knows, in query order; ``closest``: the
+    focus words the best-covering memory holds (its other words are the gap);
+    ``broader``: focus words some memory holds only through a broader word."""
+
+    focus: tuple[str, ...]
+    closest: tuple[str, ...]
+    broader: tuple[str, ...] = ()
+
+    @property
+    def missing(self) -> tuple[str, ...]:
+        return tuple(w for w in self.focus if w not in self.closest)
+
+    def note(self) -> str:
+        quoted = ", ".join(f"'{w}'" for w in self.focus)
+        if len(self.focus) == 1:
+            word = self.focus[0]
+            return f"nothing found: no memory mentions '{word}' itself, only broader words"
+        text = f"nothing found: no memory mentions {quoted} together"
+        if self.closest:
+            text += (" (the closest mention " + ", ".join(f"'{w}'" for w in self.closest)
+                     + ", not " + ", ".join(f"'{w}'" for w in self.missing) + ")")
+        return text
+
+
+def focus_words(text: str, units: Sequence[str], latin: str = "none") -> list[str]:
+    """The query units (``query_terms`` output, grouped) that name what the question
+    is about, in query order: Chinese words by jieba's tags (FOCUS_TAGS), Latin
+    words by ``latin`` (LATIN_KINDS). Generic nouns never count."""
+    from .tokenize import has_han, tokenize
+
+    if latin not in LATIN_KINDS:
+        raise ValueError(f"latin must be one of {LATIN_KINDS}, got {latin!r}")
+    if _COORDINATED.search(text):
+        return []
+    wanted: set[str] = set()
+    if has_han(text):
+        import rjieba
+
+        for word, tag in rjieba.tag(text):
+            if tag == "t" and _is_time_expression(word):
+                continue  # 上周, 周末: a period (the time reasoner's, even when it is off), not a topic
+            if tag in FOCUS_TAGS and has_han(word):
+                wanted.update(u for u in units if has_han(u) and (u in word or word in u))
+    if latin != "none":
+        for match in _LATIN_WORD.finditer(text):
+            word = match.group(0)
+            capital = word[0].isupper() and not _SENTENCE_START.search(text[:match.start()])
+            if capital or (latin == "words" and len(word) >= 4):
+                wanted.update(t for t in tokenize(word) if t in units)
+    heads: set[str] = set()
+    for match in _WH_HEAD.finditer(text):
+        head = match.group(1) or match.group(2) or ""
+        heads.update(u for u in units if u and (u in head if has_han(u) else u in tokenize(head)))
+    return [u for u in units if u in wanted and u not in heads and u not in _GENERIC and len(u) >= 2]
+
+
+def _is_time_expression(word: str) -> bool:
+    from datetime import datetime
+
+    from .time_reasoning import parse_time
+
+    return parse_time(word, now=datetime(2000, 1, 1)) is not None  # any fixed day: only "is it a time?"
+
+
+def find_gap(focus: Sequence[str], strict: Mapping[str, AbstractSet[int]],
+             loose: Mapping[str, AbstractSet[int]]) -> FocusGap | None:
+    """A ``FocusGap`` when no memory holds every focus word the palace knows.
+
+    ``strict``: focus word → memories holding it by its own word, a part of it or a
+    close expansion; ``loose``: the same plus broader words. A focus word no memory
+    holds even loosely is unknown to the palace and left out."""
+    kinds = set(GAP_KINDS.split(","))
+    known = [w for w in focus if strict.get(w) or ("broader" in kinds and loose.get(w))]
+    if not known:
+        return None
+    broader = tuple(w for w in known if not strict.get(w))
+    if "together" not in kinds and not broader:
+        return None
+    together: set[int] | None = None
+    for word in known:
+        holders = set(strict.get(word, ()))
+        together = holders if together is None else together & holders
+        if not together:
+            break
+    if together:
+        return None
+    counts: dict[int, list[str]] = {}
+    for word in known:
+        for rid in strict.get(word, ()):
+            counts.setdefault(rid, []).append(word)
+    best = max(counts.values(), key=len, default=[])
+    closest = tuple(w for w in known if w in best)
+    return FocusGap(tuple(known), closest, broader)
+
+
+def result_reason(gap: FocusGap, held: Iterable[str]) -> str:
+    """Why one result is weak, in the user's words: what it mentions and what not."""
+    have = [w for w in gap.focus if w in set(held)]
+    lacks = [w for w in gap.focus if w not in have]
+    if have:
+        return ("weak: mentions " + ", ".join(f"'{w}'" for w in have) + ", not "
+                + ", ".join(f"'{w}'" for w in lacks))
+    return "weak: mentions none of " + ", ".join(f"'{w}'" for w in gap.focus)
+
+
+# ------------------------------------------------------------- who said it
+
+# a memory written as a dialogue: lines "Name: what they said" (a chat log, a meeting
+# transcript; LoCoMo's sessions). The label is a short name, Latin or Chinese.
+_SPEAKER_LINE = re.compile(r"^\s*([A-Z][\w.'’\- ]{0,30}?|[\u4e00-\u9fff]{1,4})\s*[:：]\s*(.+)$")
+# the named speaker's own lines must cover more than this share (a third) of the question
+# words the other speakers' best line covers. LoCoMo's tuning half (MiniLM; adversarial
+# questions emptied vs answerable ones losing recall): 0.25 → 4 vs 2, 0.34 → 11 vs 2,
+# 0.5 → 23 vs 6, 0.75 → 28 vs 17 (docs/search-quality.md, "Round 3")
+SPEAKER_SHARE = 0.34
+
+
+@dataclass(frozen=True)
+class SpeakerGap:
+    """The question asks what ``named`` said or did, and in the closest memories the
+    question's words are said by someone else (``other``), not by ``named``."""
+
+    named: str
+    other: str
+    words: tuple[str, ...]  # the question's words in the other speaker's best line
+
+    def note(self) -> str:
+        quoted = ", ".join(f"'{w}'" for w in self.words)
+        return (f"nothing found: in the closest memories {self.other}, not {self.named}, "
+                f"talks about {quoted}")
+
+
+def dialogue_lines(content: str) -> list[tuple[str, str]]:
+    """(speaker, text) for each line of ``content`` written as "Name: text"."""
+    out = []
+    for line in content.splitlines():
+        match = _SPEAKER_LINE.match(line)
+        if match:
+            out.append((match.group(1).strip(), match.group(2)))
+    return out
+
+
+def speaker_gap(text: str, contents: Sequence[str], share: float | None = None) -> SpeakerGap | None:
+    """A ``SpeakerGap`` when ``text`` names one speaker of the dialogues in ``contents``
+    (the best results) and that speaker's lines cover at most ``share`` of the question
+    words the other speakers' best line covers. None otherwise (not a dialogue, no
+    speaker named, or the named speaker says it)."""
+    from .tokenize import stem, tokenize
+
+    dialogues = [lines for lines in (dialogue_lines(c) for c in contents) if len(lines) >= 2]
+    if not dialogues:
+        return None
+    speakers = {who for lines in dialogues for who, _ in lines}
+    spelled: dict[str, str] = {}
+    for token in tokenize(text):
+        spelled.setdefault(stem(token), token)
+    asked = set(spelled)
+    named = [who for who in speakers if {stem(t) for t in tokenize(who)} <= asked and tokenize(who)]
+    if len(named) != 1:
+        return None
+    name_terms = {stem(t) for t in tokenize(named[0])}
+    words = {w for w in asked - name_terms if len(w) >= 3 or not w.isascii()}
+    if not words:
+        return None
+    best: dict[bool, tuple[float, str, set[str]]] = {True: (0.0, "", set()), False: (0.0, "", set())}
+    for lines in dialogues:
+        for who, said in lines:
+            held = words & {stem(t) for t in tokenize(said)}
+            own = who == named[0]
+            if len(held) / len(words) > best[own][0]:
+                best[own] = (len(held) / len(words), who, held)
+    theirs, mine = best[False], best[True]
+    share = SPEAKER_SHARE if share is None else share
+    if theirs[0] <= 0 or mine[0] > share * theirs[0]:
+        return None
+    return SpeakerGap(named[0], theirs[1], tuple(spelled[w] for w in spelled if w in theirs[2]))
