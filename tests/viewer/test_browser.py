@@ -37,9 +37,11 @@ def viewer_pm(viewer_backend, workspace):
 
 def seed(pm):
     now = datetime.now(pm.tz).replace(microsecond=0)
+    # the week before last, whatever today is: the timeline test counts last week's hits
+    monday = now.replace(hour=12, minute=0, second=0) - timedelta(days=now.weekday())
     db = pm.store("决定用 PostgreSQL 作为主数据库，放弃 MongoDB。\n\n- 事务\n- **JSONB** 足够",
                   tags=["数据库", "decision"], importance=0.8, location="projects/palace",
-                  type="decision", created_at=now - timedelta(days=9))
+                  type="decision", created_at=monday - timedelta(days=10))
     pm.store("Deploy to staging failed: port 5432 already in use", tags=["deploy"],
              location="projects/palace/ops", type="event", created_at=now - timedelta(days=3))
     pm.store("用户喜欢简洁的回答，中文为主", tags=["preference"], location="people",
