@@ -6,13 +6,18 @@ vector neighbours.
   palace), added to the query at a weight below any concept expansion, and the
   keyword retriever run again. It finds what the first pass ranked low because it
   shares the answer's vocabulary, not the question's.
+- **Vector feedback** (``feedback_vector``, Rocchio 1971 on embeddings): the
+  question's vector moved toward the best first results' closest chunks, and the
+  vector retriever run again, so memories like the answers found (a second session
+  about the same event) rise even when they resemble the question less.
 - **Vector neighbours** (``VectorNeighbours``, the concept expander's
   ``neighbour_fn``): for a query word, words of the palace whose embedding is close
   to the word's. Candidates are the distinctive words of the memories nearest the
   word, so no vocabulary is embedded ahead of time.
 
-Both only ever add weighted keyword terms: they never make a result strong (the
-floor's coverage counts a query word's own expansions only), and feedback is on
+None of them makes a result strong: the floor's coverage counts a query word's own
+expansions only, and a result's cosine shown and judged is to the question itself,
+not to the moved vector (search.keep_question_evidence). Feedback is on
 and neighbours off, as measured on the tuning halves (settings MEMORY_FEEDBACK,
 MEMORY_NEIGHBOURS; figures in docs/search-quality.md).
 """
@@ -30,6 +35,26 @@ FEEDBACK_DOCS = 3      # first-pass results read
 FEEDBACK_TERMS = 8     # words added
 FEEDBACK_WEIGHT = 0.3  # the best feedback word's weight (own words: 1.0, synonyms 0.6)
 MIN_WEIGHT = 0.05
+# how far vector feedback moves the question toward its best results (Rocchio's beta,
+# alpha 1). 0 = off: at 0.3 it was measured on the tuning halves (docs/search-quality.md,
+# "Round 3") to lift LoCoMo R@5 by 0.003 and zh MRR by 0.002 but to cost LoCoMo R@10
+# 0.0002 (palace fell just behind BM25 alone) and LongMemEval ndcg 0.0001: not kept
+FEEDBACK_VECTOR_SHARE = 0.0
+
+
+def feedback_vector(question: Any, results: Sequence[Any], share: float | None = None) -> Any:
+    """The question's (normalised) vector plus ``share`` (default FEEDBACK_VECTOR_SHARE)
+    × the mean of the results' vectors, normalised again; the question itself when
+    there are no results."""
+    import numpy as np
+
+    share = FEEDBACK_VECTOR_SHARE if share is None else share
+    query = np.asarray(question, dtype=np.float32)
+    if not len(results) or share <= 0:
+        return query
+    moved = query + share * np.mean(np.stack([np.asarray(r, dtype=np.float32) for r in results]), axis=0)
+    norm = float(np.linalg.norm(moved))
+    return moved / norm if norm > 0 else query
 
 
 def distinctive_words(texts: Sequence[str], index: Any, exclude: Iterable[str],

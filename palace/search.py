@@ -196,6 +196,23 @@ def keep_first_pass(candidates: Candidates, first: Candidates, sources: Sequence
             candidates.relevance[rid] = first.relevance[rid]
 
 
+def keep_question_evidence(candidates: Candidates, first: Candidates) -> None:
+    """Vector feedback moves the question's vector: that ranks the second pass, but a
+    result's cosine (shown, and judged by the floor) stays its cosine to the question
+    itself, as measured in the first pass; a memory only the moved vector found has
+    no vector evidence."""
+    from .relevance import cosine_relevance
+
+    if "vector" not in candidates.found:
+        return
+    asked = first.found.get("vector", {})
+    candidates.found["vector"] = {rid: asked[rid] for rid in candidates.found["vector"] if rid in asked}
+    scale = candidates.measured.scale
+    if scale is not None:
+        candidates.measured.vector = {rid: cosine_relevance(c, scale)
+                                      for rid, c in candidates.found["vector"].items()}
+
+
 def feedback_terms(index: Index, terms: QueryTerms, relevance: Scores) -> QueryTerms | None:
     """The query's terms plus pseudo-relevance feedback from the best first results
     (palace/feedback.py); None when there is nothing to add."""
@@ -255,16 +272,21 @@ def keyword_retriever(index: Index, terms: QueryTerms, pool: int) -> Retriever:
     return Retriever("bm25", "score", scores)
 
 
-def vector_retriever(services: SearchServices, text: str, pool: int) -> Retriever:
+def vector_retriever(services: SearchServices, text: str, pool: int,
+                     toward: Sequence[int] = (), memo: dict[str, Any] | None = None) -> Retriever:
     def scores(filters: Filters) -> tuple[Scores, str | None]:
-        return vector_scores(services, text, filters, pool)
+        return vector_scores(services, text, filters, pool, toward, memo)
 
     return Retriever("vector", "cosine", scores)
 
 
 def vector_scores(services: SearchServices, text: str, filters: Filters,
-                  pool: int) -> tuple[Scores, str | None]:
-    """Cosine candidates for ``text``; on any embedder trouble, none and a note why."""
+                  pool: int, toward: Sequence[int] = (),
+                  memo: dict[str, Any] | None = None) -> tuple[Scores, str | None]:
+    """Cosine candidates for ``text``; on any embedder trouble, none and a note why.
+    With ``toward`` (vector feedback): the cosines to the question's vector moved
+    toward those memories' closest chunks (palace/feedback.py ``feedback_vector``).
+    ``memo`` keeps the question's vector for a second pass of the same search."""
     if not services.settings.vector_enabled or not text.strip():
         return {}, None
     embedder, unavailable = services.embedder()
@@ -273,8 +295,16 @@ def vector_scores(services: SearchServices, text: str, filters: Filters,
     try:
         services.vectors.backfill(embedder, limit=VECTOR_BACKFILL_PER_SEARCH,
                                   batch_size=services.settings.vector_batch_size)
-        query_vector = embedder.embed_query(text)
+        memo = {} if memo is None else memo
+        if text not in memo:
+            memo[text] = embedder.embed_query(text)
+        query_vector = memo[text]
         model_name = embedder.name  # an HTTP embedder may have to ask the sidecar
+        if toward:
+            from .feedback import feedback_vector
+
+            closest = services.vectors.best_chunks(model_name, query_vector, toward)
+            query_vector = feedback_vector(query_vector, [closest[rid] for rid in toward if rid in closest])
     except EmbedderUnavailableError as exc:
         return {}, f"vectors unavailable ({exc}); keyword search only"
     except Exception as exc:  # the model or sidecar failed: fall back, say so
@@ -351,9 +381,9 @@ def graph_specificity(reached: int, total: int) -> float:
 
 
 def retrievers(services: SearchServices, scope: TimeScope, terms: QueryTerms, pool: int,
-               now: datetime | None = None) -> list[Retriever]:
+               now: datetime | None = None, memo: dict[str, Any] | None = None) -> list[Retriever]:
     sources = [keyword_retriever(services.index, terms, pool),
-               vector_retriever(services, scope.remainder, pool)]
+               vector_retriever(services, scope.remainder, pool, memo=memo)]
     if now is not None:
         sources.append(graph_retriever(services, scope.remainder, now, pool))
     if query_tags(scope.remainder):
@@ -685,7 +715,8 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
         expander = with_vector_neighbours(expander, services)
     terms = expand_concepts(scope.remainder, expander)
     pool = max(50, top_k * 5)
-    sources = retrievers(services, scope, terms, pool, now)
+    question_vectors: dict[str, Any] = {}  # embedded once, read by both passes
+    sources = retrievers(services, scope, terms, pool, now, memo=question_vectors)
     soft = is_soft(scope, settings.time_filter)
 
     def measure_found(found: Mapping[str, Scores]) -> Measured:
@@ -714,10 +745,18 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
     strong = strong_relevance(candidates) if settings.feedback and not candidates.browse else {}
     if strong and not query_tags(scope.remainder):
         again = feedback_terms(services.index, terms, strong)
-        if again is not None:  # the keyword retriever again, with the feedback words
+        if again is not None:  # the keyword retriever again, with the feedback words,
+            # and the vector retriever with the question moved toward the same results
             first = candidates
-            candidates = gather_all([keyword_retriever(services.index, again, pool), *sources[1:]])
-            keep_first_pass(candidates, first, feedback_sources(strong))
+            read = feedback_sources(strong)
+            from . import feedback
+
+            vector = sources[1]
+            if feedback.FEEDBACK_VECTOR_SHARE > 0:  # measured, not kept: off (docs/search-quality.md, Round 3)
+                vector = vector_retriever(services, scope.remainder, pool, toward=read, memo=question_vectors)
+            candidates = gather_all([keyword_retriever(services.index, again, pool), vector, *sources[2:]])
+            keep_question_evidence(candidates, first)
+            keep_first_pass(candidates, first, read)
     rows = services.index.rows_by_rid(list(candidates.relevance))
     relevance, placement = place_in_time(candidates.relevance, rows, scope, browse=candidates.browse)
     if soft and placement and "inside" not in placement.values():

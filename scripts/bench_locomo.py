@@ -102,6 +102,12 @@ def main() -> int:
                 "R@10": mean([recall(r, evidence_sessions(q), 10) for q, r in pairs]),
             }
         print_table(f"session-level recall, {half} half ({len(picked)} questions)", metrics, ["R@5", "R@10"])
+        if {"bm25", "vector"} <= set(configs):
+            # what any fusion of the two plain retrievers could at best keep: the evidence
+            # in either one's top 10 (up to 20 sessions; docs/search-quality.md, Round 3)
+            either = mean([recall(run.rankings["bm25"][i][:10] + run.rankings["vector"][i][:10],
+                                  evidence_sessions(questions[i]), 20) for i in picked])
+            print(f"{'ceiling: BM25 ∪ dense top 10':<22}{either:>10.4f}")
     print("\nR@10 by category")
     for category, name in CATEGORIES.items():
         picked = [i for i, q in enumerate(questions) if q.get("category") == category]

@@ -130,3 +130,30 @@ def test_reindex_prunes_true_orphans_and_never_another_agents_private_vectors(em
     finally:
         alice.close()
         bob.close()
+
+
+def test_best_chunks_agree_on_both_backends(embedder, minilm_path, postgres_url, tmp_path):
+    """Vector feedback reads each result's closest chunk: both stores give the chunk the
+    memory's cosine came from."""
+    common = dict(vector_enabled=True, vector_mode="inprocess", vector_model=minilm_path)
+    local = MemoryPalaceManager(settings=Settings.from_env(workspace_dir=str(tmp_path / "l"), **common),
+                                embedder=embedder)
+    remote = MemoryPalaceManager(settings=Settings.from_env(
+        workspace_dir=str(tmp_path / "p"), backend="postgres", database_url=postgres_url, **common),
+        embedder=embedder)
+    try:
+        question = embedder.embed_query(QUERIES[0])
+        found = []
+        for pm in (local, remote):
+            for i, text in enumerate(TEXTS):
+                pm.store(text, id=f"v{i}", created_at=NOW - timedelta(hours=i))
+            pm.embed_pending()
+            scores = pm._vectors.scores(embedder.name, question, allowed=None, limit=10)
+            chunks = pm._vectors.best_chunks(embedder.name, question, list(scores))
+            assert set(chunks) == set(scores)
+            found.append({round(scores[rid], 4): round(float(chunks[rid] @ question), 4) for rid in scores})
+        assert all(cosine == again for cosine, again in found[0].items())
+        assert found[0] == found[1]
+    finally:
+        local.close()
+        remote.close()

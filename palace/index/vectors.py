@@ -252,6 +252,23 @@ class VectorStore:
             self._mark_complete(model, after, memories_version)
         return done
 
+    def best_chunks(self, model: str, query_vector: Any, rids: "Collection[int]") -> dict[int, Any]:
+        """Per memory of ``rids``, its chunk vector closest to ``query_vector``."""
+        import numpy as np
+
+        cache = self._load(model)
+        if cache.used == 0 or not rids:
+            return {}
+        live = cache.rids[:cache.used]
+        rows = np.flatnonzero(np.isin(live, np.asarray(list(rids), dtype=np.int64)))
+        sims = cache.matrix[rows] @ np.asarray(query_vector, dtype=np.float32)
+        best: dict[int, tuple[float, int]] = {}
+        for row, sim in zip(rows.tolist(), sims.tolist()):
+            rid = int(live[row])
+            if rid not in best or sim > best[rid][0]:
+                best[rid] = (sim, row)
+        return {rid: cache.matrix[row].copy() for rid, (_sim, row) in best.items()}
+
     def scores(self, model: str, query_vector: Any, *, allowed: "Collection[int] | None",
                limit: int, statuses: tuple[str, ...] = ("active",)) -> dict[int, float]:
         """Best-chunk cosine per memory rid, top ``limit`` (vectors are normalised).

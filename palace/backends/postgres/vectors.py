@@ -117,6 +117,20 @@ class PgVectors:
                                         }).fetchall()
         return {row["rid"]: float(row["sim"]) for row in rows}
 
+    def best_chunks(self, model: str, query_vector: Any, rids: "Collection[int]") -> dict[int, Any]:
+        """Per memory of ``rids``, its chunk vector closest to ``query_vector`` (as the
+        SQLite store's ``best_chunks``: vector feedback reads them)."""
+        import numpy as np
+
+        if not rids:
+            return {}
+        sql = ("SELECT DISTINCT ON (m.rid) m.rid, v.vec::text AS vec FROM vectors v JOIN memories m "
+               "ON m.content_hash = v.content_hash WHERE v.model = %s AND m.rid = ANY(%s) "
+               "ORDER BY m.rid, v.vec <=> %s::vector")
+        with self.palace.connection() as conn:
+            rows = conn.execute(sql, (model, [int(r) for r in rids], _literal(query_vector))).fetchall()
+        return {row["rid"]: np.array(row["vec"].strip("[]").split(","), dtype=np.float32) for row in rows}
+
     def scores(self, model: str, query_vector: Any, *, allowed: "Collection[int] | None",
                limit: int, statuses: tuple[str, ...] = ("active",)) -> dict[int, float]:
         total = self._count(model)
