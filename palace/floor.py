@@ -21,6 +21,11 @@ from .retrieval import fuse, phrase_words
 from .tokenize import query_terms
 
 
+# how far below the model's noise cosine a companion may lie (in strong − noise spans):
+# the tightest that keeps the zh tuning half's recall with USE (docs/search-quality.md, "Companions")
+EVIDENCE_SPANS = 2.0
+
+
 @dataclass
 class Measured:
     coverage: dict[int, float] = field(default_factory=dict)      # keyword candidates
@@ -45,6 +50,17 @@ class Measured:
         if self.speaker is not None:
             return "weak: " + self.speaker.note().removeprefix("nothing found: ")
         return None
+
+    def has_evidence(self, rid: int, cosine: float | None) -> bool:
+        """Whether ``rid`` has any evidence of its own: a query word it holds, or a cosine
+        within EVIDENCE_SPANS of the model's noise (best-in-its-retriever is no evidence:
+        in a small palace the best vector hit may be unrelated). Nothing measured: yes."""
+        if self.floors is None or self.scale is None:
+            return True
+        if self.coverage.get(rid, 0.0) > 0:
+            return True
+        span = self.scale.strong - self.scale.noise
+        return cosine is not None and cosine >= self.scale.noise - EVIDENCE_SPANS * span
 
     def confidence(self, rid: int, cosine: float | None) -> str:
         if self.floors is None or self.scale is None:  # nothing was measured: no floor

@@ -555,8 +555,9 @@ def apply_floor(ranked: Sequence[tuple[float, int]], candidates: Candidates, top
     Two decisions: first for the query, "does the palace hold an answer at all?"
     (some result clears the floor, and the query names nothing no memory mentions);
     then, when it does, a relative cut: a result scoring at least COMPANION_SHARE of
-    the best strong one is kept whatever its own evidence, so that a question with
-    several answers (one session each) is not thinned out."""
+    the best strong one is kept however weak its own evidence, so that a question with
+    several answers (one session each) is not thinned out; but not with none at all
+    (no query word, a cosine at the model's noise: only its rank lifted it)."""
     found = candidates.found
     # reached through the entity graph (a specific entity): an explicit link, evidence of
     # its own; so is a tag the query names
@@ -575,7 +576,8 @@ def apply_floor(ranked: Sequence[tuple[float, int]], candidates: Candidates, top
     top_strong = next((score for score, rid in ranked if strength[rid] == "strong"), None)
     if top_strong is not None and top_strong > 0:
         for score, rid in ranked:
-            if strength[rid] == "weak" and score >= COMPANION_SHARE * top_strong:
+            if (strength[rid] == "weak" and score >= COMPANION_SHARE * top_strong
+                    and candidates.measured.has_evidence(rid, found.get("vector", {}).get(rid))):
                 strength[rid] = "strong"
     kept = list(ranked) if include_weak else [item for item in ranked if strength[item[1]] == "strong"]
     hidden = len(ranked) - len(kept) if not include_weak else 0

@@ -218,3 +218,35 @@ def test_vector_neighbours_add_a_palace_word_close_to_a_query_word(tmp_path, min
         pm.close()
     assert "dentist" not in found[False]  # not in the concept map
     assert found[True].get("dentist") == "neighbour"
+
+
+DEMO_MEMORIES = {  # scripts/demo.py's palace, where the best vector hit was shown as an answer
+    "db": "数据库选型讨论：对比了 MySQL 和 PostgreSQL，最后决定用 PostgreSQL，因为需要 JSONB 和更好的并发。",
+    "sqlite": "两周前的讨论：数据库先用 SQLite 做原型。",
+    "cache": "We decided to put a Redis cache in front of the search API, TTL 5 minutes.",
+    "deploy": "周五晚上把 v2.3 部署到生产环境，回滚预案写在 runbook 里。",
+    "web": "前端改用 Vue 3 + Vite，组件库选 Element Plus。",
+    "pref": "用户偏好：回答用中文，代码注释用英文。",
+    "alice": "Alice is allergic to peanuts; book restaurants accordingly.",
+    "report": "周报模板放在 docs/weekly-report.md，每周五下午提交。",
+}
+
+
+def test_a_result_with_no_evidence_of_its_own_is_no_companion(tmp_path):
+    """In a small palace the best vector hit scores high against the others whatever its
+    cosine: '上线' showed the database note (cosine 0.05, at USE's noise) beside the
+    deploy note, and '前端框架' a SQLite note. A companion needs a query word or a
+    cosine above noise."""
+    settings = Settings.from_env(workspace_dir=str(tmp_path / "ws"), timezone="Asia/Shanghai",
+                                 decay_enabled=False, vector_enabled=True, vector_mode="inprocess",
+                                 vector_model="use-multilingual")
+    pm = MemoryPalaceManager(tmp_path / "ws", settings=settings)
+    for memory_id, text in DEMO_MEMORIES.items():
+        pm.store(text, id=memory_id, created_at="2026-07-01T10:00:00+08:00")
+    pm.embed_pending()
+    assert [r.memory.id for r in pm.search("上线", now=NOW)] == ["deploy"]  # 上线 ↔ 部署
+    assert [r.memory.id for r in pm.search("前端框架", now=NOW)] == ["web"]
+    shown = pm.search("上线", now=NOW, include_weak=True)
+    hidden = {r.memory.id: r.explanation for r in shown if r.explanation.confidence == "weak"}
+    assert "db" in hidden and hidden["db"].retrievers["vector"]["relevance"] == 0.0
+    pm.close()
