@@ -245,18 +245,31 @@ class WaitSampler:
     def _run(self) -> None:
         import psycopg
 
-        query = ("SELECT state, wait_event_type, wait_event FROM pg_stat_activity WHERE datname = %s "
-                 "AND backend_type = 'client backend' AND pid <> pg_backend_pid() "
-                 "AND state IN ('active', 'idle in transaction')")
+        from palace.backends.postgres.database import WRITE_LOCK_KEY
+
+        # the lock a backend waits for (pg_locks): an advisory one is the whole write lock
+        # (pm.write_lock(), or a store whose text states facts: palace.manager.store) or one
+        # memory's key (PgWriteLock.keyed); mode Share = a keyed writer's share of the write lock
+        query = ("SELECT a.state, a.wait_event_type, a.wait_event, l.locktype, l.classid, l.objid, "
+                 "l.objsubid, l.mode FROM pg_stat_activity a LEFT JOIN pg_locks l ON l.pid = a.pid "
+                 "AND NOT l.granted WHERE a.datname = %s AND a.backend_type = 'client backend' "
+                 "AND a.pid <> pg_backend_pid() AND a.state IN ('active', 'idle in transaction')")
+        write_lock = (int(WRITE_LOCK_KEY) >> 32, int(WRITE_LOCK_KEY) & 0xFFFFFFFF, 1)
         with psycopg.connect(self.admin_url, autocommit=True) as conn:
             while not self._stop.is_set():
-                for state, kind, event in conn.execute(query, (self.database,)).fetchall():
+                for state, kind, event, locktype, classid, objid, subid, mode in conn.execute(
+                        query, (self.database,)).fetchall():
                     if state == "idle in transaction":
                         label = "client (idle in transaction)"
                     else:
                         label = kind or "CPU"
                         if kind:
-                            self.events[f"{kind}:{event}"] = self.events.get(f"{kind}:{event}", 0) + 1
+                            what = f"{kind}:{event}"
+                            if locktype == "advisory":
+                                which = ("the whole write lock" if (classid, objid, subid) == write_lock
+                                         else "a memory's key")
+                                what += f" ({which}, {mode})"
+                            self.events[what] = self.events.get(what, 0) + 1
                     self.kinds[label] = self.kinds.get(label, 0) + 1
                 self.samples += 1
                 self._stop.wait(self.every)
