@@ -387,17 +387,25 @@ def run_size(size: int, args: Any, server: Any) -> dict[str, Any]:
     # store throughput before the vectors: a size too big for the HNSW build in the time
     # at hand still gets every other figure (--no-hybrid)
     sampler = WaitSampler(server.url, name) if not getattr(args, "no_wait_sample", False) else None
+    # graph extraction on (the default) or off: a store whose text states facts takes the
+    # whole write lock (its supersession may retire other memories' facts), so "off" shows
+    # what the per-memory locks allow without it
+    modes = {"on": [True], "off": [False], "both": [True, False]}[getattr(args, "store_graph_extract", "on")]
     for clients in args.clients:
-        if results.has(f"store_{clients}"):
-            results.skipped(f"store throughput, {clients} clients")
-            continue
-        rate = store_throughput(base, clients, max(20, args.stores // clients), sampler)
-        say(f"    store throughput, {clients:>2} clients: {rate:.0f} memories/s ({load_now()})")
-        extra = {}
-        if sampler is not None:
-            say(f"      {sampler.line()}")
-            extra[f"store_{clients}_waits"] = sampler.figures()
-        results.put(**{f"store_{clients}": rate}, **extra)
+        for extract in modes:
+            key = f"store_{clients}" + ("" if extract else "_noextract")
+            if results.has(key):
+                results.skipped(f"store throughput, {clients} clients{'' if extract else ', no extract'}")
+                continue
+            rate = store_throughput({**base, "graph_extract": extract}, clients, max(20, args.stores // clients),
+                                    sampler)
+            say(f"    store throughput, {clients:>2} clients{'' if extract else ', graph extraction off'}: "
+                f"{rate:.0f} memories/s ({load_now()})")
+            extra = {}
+            if sampler is not None:
+                say(f"      {sampler.line()}")
+                extra[f"{key}_waits"] = sampler.figures()
+            results.put(**{key: rate}, **extra)
     with MemoryPalaceManager(settings=Settings.from_env(**base)) as pm:
         remove_throughput_rows(pm)
         if results.has("export_s"):
@@ -509,6 +517,7 @@ def summary(results: list[dict[str, Any]], local: dict[str, Any] | None, clients
     say("\n== summary (Postgres; ratio = Postgres / local at the same size) ==")
     rows = [("keyword p50 ms", "kw_p50"), ("keyword p95 ms", "kw_p95"), ("hybrid p50 ms", "hy_p50"),
             ("hybrid p95 ms", "hy_p95"), *((f"store/s, {c} clients", f"store_{c}") for c in clients),
+            *((f"store/s, {c}, no extract", f"store_{c}_noextract") for c in clients),
             ("import s", "import_s"), ("import again s", "reimport_s"), ("export s", "export_s"),
             ("HNSW build s", "hnsw_s")]
     say(f"  {'':<22}" + "".join(f"{r['size']:>14,}" for r in results) + ("   local " + f"{local['size']:,}"
@@ -521,11 +530,11 @@ def summary(results: list[dict[str, Any]], local: dict[str, Any] | None, clients
             line += f"   {local[key]:>8.1f}{ratio}"
         say(line)
     for r in results:
-        for c in clients:
-            waits = r.get(f"store_{c}_waits")
+        for c, suffix in ((c, s) for c in clients for s in ("", "_noextract")):
+            waits = r.get(f"store_{c}{suffix}_waits")
             if waits:
                 share = ", ".join(f"{k} {v:.0%}" for k, v in waits["share"].items())
-                say(f"  {r['size']:,}, {c:>2} clients: busy server backends {waits['busy_backends_mean']:.2f}: "
+                say(f"  {r['size']:,}, {c:>2} clients{suffix and ' (no extract)'}: busy server backends {waits['busy_backends_mean']:.2f}: "
                     f"{share}; machine CPU {waits['machine_cpu_busy']:.0%}")
     say(f"  (this machine: {os.cpu_count()} CPUs, shared; p50/p95 over {len(results) and 'the query set'} "
         "with linear interpolation)")
