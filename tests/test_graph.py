@@ -173,3 +173,16 @@ def test_a_tag_named_in_the_query_ranks_its_descendants_too(pm):
     tagged_only = pm.store("周会纪要", tags=["project/palace/search/meetings"])
     assert tagged_only.id in {r.memory.id for r in pm.search("project/palace", record_access=False)}
     assert other.id not in {r.memory.id for r in pm.search("#project/palace", record_access=False)}
+
+
+def test_withdrawing_a_memory_drops_only_the_review_items_it_asked(pm):
+    black = pm.store("I use black")
+    ruff = pm.store("I use ruff")
+    yapf = pm.store("I use yapf")
+    asked = {m.id: [i for i in pm.graph.queue.items() if i.new_memory == m.id] for m in (black, ruff, yapf)}
+    assert asked[ruff.id] and asked[yapf.id] and not asked[black.id]
+    # the queue answers per memory (a store asks it every time: not the whole queue)
+    assert {m: pm.graph.queue.items_from(m) for m in asked} == asked
+    pm.graph.withdraw(ruff.id, still_stated=[])  # ruff's fact is no longer stated
+    assert pm.graph.queue.items_from(ruff.id) == []
+    assert pm.graph.queue.items() == asked[yapf.id]

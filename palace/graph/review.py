@@ -52,6 +52,11 @@ class ReviewQueue:
     def items(self) -> list[ReviewItem]:
         return read_records(self.path, ReviewItem)
 
+    def items_from(self, new_memory: str) -> list[ReviewItem]:
+        """The items asking about a fact that ``new_memory`` states (what withdrawing it
+        may drop)."""
+        return [i for i in self.items() if i.new_memory == new_memory]
+
     def _save(self, items: list[ReviewItem]) -> None:
         atomic_write(self.path, json.dumps([i.to_dict() for i in items], ensure_ascii=False, indent=1))
 
