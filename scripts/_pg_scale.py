@@ -192,8 +192,16 @@ def store_throughput(settings: dict[str, Any], clients: int, per_client: int,
     t0 = time.perf_counter()
     start.set()
     try:
-        for _ in procs:
-            done.get(timeout=1800)
+        import queue
+
+        waiting = len(procs)
+        while waiting:  # a client that died (its traceback is above) fails the run, never hangs it
+            try:
+                done.get(timeout=5)
+                waiting -= 1
+            except queue.Empty:
+                if any(p.exitcode not in (None, 0) for p in procs):
+                    raise RuntimeError("a store client died (its traceback is above)") from None
     finally:
         seconds = time.perf_counter() - t0
         if sampler is not None:
