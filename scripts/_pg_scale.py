@@ -39,7 +39,10 @@ import _synthetic as syn  # noqa: E402
 
 MODEL = "bench/random-384"
 DIM = 384
-SERVER_OPTIONS = {"shared_buffers": "1GB", "maintenance_work_mem": "2GB", "work_mem": "64MB",
+# maintenance_work_mem: the HNSW build keeps its graph in it; at 1M x 384-d it needs
+# ~4 GB, and a graph that no longer fits ("hnsw graph no longer fits into
+# maintenance_work_mem") is built on disk, several times slower
+SERVER_OPTIONS = {"shared_buffers": "1GB", "maintenance_work_mem": "6GB", "work_mem": "64MB",
                   "max_wal_size": "8GB", "checkpoint_timeout": "30min",
                   "max_parallel_maintenance_workers": "1"}
 
@@ -174,22 +177,131 @@ def _client(settings: dict[str, Any], client: int, count: int, start: Any, done:
         done.put(time.perf_counter() - t0)
 
 
-def store_throughput(settings: dict[str, Any], clients: int, per_client: int) -> float:
-    """Memories stored per second by ``clients`` processes at once (each its own manager)."""
+def store_throughput(settings: dict[str, Any], clients: int, per_client: int,
+                     sampler: "WaitSampler | None" = None) -> float:
+    """Memories stored per second by ``clients`` processes at once (each its own manager);
+    ``sampler`` watches the server's backends while the clock runs."""
     ctx = multiprocessing.get_context("spawn")
     start, done = ctx.Event(), ctx.Queue()
     procs = [ctx.Process(target=_client, args=(settings, c, per_client, start, done)) for c in range(clients)]
     for p in procs:
         p.start()
     time.sleep(2 + clients * 0.7)  # every client opened and warm before the clock starts
+    if sampler is not None:
+        sampler.begin()
     t0 = time.perf_counter()
     start.set()
-    for _ in procs:
-        done.get(timeout=1800)
-    seconds = time.perf_counter() - t0
+    try:
+        import queue
+
+        waiting = len(procs)
+        while waiting:  # a client that died (its traceback is above) fails the run, never hangs it
+            try:
+                done.get(timeout=5)
+                waiting -= 1
+            except queue.Empty:
+                if any(p.exitcode not in (None, 0) for p in procs):
+                    raise RuntimeError("a store client died (its traceback is above)") from None
+    finally:
+        seconds = time.perf_counter() - t0
+        if sampler is not None:
+            sampler.end()
     for p in procs:
         p.join()
     return clients * per_client / seconds
+
+
+def _cpu_ticks() -> tuple[int, int]:
+    """(busy, total) jiffies of all cores since boot (/proc/stat), to tell how busy the
+    machine was during a run; (0, 0) where there is no /proc."""
+    try:
+        fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except OSError:
+        return 0, 0
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return sum(fields[:8]) - idle, sum(fields[:8])
+
+
+class WaitSampler:
+    """Samples ``pg_stat_activity`` for one database's client backends every ``every`` s
+    while a throughput run goes, so the figure says where its time went: a backend that is
+    ``active`` with no wait event is on the CPU; one waiting on ``Lock`` queues behind a
+    row or transaction lock, ``LWLock`` on a server-internal lock (WAL insertion, buffer
+    mapping), ``IO`` on a read or write; ``idle in transaction`` means the server waits
+    for the client (its Python) in the middle of a transaction. Idle pooled connections
+    are not counted. The machine's CPU use over the same span comes with it (/proc/stat)."""
+
+    def __init__(self, admin_url: str, database: str, every: float = 0.02):
+        self.admin_url, self.database, self.every = admin_url, database, every
+        self._thread: Any = None
+        self._stop: Any = None
+        self.kinds: dict[str, int] = {}
+        self.events: dict[str, int] = {}
+        self.samples = 0
+        self._ticks = (0, 0)
+        self.cpu_busy = 0.0
+
+    def begin(self) -> None:
+        import threading
+
+        self.kinds, self.events, self.samples = {}, {}, 0
+        self._stop = threading.Event()
+        self._ticks = _cpu_ticks()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        import psycopg
+
+        from palace.backends.postgres.database import WRITE_LOCK_KEY
+
+        # the lock a backend waits for (pg_locks): an advisory one is the whole write lock
+        # (pm.write_lock(), or a store whose text states facts: palace.manager.store) or one
+        # memory's key (PgWriteLock.keyed); mode Share = a keyed writer's share of the write lock
+        query = ("SELECT a.state, a.wait_event_type, a.wait_event, l.locktype, l.classid, l.objid, "
+                 "l.objsubid, l.mode FROM pg_stat_activity a LEFT JOIN pg_locks l ON l.pid = a.pid "
+                 "AND NOT l.granted WHERE a.datname = %s AND a.backend_type = 'client backend' "
+                 "AND a.pid <> pg_backend_pid() AND a.state IN ('active', 'idle in transaction')")
+        write_lock = (int(WRITE_LOCK_KEY) >> 32, int(WRITE_LOCK_KEY) & 0xFFFFFFFF, 1)
+        with psycopg.connect(self.admin_url, autocommit=True) as conn:
+            while not self._stop.is_set():
+                for state, kind, event, locktype, classid, objid, subid, mode in conn.execute(
+                        query, (self.database,)).fetchall():
+                    if state == "idle in transaction":
+                        label = "client (idle in transaction)"
+                    else:
+                        label = kind or "CPU"
+                        if kind:
+                            what = f"{kind}:{event}"
+                            if locktype == "advisory":
+                                which = ("the whole write lock" if (classid, objid, subid) == write_lock
+                                         else "a memory's key")
+                                what += f" ({which}, {mode})"
+                            self.events[what] = self.events.get(what, 0) + 1
+                    self.kinds[label] = self.kinds.get(label, 0) + 1
+                self.samples += 1
+                self._stop.wait(self.every)
+
+    def end(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        busy0, total0 = self._ticks
+        busy1, total1 = _cpu_ticks()
+        self.cpu_busy = (busy1 - busy0) / (total1 - total0) if total1 > total0 else 0.0
+
+    def figures(self) -> dict[str, Any]:
+        seen = sum(self.kinds.values())
+        return {"samples": self.samples, "busy_backends_mean": seen / self.samples if self.samples else 0.0,
+                "share": {k: n / seen for k, n in sorted(self.kinds.items(), key=lambda kv: -kv[1])} if seen else {},
+                "top_waits": dict(sorted(self.events.items(), key=lambda kv: -kv[1])[:6]),
+                "machine_cpu_busy": self.cpu_busy}
+
+    def line(self) -> str:
+        f = self.figures()
+        share = ", ".join(f"{k} {v:.0%}" for k, v in f["share"].items()) or "no busy backend seen"
+        waits = ", ".join(f"{k} {n}" for k, n in f["top_waits"].items())
+        return (f"server backends busy {f['busy_backends_mean']:.2f} on average ({f['samples']} samples): {share}"
+                f"{'; top waits: ' + waits if waits else ''}; machine CPU {f['machine_cpu_busy']:.0%} busy")
 
 
 def remove_throughput_rows(pm: Any) -> None:
@@ -209,15 +321,54 @@ def remove_throughput_rows(pm: Any) -> None:
 # ---------------------------------------------------------------------- one size
 
 
+class Results:
+    """One size's figures, written to ``results-<size>.json`` in the workdir as each phase
+    is measured (with the time and the machine's load average then), so a run killed late
+    keeps what it measured and a rerun with ``--resume`` skips the phases already there."""
+
+    def __init__(self, workdir: Path, size: int, resume: bool):
+        self.path = workdir / f"results-{size}.json"
+        self.figures: dict[str, Any] = {"size": size}
+        self.log: list[dict[str, Any]] = []
+        if self.path.exists():
+            kept = json.loads(self.path.read_text())
+            self.log = kept.get("log", [])
+            if resume:
+                self.figures.update(kept.get("figures", {}))
+
+    def has(self, *keys: str) -> bool:
+        return all(k in self.figures for k in keys)
+
+    def put(self, **figures: Any) -> None:
+        self.figures.update(figures)
+        self.log.append({"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                         "loadavg": [round(v, 2) for v in os.getloadavg()], **figures})
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"figures": self.figures, "log": self.log}, indent=1))
+        tmp.replace(self.path)
+
+    def skipped(self, phase: str) -> None:
+        say(f"    {phase}: measured by an earlier run (--resume; {self.path.name})")
+
+
+def load_now() -> str:
+    return "load average " + " / ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
 def run_size(size: int, args: Any, server: Any) -> dict[str, Any]:
+    """Every phase at this size, cheapest and most wanted first (the HNSW build last):
+    import, keyword search, store throughput, export, idempotent re-import, vectors and
+    HNSW, hybrid search. Each figure is printed and saved the moment it is measured."""
     from palace import MemoryPalaceManager, Settings
     from palace.backends.postgres.vectors import PgVectors
 
     workdir = Path(args.workdir)
-    figures: dict[str, Any] = {"size": size}
-    say(f"\n== {size:,} memories ==")
+    results = Results(workdir, size, getattr(args, "resume", False))
+    say(f"\n== {size:,} memories == ({load_now()}; figures saved to {results.path})")
     tree = workdir / f"tree-{size}"
-    figures["tree_s"] = build_tree(tree, size, args.seed)
+    tree_s = build_tree(tree, size, args.seed)
+    if tree_s:
+        results.put(tree_s=tree_s)
     queries = syn.generate_queries(args.queries)
 
     name = f"bench_{size}"
@@ -226,59 +377,97 @@ def run_size(size: int, args: Any, server: Any) -> dict[str, Any]:
     base = {"backend": "postgres", "database_url": url, "vector_enabled": False,
             "workspace_dir": str(workdir / f"pgws-{size}")}
     with MemoryPalaceManager(settings=Settings.from_env(**base)) as pm:
-        if pm.count() < size:
-            report, figures["import_s"] = timed(f"palace import ({size:,} memories, postings packed once)",
-                                                lambda: pm.import_tree(tree))
-            say(f"      written {len(report.written):,}, accesses {report.accesses:,}")
+        if pm.count() < size:  # none, or a run killed mid-import: the import is idempotent
+            report, seconds = timed(f"palace import ({size:,} memories, postings packed once)",
+                                    lambda: pm.import_tree(tree))
+            say(f"      written {len(report.written):,}, accesses {report.accesses:,} ({load_now()})")
+            results.put(import_s=seconds, import_written=len(report.written))
         else:
             say("    palace import: database reused (already imported)")
-        if not args.no_reimport:
-            report, figures["reimport_s"] = timed("palace import again (idempotent: nothing to write)",
-                                                  lambda: pm.import_tree(tree))
-            assert not report.written, "a second import wrote memories"
-        export = workdir / f"export-{size}"
-        shutil.rmtree(export, ignore_errors=True)
-        _, figures["export_s"] = timed("palace export", lambda: pm.export_tree(export))
-        if args.verify:
-            same = tree_digest(export) == tree_digest(tree)
-            say(f"      export byte-identical to the tree: {same}")
-            figures["export_identical"] = same
-        shutil.rmtree(export, ignore_errors=True)
-        figures["kw_p50"], figures["kw_p95"], hits = search_latencies(pm, queries)
-        say(f"    keyword search: p50 {figures['kw_p50']:.1f} ms, p95 {figures['kw_p95']:.1f} ms "
-            f"({len(queries)} queries, {hits} with results)")
+        if results.has("kw_p50"):
+            results.skipped("keyword search")
+        else:
+            p50, p95, hits = search_latencies(pm, queries)
+            say(f"    keyword search: p50 {p50:.1f} ms, p95 {p95:.1f} ms "
+                f"({len(queries)} queries, {hits} with results; {load_now()})")
+            results.put(kw_p50=p50, kw_p95=p95)
 
     # store throughput before the vectors: a size too big for the HNSW build in the time
     # at hand still gets every other figure (--no-hybrid)
+    sampler = WaitSampler(server.url, name) if not getattr(args, "no_wait_sample", False) else None
+    # graph extraction on (the default) or off: a store whose text states facts takes the
+    # whole write lock (its supersession may retire other memories' facts), so "off" shows
+    # what the per-memory locks allow without it
+    modes = {"on": [True], "off": [False], "both": [True, False]}[getattr(args, "store_graph_extract", "on")]
     for clients in args.clients:
-        rate = store_throughput(base, clients, max(20, args.stores // clients))
-        figures[f"store_{clients}"] = rate
-        say(f"    store throughput, {clients:>2} clients: {rate:.0f} memories/s")
+        for extract in modes:
+            key = f"store_{clients}" + ("" if extract else "_noextract")
+            if results.has(key):
+                results.skipped(f"store throughput, {clients} clients{'' if extract else ', no extract'}")
+                continue
+            rate = store_throughput({**base, "graph_extract": extract}, clients, max(20, args.stores // clients),
+                                    sampler)
+            say(f"    store throughput, {clients:>2} clients{'' if extract else ', graph extraction off'}: "
+                f"{rate:.0f} memories/s ({load_now()})")
+            extra = {}
+            if sampler is not None:
+                say(f"      {sampler.line()}")
+                extra[f"{key}_waits"] = sampler.figures()
+            results.put(**{key: rate}, **extra)
     with MemoryPalaceManager(settings=Settings.from_env(**base)) as pm:
         remove_throughput_rows(pm)
+        if results.has("export_s"):
+            results.skipped("palace export")
+        else:
+            export = workdir / f"export-{size}"
+            shutil.rmtree(export, ignore_errors=True)
+            _, seconds = timed("palace export", lambda: pm.export_tree(export))
+            results.put(export_s=seconds)
+            if args.verify:
+                t0 = time.perf_counter()
+                same = tree_digest(export) == tree_digest(tree)
+                say(f"      export byte-identical to the tree: {same} (checked in {time.perf_counter() - t0:.0f} s)")
+                results.put(export_identical=same)
+            shutil.rmtree(export, ignore_errors=True)
+        if args.no_reimport or results.has("reimport_s"):
+            pass
+        else:
+            report, seconds = timed("palace import again (idempotent: nothing to write)",
+                                    lambda: pm.import_tree(tree))
+            assert not report.written, "a second import wrote memories"
+            results.put(reimport_s=seconds)
     if args.no_hybrid:
-        return figures
+        return results.figures
     with MemoryPalaceManager(settings=Settings.from_env(**{**base, "vector_enabled": True}),
                              embedder=RandomEmbedder()) as pm:
         vectors = PgVectors(pm.index.palace, None)
         with pm.index.palace.connection() as conn:
             have = conn.execute("SELECT COUNT(*) AS n FROM vectors WHERE model = %s", (MODEL,)).fetchone()["n"]
-            if not have:
+            if not have:  # one statement: a run killed in it leaves none, never some
                 def fill() -> None:
                     conn.execute(
                         "INSERT INTO vectors SELECT %s, h.content_hash, 0, (SELECT array_agg(random() - 0.5) "
                         "FROM generate_series(1, %s) WHERE h.content_hash IS NOT NULL)::vector "
                         "FROM (SELECT DISTINCT content_hash FROM memories) h", (MODEL, DIM))
-                _, figures["vectors_s"] = timed("random vectors for every content hash (in the server)", fill)
-        if have:
+                _, seconds = timed("random vectors for every content hash (in the server)", fill)
+                results.put(vectors_s=seconds)
+            built = conn.execute("SELECT 1 FROM pg_indexes WHERE tablename = 'vectors' AND indexdef LIKE "
+                                 "'%%USING hnsw%%' AND indexdef LIKE %s", (f"%{MODEL}%",)).fetchone()
+        if built:
             vectors.ensure_hnsw(MODEL, DIM)
-            say("    vectors and HNSW index: reused (built by an earlier run)")
+            say("    HNSW index: reused (built by an earlier run)")
+        else:  # CREATE INDEX is one transaction: a run killed in it leaves no index
+            say(f"    HNSW index build starting ({load_now()})")
+            _, seconds = timed("HNSW index build (cosine)", lambda: vectors.ensure_hnsw(MODEL, DIM))
+            results.put(hnsw_s=seconds)
+        if results.has("hy_p50"):
+            results.skipped("hybrid search")
         else:
-            _, figures["hnsw_s"] = timed("HNSW index build (cosine)", lambda: vectors.ensure_hnsw(MODEL, DIM))
-        figures["hy_p50"], figures["hy_p95"], hits = search_latencies(pm, queries)
-        say(f"    hybrid search: p50 {figures['hy_p50']:.1f} ms, p95 {figures['hy_p95']:.1f} ms "
-            f"({len(queries)} queries, {hits} with results)")
-    return figures
+            p50, p95, hits = search_latencies(pm, queries)
+            say(f"    hybrid search: p50 {p50:.1f} ms, p95 {p95:.1f} ms "
+                f"({len(queries)} queries, {hits} with results; {load_now()})")
+            results.put(hy_p50=p50, hy_p95=p95)
+    return results.figures
 
 
 def run_local(size: int, args: Any) -> dict[str, Any]:
@@ -336,6 +525,7 @@ def summary(results: list[dict[str, Any]], local: dict[str, Any] | None, clients
     say("\n== summary (Postgres; ratio = Postgres / local at the same size) ==")
     rows = [("keyword p50 ms", "kw_p50"), ("keyword p95 ms", "kw_p95"), ("hybrid p50 ms", "hy_p50"),
             ("hybrid p95 ms", "hy_p95"), *((f"store/s, {c} clients", f"store_{c}") for c in clients),
+            *((f"store/s, {c}, no extract", f"store_{c}_noextract") for c in clients),
             ("import s", "import_s"), ("import again s", "reimport_s"), ("export s", "export_s"),
             ("HNSW build s", "hnsw_s")]
     say(f"  {'':<22}" + "".join(f"{r['size']:>14,}" for r in results) + ("   local " + f"{local['size']:,}"
@@ -347,5 +537,12 @@ def summary(results: list[dict[str, Any]], local: dict[str, Any] | None, clients
             ratio = f"  (x{same[key] / local[key]:.2f})" if same and local[key] else ""
             line += f"   {local[key]:>8.1f}{ratio}"
         say(line)
+    for r in results:
+        for c, suffix in ((c, s) for c in clients for s in ("", "_noextract")):
+            waits = r.get(f"store_{c}{suffix}_waits")
+            if waits:
+                share = ", ".join(f"{k} {v:.0%}" for k, v in waits["share"].items())
+                say(f"  {r['size']:,}, {c:>2} clients{suffix and ' (no extract)'}: busy server backends {waits['busy_backends_mean']:.2f}: "
+                    f"{share}; machine CPU {waits['machine_cpu_busy']:.0%}")
     say(f"  (this machine: {os.cpu_count()} CPUs, shared; p50/p95 over {len(results) and 'the query set'} "
         "with linear interpolation)")

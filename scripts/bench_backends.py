@@ -93,6 +93,15 @@ def main() -> int:
     parser.add_argument("--no-hybrid", action="store_true",
                         help="skip the vectors, the HNSW build and hybrid search at --scale sizes")
     parser.add_argument("--verify", action="store_true", help="check each export byte for byte against its tree")
+    parser.add_argument("--resume", action="store_true",
+                        help="at --scale sizes, skip the phases whose figures an earlier run saved in "
+                             "<workdir>/results-<size>.json (the tree, an imported database and built "
+                             "vectors/HNSW are reused anyway)")
+    parser.add_argument("--store-graph-extract", choices=("on", "off", "both"), default="on",
+                        help="store throughput with graph extraction on (the default setting), off, or both "
+                             "(a store whose text states facts takes the whole write lock)")
+    parser.add_argument("--no-wait-sample", action="store_true",
+                        help="do not sample pg_stat_activity wait events during the store throughput runs")
     parser.add_argument("--database-url", help="an existing database (else an embedded server)")
     args = parser.parse_args()
     args.clients = [int(c) for c in args.clients.split(",") if c]

@@ -173,3 +173,35 @@ def test_a_tag_named_in_the_query_ranks_its_descendants_too(pm):
     tagged_only = pm.store("周会纪要", tags=["project/palace/search/meetings"])
     assert tagged_only.id in {r.memory.id for r in pm.search("project/palace", record_access=False)}
     assert other.id not in {r.memory.id for r in pm.search("#project/palace", record_access=False)}
+
+
+def test_withdrawing_a_memory_drops_only_the_review_items_it_asked(pm):
+    black = pm.store("I use black")
+    ruff = pm.store("I use ruff")
+    yapf = pm.store("I use yapf")
+    asked = {m.id: [i for i in pm.graph.queue.items() if i.new_memory == m.id] for m in (black, ruff, yapf)}
+    assert asked[ruff.id] and asked[yapf.id] and not asked[black.id]
+    # the queue answers per memory (a store asks it every time: not the whole queue)
+    assert {m: pm.graph.queue.items_from(m) for m in asked} == asked
+    pm.graph.withdraw(ruff.id, still_stated=[])  # ruff's fact is no longer stated
+    assert pm.graph.queue.items_from(ruff.id) == []
+    assert pm.graph.queue.items() == asked[yapf.id]
+
+
+def test_a_review_item_id_already_taken_is_drawn_again(pm, monkeypatch):
+    import secrets
+    import sys
+
+    black, ruff, yapf = (pm.store(f"note about {tool}") for tool in ("black", "ruff", "yapf"))
+    real = secrets.token_hex
+    draws = iter(["aaaaaaaa", "aaaaaaaa", "bbbbbbbb"])  # the second item first meets the first's id
+
+    def token_hex(n=None):  # the queue's draws only (temporary file names draw too)
+        return next(draws) if sys._getframe(1).f_code.co_name == "add" else real(n)
+
+    monkeypatch.setattr(secrets, "token_hex", token_hex)
+    fact = {"subject": "I", "predicate": "use", "object": "black"}
+    for new in (ruff, yapf):
+        pm.graph.queue.add(old_memory=black.id, new_memory=new.id, old_relation=fact,
+                           new_relation={**fact, "object": new.id}, reason="test", created_at="2026-01-01")
+    assert [(i.id, i.new_memory) for i in pm.graph.queue.items()] == [("aaaaaaaa", ruff.id), ("bbbbbbbb", yapf.id)]

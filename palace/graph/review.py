@@ -52,6 +52,11 @@ class ReviewQueue:
     def items(self) -> list[ReviewItem]:
         return read_records(self.path, ReviewItem)
 
+    def items_from(self, new_memory: str) -> list[ReviewItem]:
+        """The items asking about a fact that ``new_memory`` states (what withdrawing it
+        may drop)."""
+        return [i for i in self.items() if i.new_memory == new_memory]
+
     def _save(self, items: list[ReviewItem]) -> None:
         atomic_write(self.path, json.dumps([i.to_dict() for i in items], ensure_ascii=False, indent=1))
 
@@ -62,8 +67,11 @@ class ReviewQueue:
             if (item.old_memory, item.new_memory, item.old_relation, item.new_relation) == (
                     old_memory, new_memory, old_relation, new_relation):
                 return None
-        item = ReviewItem(secrets.token_hex(4), old_memory, new_memory, old_relation, new_relation,
-                          reason, created_at)
+        taken = {i.id for i in items}
+        item_id = secrets.token_hex(4)
+        while item_id in taken:  # 8 hex digits: a big queue does meet a taken one
+            item_id = secrets.token_hex(4)
+        item = ReviewItem(item_id, old_memory, new_memory, old_relation, new_relation, reason, created_at)
         self._save([*items, item])
         return item
 

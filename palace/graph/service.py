@@ -314,7 +314,7 @@ class GraphService:
             if entry.decision in CLOSING and entry.closed_at and self._reopen(entry):
                 reopened.append(entry.old_memory)
         self.decisions.forget(gone)
-        stale = [item for item in self.queue.items() if item.new_memory == memory_id and fact_id(
+        stale = [item for item in self.queue.items_from(memory_id) if fact_id(
             read_facts({"relations": [item.new_relation]}, "", created_at=None, tz=self.tz,
                        strict=False)[1][0]) not in stated]
         self.queue.drop(stale)
