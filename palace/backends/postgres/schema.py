@@ -261,6 +261,13 @@ MIGRATIONS: list[str] = [
     VECTOR_PRUNE_MIGRATION,
     # 8: the graph's decision log, one for every client (palace/backends/postgres/graph.py)
     DECISIONS_MIGRATION,
+    # 9: the review queue looked up by pair and by asking memory (every fact-stating store
+    # asks "is this pair queued already?": a sequential scan of the queue under the whole
+    # write lock at 1M, docs/backends.md "Where store throughput goes")
+    """
+    CREATE INDEX IF NOT EXISTS review_items_pair ON review_items (new_memory, old_memory);
+    CREATE INDEX IF NOT EXISTS review_items_old ON review_items (old_memory);
+    """,
 ]
 
 
