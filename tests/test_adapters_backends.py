@@ -97,6 +97,18 @@ def test_the_cli_keeps_each_agent_to_its_scopes(on_postgres, monkeypatch, worksp
     assert cli("get", secret, "--json").json()["content"].endswith("4711")
 
 
+def test_the_cli_names_the_database_not_a_file_on_postgres(on_postgres, workspace):
+    """On Postgres the database is the store of record: `add` and `init` used to print a
+    Markdown path that does not exist there."""
+    cli = cli_on(workspace)
+    ready = cli("init").stdout
+    stored = cli("add", "周五晚上把 v2.3 部署到生产环境").stdout
+    again = cli("add", "周五晚上把 v2.3 部署到生产环境").stdout
+    for text in (ready, stored, again):
+        assert "database " in text and ".md" not in text and "@" not in text, text
+    assert not list(workspace.rglob("*.md"))
+
+
 def test_an_mcp_server_serves_only_its_agents_scopes(on_postgres, monkeypatch, workspace):
     ids: dict[str, str] = {}
 

@@ -25,8 +25,27 @@ def init() -> Reply:
     """Create the palace folders in the workspace."""
     with open_manager(create=True) as pm:
         stats = pm.stats()
+        where = _database(pm) or stats["palace"]
     data = {"workspace": stats["workspace"], "palace": stats["palace"], "memories": stats["total"]}
-    return Reply(data, lambda: f"palace ready at {data['palace']} ({data['memories']} memories)")
+    if _database(pm):
+        data["database"] = where
+    return Reply(data, lambda: f"palace ready at {where} ({data['memories']} memories)")
+
+
+def _database(pm) -> str | None:
+    """On the Postgres backend, the database (its URL without a password): the store of
+    record, where a local path would name a file that does not exist."""
+    if pm.settings.backend != "postgres" or not pm.settings.database_url:
+        return None
+    from urllib.parse import urlsplit
+
+    url = urlsplit(pm.settings.database_url)
+    host = url.hostname or "localhost"
+    return f"database {url.path.lstrip('/') or '?'} on {host}{f':{url.port}' if url.port else ''}"
+
+
+def _where(pm, memory) -> str:
+    return _database(pm) or str(memory.path)
 
 
 @click.command("add", short_help="Store a memory (text as argument or on stdin).")
@@ -52,10 +71,11 @@ def add(content: str | None, tags, importance, location, memory_type, source, su
         memory = pm.store(text, tags=tags, importance=importance, location=location,
                           type=memory_type, source=source, summary=summary, created_at=created_at,
                           id=memory_id, pinned=pin)
+        where = _where(pm, memory)
     if memory.duplicate:
         return Reply(memory.to_dict(), lambda: f"already stored as {memory.id} in {memory.location} "
-                                               f"({memory.path}); tags merged, no copy made")
-    return Reply(memory.to_dict(), lambda: f"stored {memory.id} in {memory.location} ({memory.path})")
+                                               f"({where}); tags merged, no copy made")
+    return Reply(memory.to_dict(), lambda: f"stored {memory.id} in {memory.location} ({where})")
 
 
 @click.command("get")
