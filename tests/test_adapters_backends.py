@@ -104,7 +104,8 @@ def test_the_cli_names_the_database_not_a_file_on_postgres(on_postgres, workspac
     ready = cli("init").stdout
     stored = cli("add", "周五晚上把 v2.3 部署到生产环境").stdout
     again = cli("add", "周五晚上把 v2.3 部署到生产环境").stdout
-    for text in (ready, stored, again):
+    shown = cli("get", stored.split()[1]).stdout
+    for text in (ready, stored, again, shown):
         assert "database " in text and ".md" not in text and "@" not in text, text
     assert not list(workspace.rglob("*.md"))
 

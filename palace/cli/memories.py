@@ -88,6 +88,7 @@ def get(memory_ids: tuple[str, ...]) -> Reply:
 
     with open_manager() as pm:
         found = get_many(pm, memory_ids)
+        database = _database(pm)
         if not found["memories"]:
             first = memory_ids[0]
             in_trash = any(m.id == first for m in pm.list_trash())
@@ -96,10 +97,10 @@ def get(memory_ids: tuple[str, ...]) -> Reply:
                 else "`palace list` and `palace search` show ids")
     memories = found["memories"]
     if len(memory_ids) == 1:
-        return Reply(memories[0].to_dict(), lambda: render.memory_page(memories[0]))
+        return Reply(memories[0].to_dict(), lambda: render.memory_page(memories[0], database))
     data = {"memories": [m.to_dict() for m in memories], "missing": found["missing"]}
     notes = [f"palace: no memory {memory_id}" for memory_id in found["missing"]]
-    return Reply(data, lambda: "\n\n---\n\n".join(render.memory_page(m) for m in memories), notes)
+    return Reply(data, lambda: "\n\n---\n\n".join(render.memory_page(m, database) for m in memories), notes)
 
 
 @click.command("list")

@@ -30,7 +30,9 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join([line(headers), "  ".join("-" * w for w in widths), *map(line, cells)])
 
 
-def memory_page(memory: Any) -> str:
+def memory_page(memory: Any, database: str | None = None) -> str:
+    """One memory as ``palace get`` shows it; ``database``: where it is stored when that
+    is a database (Postgres), not the Markdown file the local backend keeps."""
     lines = [
         f"id:         {memory.id}",
         f"location:   {memory.location}",
@@ -41,7 +43,9 @@ def memory_page(memory: Any) -> str:
         f"created:    {memory.created_at.isoformat() if memory.created_at else '-'}",
         f"updated:    {memory.updated_at.isoformat() if memory.updated_at else '-'}",
     ]
-    if memory.path:
+    if database:
+        lines.append(f"stored in:  {database}")
+    elif memory.path:
         lines.append(f"file:       {memory.path}")
     lines += ["", memory.content]
     if memory.summary:
