@@ -34,7 +34,7 @@ def test_a_location_over_the_byte_limit_is_refused_before_any_file_is_made(room,
 
 
 def test_the_longest_accepted_room_name_can_be_stored_and_read(pm):
-    room = "😀" * (limits.MAX_ROOM_NAME_BYTES // 4)  # noqa: the largest emoji room
+    room = "😀" * (limits.MAX_ROOM_NAME_BYTES // 4)  # the largest emoji room
     memory = pm.store("emoji 房间", location=room)
     assert pm.get(memory.id).location == room
 
