@@ -202,3 +202,31 @@ def test_exclusion_settings_and_none_switches_the_default_off():
                                                       "MEMORY_CAPTURE_EXCLUDE_TOOLS": "mcp__vault__*"}))
     assert not off.path("/home/dev/app/.env")
     assert off.tool("MCP__vault__read") and not off.tool("Read")
+
+
+def test_threads_creating_the_redaction_key_at_once_agree_and_do_not_fail(tmp_path):
+    """Two managers in one process capturing at once both found no key; they shared one
+    temp file name (the pid), so one linked and removed it under the other, which failed
+    with FileNotFoundError (seen in the shared-capture test on Postgres)."""
+    import threading
+
+    from palace.capture.privacy import load_key
+
+    def create(folder, start, keys, errors):
+        start.wait()
+        try:
+            keys.append(load_key(folder))
+        except BaseException as exc:  # surfaced in the test's thread
+            errors.append(exc)
+
+    for attempt in range(30):
+        folder, start = tmp_path / f"ws{attempt}", threading.Barrier(4)
+        keys: list[bytes] = []
+        errors: list[BaseException] = []
+        threads = [threading.Thread(target=create, args=(folder, start, keys, errors)) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(10)
+        assert errors == [] and len(set(keys)) == 1 and len(keys) == 4
+        assert not [p.name for p in folder.iterdir() if p.name.endswith(".tmp")]  # no temp file left

@@ -205,7 +205,8 @@ def load_key(folder: Path) -> bytes:
         pass
     folder.mkdir(parents=True, exist_ok=True)
     key = _secrets.token_bytes(32)
-    tmp = path.with_name(f".{KEY_FILE}.{os.getpid()}.tmp")
+    # a name of its own per call: two threads of one process may both create the key
+    tmp = path.with_name(f".{KEY_FILE}.{os.getpid()}.{_secrets.token_hex(4)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as handle:
         handle.write(key.hex())
