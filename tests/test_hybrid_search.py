@@ -10,7 +10,7 @@ import pytest
 
 from palace import MemoryPalaceManager, Settings
 from palace.embedders import HttpEmbedder, InProcessEmbedder
-from vector_helpers import start_sidecar
+from vector_helpers import CountingEmbedder, start_sidecar
 
 pytest_plugins = ["conftest_vectors"]
 
@@ -22,29 +22,6 @@ def minilm_embedder(minilm_path):
         embedder = InProcessEmbedder(Settings(vector_model=minilm_path, vector_mode="inprocess"))
         embedder.embed_query("warm up")
         return embedder
-
-
-class CountingEmbedder:
-    """The real embedder, counting the texts it is asked to embed."""
-
-    def __init__(self, inner):
-        self.inner = inner
-        self.documents = 0
-
-    name = property(lambda self: self.inner.name)
-    dimension = property(lambda self: self.inner.dimension)
-    max_chars = property(lambda self: self.inner.max_chars)
-    status = property(lambda self: self.inner.status)
-
-    def available(self):
-        return True
-
-    def embed_documents(self, texts):
-        self.documents += len(texts)
-        return self.inner.embed_documents(texts)
-
-    def embed_query(self, text):
-        return self.inner.embed_query(text)
 
 
 def _pm(workspace, embedder, **overrides):

@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from vector_helpers import CountingEmbedder
+
 from palace import MemoryPalaceManager, Settings, feedback
 from palace.chunking import chunk_text
 from palace.embedders import InProcessEmbedder
@@ -26,29 +28,6 @@ def minilm(minilm_path):
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("HF_HUB_OFFLINE", "1")
         return InProcessEmbedder(Settings(vector_model=minilm_path, vector_mode="inprocess"))
-
-
-class CountingEmbedder:
-    """The real embedder, counting the questions it embeds."""
-
-    def __init__(self, inner):
-        self.inner = inner
-        self.queries = 0
-
-    name = property(lambda self: self.inner.name)
-    dimension = property(lambda self: self.inner.dimension)
-    max_chars = property(lambda self: self.inner.max_chars)
-    status = property(lambda self: self.inner.status)
-
-    def available(self):
-        return True
-
-    def embed_documents(self, texts):
-        return self.inner.embed_documents(texts)
-
-    def embed_query(self, text):
-        self.queries += 1
-        return self.inner.embed_query(text)
 
 
 def _pm(workspace, embedder):

@@ -1,5 +1,5 @@
-"""Helpers for tests of the embedding sidecar: run scripts/vector-service.py as a
-real subprocess on a free loopback port and wait for it."""
+"""Helpers for vector tests: run the embedding sidecar (scripts/vector-service.py) as a
+real subprocess on a free loopback port and wait for it; an embedder that counts."""
 
 from __future__ import annotations
 
@@ -92,3 +92,28 @@ def start_sidecar(tmp_dir: Path, model: str, *args: str, env: dict | None = None
             cwd=str(tmp_dir), env=run_env, stdout=log_file, stderr=subprocess.STDOUT,
         )
     return Sidecar(process, f"http://127.0.0.1:{port}", log_path)
+
+
+class CountingEmbedder:
+    """The real embedder, counting the texts it embeds (documents) and the questions."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.documents = 0
+        self.queries = 0
+
+    name = property(lambda self: self.inner.name)
+    dimension = property(lambda self: self.inner.dimension)
+    max_chars = property(lambda self: self.inner.max_chars)
+    status = property(lambda self: self.inner.status)
+
+    def available(self):
+        return True
+
+    def embed_documents(self, texts):
+        self.documents += len(texts)
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text):
+        self.queries += 1
+        return self.inner.embed_query(text)
