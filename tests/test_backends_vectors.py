@@ -40,13 +40,19 @@ def ranked(pm: MemoryPalaceManager) -> list[list[tuple[str, float]]]:
             for q in QUERIES]
 
 
-def test_hybrid_search_ranks_alike_on_both_backends(embedder, minilm_path, postgres_url, tmp_path):
+def local_and_postgres(embedder, minilm_path, postgres_url, tmp_path):
+    """Two palaces with the same embedder: local files, and the Postgres database."""
     common = dict(vector_enabled=True, vector_mode="inprocess", vector_model=minilm_path)
     local = MemoryPalaceManager(settings=Settings.from_env(workspace_dir=str(tmp_path / "l"), **common),
                                 embedder=embedder)
     remote = MemoryPalaceManager(settings=Settings.from_env(
         workspace_dir=str(tmp_path / "p"), backend="postgres", database_url=postgres_url, **common),
         embedder=embedder)
+    return local, remote
+
+
+def test_hybrid_search_ranks_alike_on_both_backends(embedder, minilm_path, postgres_url, tmp_path):
+    local, remote = local_and_postgres(embedder, minilm_path, postgres_url, tmp_path)
     try:
         expected = ranked(local)
         got = ranked(remote)
@@ -135,12 +141,7 @@ def test_reindex_prunes_true_orphans_and_never_another_agents_private_vectors(em
 def test_best_chunks_agree_on_both_backends(embedder, minilm_path, postgres_url, tmp_path):
     """Vector feedback reads each result's closest chunk: both stores give the chunk the
     memory's cosine came from."""
-    common = dict(vector_enabled=True, vector_mode="inprocess", vector_model=minilm_path)
-    local = MemoryPalaceManager(settings=Settings.from_env(workspace_dir=str(tmp_path / "l"), **common),
-                                embedder=embedder)
-    remote = MemoryPalaceManager(settings=Settings.from_env(
-        workspace_dir=str(tmp_path / "p"), backend="postgres", database_url=postgres_url, **common),
-        embedder=embedder)
+    local, remote = local_and_postgres(embedder, minilm_path, postgres_url, tmp_path)
     try:
         question = embedder.embed_query(QUERIES[0])
         found = []
