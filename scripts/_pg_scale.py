@@ -355,6 +355,18 @@ def load_now() -> str:
     return "load average " + " / ".join(f"{v:.2f}" for v in os.getloadavg())
 
 
+def latency_phase(results: Any, key: str, label: str, pm: Any, queries: list) -> None:
+    """Search p50/p95 over ``queries``, saved as ``<key>_p50``/``<key>_p95`` (skipped
+    when an earlier run measured them: --resume)."""
+    if results.has(f"{key}_p50"):
+        results.skipped(label)
+        return
+    p50, p95, hits = search_latencies(pm, queries)
+    say(f"    {label}: p50 {p50:.1f} ms, p95 {p95:.1f} ms "
+        f"({len(queries)} queries, {hits} with results; {load_now()})")
+    results.put(**{f"{key}_p50": p50, f"{key}_p95": p95})
+
+
 def run_size(size: int, args: Any, server: Any) -> dict[str, Any]:
     """Every phase at this size, cheapest and most wanted first (the HNSW build last):
     import, keyword search, store throughput, export, idempotent re-import, vectors and
@@ -384,13 +396,7 @@ def run_size(size: int, args: Any, server: Any) -> dict[str, Any]:
             results.put(import_s=seconds, import_written=len(report.written))
         else:
             say("    palace import: database reused (already imported)")
-        if results.has("kw_p50"):
-            results.skipped("keyword search")
-        else:
-            p50, p95, hits = search_latencies(pm, queries)
-            say(f"    keyword search: p50 {p50:.1f} ms, p95 {p95:.1f} ms "
-                f"({len(queries)} queries, {hits} with results; {load_now()})")
-            results.put(kw_p50=p50, kw_p95=p95)
+        latency_phase(results, "kw", "keyword search", pm, queries)
 
     # store throughput before the vectors: a size too big for the HNSW build in the time
     # at hand still gets every other figure (--no-hybrid)
@@ -460,13 +466,7 @@ def run_size(size: int, args: Any, server: Any) -> dict[str, Any]:
             say(f"    HNSW index build starting ({load_now()})")
             _, seconds = timed("HNSW index build (cosine)", lambda: vectors.ensure_hnsw(MODEL, DIM))
             results.put(hnsw_s=seconds)
-        if results.has("hy_p50"):
-            results.skipped("hybrid search")
-        else:
-            p50, p95, hits = search_latencies(pm, queries)
-            say(f"    hybrid search: p50 {p50:.1f} ms, p95 {p95:.1f} ms "
-                f"({len(queries)} queries, {hits} with results; {load_now()})")
-            results.put(hy_p50=p50, hy_p95=p95)
+        latency_phase(results, "hy", "hybrid search", pm, queries)
     return results.figures
 
 
