@@ -1,0 +1,125 @@
+"""The hand-written query sets under scripts/data are well-formed, and the benchmarks can load
+the held-out ones (issue 11: a set that silently fails to load measures nothing).
+
+Validity is checked with the benchmark's own validator (``bench_retrieval_zh.dataset_problems``),
+so a set that passes here is one the benchmark accepts. The fourth held-out set
+(``new_queries_4.json``) is also checked for what its brief asks: enough queries of every kind,
+enough unanswerable ones in both languages, multi-answer ones, long memories and chat logs, and
+dates in the fourteen months before its ``now``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from collections import Counter
+from datetime import datetime, timedelta
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+DATA = SCRIPTS / "data"
+QUERY_SETS = ["zh_retrieval.json", "new_queries.json", "new_queries_2.json",
+              "new_queries_3.json", "new_queries_4.json"]
+CJK = re.compile(r"[\u4e00-\u9fff]")
+CHAT_LINE = re.compile(r"^[^\s:：]{1,20}[:：]\s*\S")
+
+
+def load_script(path: Path) -> ModuleType:
+    """Import a script by path (scripts/ is not a package); it finds its own siblings."""
+    sys.path.insert(0, str(path.parent))
+    try:
+        spec = importlib.util.spec_from_file_location(f"_test_{path.stem}", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # dataclasses look their module up while it runs
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.remove(str(path.parent))
+
+
+@pytest.fixture(scope="module")
+def bench_zh() -> ModuleType:
+    return load_script(SCRIPTS / "bench_retrieval_zh.py")
+
+
+@pytest.fixture(scope="module")
+def bench_precision() -> ModuleType:
+    return load_script(SCRIPTS / "bench_precision.py")
+
+
+@pytest.fixture(scope="module")
+def new_4() -> dict:
+    return json.loads((DATA / "new_queries_4.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("name", QUERY_SETS)
+def test_every_query_set_passes_the_benchmarks_validator(name: str, bench_zh: ModuleType) -> None:
+    data = json.loads((DATA / name).read_text(encoding="utf-8"))
+    assert bench_zh.dataset_problems(data) == []
+    assert data["memories"] and data["queries"]
+
+
+def test_bench_precision_loads_every_held_out_set_it_names(bench_precision: ModuleType) -> None:
+    held_out = [name for name in bench_precision.SETS if name.startswith("new")]
+    assert "new_4" in held_out
+    for name in held_out:
+        path = DATA / ("new_queries.json" if name == "new" else f"new_queries_{name.split('_')[1]}.json")
+        data = json.loads(path.read_text(encoding="utf-8"))
+        (haystack,) = bench_precision.json_haystack(path)
+        assert name in bench_precision.RECALL_K
+        assert len(haystack.docs) == len(data["memories"])
+        unanswerable = [q for q in haystack.questions if q.relevant is None]
+        assert len(unanswerable) == sum(q["kind"] == "unanswerable" for q in data["queries"]) > 0
+
+
+def test_new_4_generator_and_json_agree(new_4: dict) -> None:
+    generator = load_script(DATA / "make_new_queries_4.py")
+    assert generator.data == new_4
+
+
+def test_new_4_has_every_kind_of_question(new_4: dict) -> None:
+    queries = new_4["queries"]
+    kinds = Counter(q["kind"] for q in queries)
+    assert len(queries) >= 80
+    for kind in ("keyword", "paraphrase", "concept", "cross-lingual", "temporal"):
+        assert kinds[kind] >= 5, kind
+    unanswerable = [q for q in queries if q["kind"] == "unanswerable"]
+    assert len(unanswerable) >= 30
+    assert all(q["relevant"] == [] for q in unanswerable)
+    english = sum(q["lang"] == "en" for q in unanswerable)
+    assert 0.4 <= english / len(unanswerable) <= 0.6  # about half of them in English
+    multi = [q for q in queries if len(q["relevant"]) >= 2]
+    assert len(multi) >= 8 and all(len(q["relevant"]) <= 3 for q in multi)
+    assert len({q["query"] for q in queries}) == len(queries)  # no question asked twice
+
+
+def test_new_4_language_tags_match_the_text(new_4: dict) -> None:
+    for query in new_4["queries"]:
+        has_cjk = bool(CJK.search(query["query"]))
+        assert has_cjk == (query["lang"] in ("zh", "mixed")), query["id"]
+    cross = [q for q in new_4["queries"] if q["kind"] == "cross-lingual"]
+    assert {q["lang"] for q in cross} >= {"zh", "en"}  # both directions
+
+
+def test_new_4_memories_span_fourteen_months_with_long_notes_and_chats(new_4: dict) -> None:
+    memories = new_4["memories"]
+    now = datetime.fromisoformat(new_4["queries"][0]["now"])
+    assert all(q["now"] == new_4["queries"][0]["now"] for q in new_4["queries"])
+    created = [datetime.fromisoformat(m["created_at"]) for m in memories]
+    assert all(now - timedelta(days=14 * 31) <= when < now for when in created)
+    assert max(created) - min(created) >= timedelta(days=365)
+    chinese = sum(bool(CJK.search(m["content"])) for m in memories)
+    assert 45 <= len(memories) <= 60 and chinese >= len(memories) / 2
+    long = [m for m in memories if 600 <= len(m["content"]) <= 2500]
+    assert len(long) >= 5
+    chats = [m for m in memories
+             if sum(bool(CHAT_LINE.match(line)) for line in m["content"].splitlines()) >= 10]
+    assert len(chats) >= 3
+    used = {i for q in new_4["queries"] for i in q["relevant"]}
+    assert len(used) >= 0.75 * len(memories)  # most memories are the answer to something
