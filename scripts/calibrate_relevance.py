@@ -5,8 +5,12 @@ and configuration, on the *tuning* half (the check half is never looked at here)
 
 - the cosine and keyword-coverage distributions of relevant results (answerable
   questions) and of the best result of unanswerable questions;
-- per model, the scale palace.relevance uses: ``noise`` = median best cosine on
-  unanswerable questions, ``strong`` = median cosine of relevant results;
+- per model (and query language, ``--language``: zh = a question with a Han character),
+  the levels of palace.relevance's scale: ``strong`` = median cosine of relevant results,
+  and two readings of ``noise``: the median cosine of the unrelated memories in the top
+  10 of answerable questions, and the median best cosine of unanswerable questions (on
+  near-miss sets, such as LoCoMo's adversarial questions, the second sits as high as an
+  answer's);
 - a grid of floors (keyword coverage × raw cosine): for each, the share of
   unanswerable questions left empty and the recall kept on answerable ones,
   over the sets given; the chosen floor is the one with the best recall among
@@ -27,6 +31,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_precision import score  # noqa: E402
+
+from palace.tokenize import has_han  # noqa: E402
 
 
 def quantiles(values: list[float]) -> str:
@@ -54,6 +60,19 @@ def distributions(rows: list[dict], field: str) -> tuple[list[float], list[float
     return relevant, irrelevant, unanswerable_best
 
 
+def unrelated_in_top10(rows: list[dict], field: str) -> list[float]:
+    """``field`` of the memories in each answerable question's top 10 (weak ones too)
+    that do not answer it: what the model scores an unrelated text."""
+    out = []
+    for row in rows:
+        if row["relevant"] is None:
+            continue
+        wanted = set(row["relevant"])
+        out.extend(r[field] for r in row.get("all", row["results"])[:10]
+                   if r.get(field) is not None and r["id"] not in wanted)
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("dumps", nargs="+", type=Path)
@@ -63,6 +82,8 @@ def main() -> int:
                              "among those losing at most this much recall (mean over sets)")
     parser.add_argument("--sets", help="only these sets (comma-separated) for the floor grid")
     parser.add_argument("--half", default="tune", choices=("tune", "check", "all"))
+    parser.add_argument("--language", choices=("zh", "en", "all"), default="all",
+                        help="only questions of this language (zh: any Han character, en: none)")
     args = parser.parse_args()
     data: dict[str, dict[str, list[dict]]] = {}
     for path in args.dumps:
@@ -70,7 +91,10 @@ def main() -> int:
             data.setdefault(set_name, {}).update(by_config)
     if args.sets:  # the held-out set must never reach the tuning
         data = {name: by for name, by in data.items() if name in args.sets.split(",")}
-    pick = (lambda rows: rows) if args.half == "all" else (lambda rows: [r for r in rows if r["half"] == args.half])
+    def pick(rows: list[dict]) -> list[dict]:
+        return [r for r in rows if args.half in ("all", r["half"])
+                and args.language in ("all", "zh" if has_han(r["query"]) else "en")]
+
     configs = sorted({c for by in data.values() for c in by})
     for config in configs:
         print(f"\n=== {config} ({args.half} half)")
@@ -87,12 +111,13 @@ def main() -> int:
                 print(f"{'':<16} irrelevant   {quantiles(irr)}")
                 print(f"{'':<16} unans. best  {quantiles(unb)}")
                 pooled.setdefault(f"{field}/rel", []).extend(rel)
+                pooled.setdefault(f"{field}/top10", []).extend(unrelated_in_top10(rows, field))
                 pooled.setdefault(f"{field}/unb", []).extend(unb)
         if pooled.get("cosine/rel") and pooled.get("cosine/unb"):
-            noise = statistics.median(pooled["cosine/unb"])
-            strong = statistics.median(pooled["cosine/rel"])
-            print(f"scale: noise (median best cosine, unanswerable) = {noise:.3f}, "
-                  f"strong (median cosine, relevant) = {strong:.3f}")
+            print(f"scale: noise (median cosine, unrelated in a top 10) = "
+                  f"{statistics.median(pooled['cosine/top10']):.3f}, strong (median cosine, relevant) = "
+                  f"{statistics.median(pooled['cosine/rel']):.3f}; median best cosine, unanswerable = "
+                  f"{statistics.median(pooled['cosine/unb']):.3f}")
         grid_sets = [s for s in (args.sets.split(",") if args.sets else data) if config in data.get(s, {})]
         if not grid_sets:
             continue
