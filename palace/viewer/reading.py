@@ -247,23 +247,16 @@ class PalaceReader:
     # -- search ------------------------------------------------------------------
 
     def search(self, query: str, *, room: str | None = None, include_archived: bool = False,
-               top_k: int = 20) -> SearchView:
+               include_weak: bool = False, top_k: int = 20) -> SearchView:
         now = self.now()
         with self.lock:
             # Looking is not using: a search from the viewer must not reinforce.
             results = self.pm.search(query, top_k=top_k, now=now, location=room or None,
-                                     include_archived=include_archived, record_access=False)
-            time_range = None
-            notes: tuple[str, ...] = ()
-            if results:
-                notes = results[0].explanation.notes
-                time_range = results[0].explanation.time_range
-            elif self.pm.settings.time_reasoning_enabled:
-                parsed = self.pm.time_reasoner.parse(query, now=now)
-                if parsed is not None:
-                    time_range = {"text": parsed.text, "start": parsed.start.isoformat(),
-                                  "end": parsed.end.isoformat()}
-        return SearchView(results=results, notes=tuple(notes), time_range=time_range, now=now)
+                                     include_archived=include_archived, include_weak=include_weak,
+                                     record_access=False)
+        # the response's own notes, so an empty answer says why ("no memory matches…")
+        return SearchView(results=list(results), notes=tuple(results.notes), time_range=results.time_range,
+                          now=now)
 
     # -- whole-palace pictures ---------------------------------------------------
 
