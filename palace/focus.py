@@ -187,6 +187,17 @@ _SPEAKER_LINE = re.compile(r"^\s*([A-Z][\w.'’\- ]{0,30}?|[\u4e00-\u9fff]{1,4})
 # questions emptied vs answerable ones losing recall): 0.25 → 4 vs 2, 0.34 → 11 vs 2,
 # 0.5 → 23 vs 6, 0.75 → 28 vs 17 (docs/search-quality.md, "Round 3")
 SPEAKER_SHARE = 0.34
+# ... and the other speaker's best line must hold at least this many of the question's
+# words: one shared word is a coincidence, often a verb ("What did John receive a
+# certificate for?": Maria says "receive"; "What did Yue tell me?": Qin says "Tell him").
+# LoCoMo's tuning half (MiniLM): 1 → 11 emptied vs 2 answers lost, 2 → 10 vs 0
+SPEAKER_MIN_WORDS = 2
+# the words between an English question word and its verb name the answer's type, not
+# its topic ("What European countries has Maria been to?": the answer names Spain, and
+# John is the one who says "countries"), as the Chinese question word's noun does
+_EN_TYPE_PHRASE = re.compile(r"\b(?:what|which|whose)\s+((?:[A-Za-z\-]+\s+){1,3}?)"
+                             r"(?=(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|"
+                             r"should|might|must)\b)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -233,7 +244,8 @@ def speaker_gap(text: str, contents: Sequence[str], share: float | None = None) 
     if len(named) != 1:
         return None
     name_terms = {stem(t) for t in tokenize(named[0])}
-    words = {w for w in asked - name_terms if len(w) >= 3 or not w.isascii()}
+    type_terms = {stem(t) for m in _EN_TYPE_PHRASE.finditer(text) for t in tokenize(m.group(1))}
+    words = {w for w in asked - name_terms - type_terms if len(w) >= 3 or not w.isascii()}
     if not words:
         return None
     best: dict[bool, tuple[float, str, set[str]]] = {True: (0.0, "", set()), False: (0.0, "", set())}
@@ -245,6 +257,6 @@ def speaker_gap(text: str, contents: Sequence[str], share: float | None = None) 
                 best[own] = (len(held) / len(words), who, held)
     theirs, mine = best[False], best[True]
     share = SPEAKER_SHARE if share is None else share
-    if theirs[0] <= 0 or mine[0] > share * theirs[0]:
+    if len(theirs[2]) < SPEAKER_MIN_WORDS or mine[0] > share * theirs[0]:
         return None
     return SpeakerGap(named[0], theirs[1], tuple(spelled[w] for w in spelled if w in theirs[2]))

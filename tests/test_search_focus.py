@@ -1,7 +1,7 @@
 """Near misses say "nothing found" (issue 11, round 3: palace/focus.py): a question whose
 focus words no single memory holds together (爸爸's birthday when 妈妈's is stored and 爸爸
 is mentioned elsewhere), or holds only through a broader word (电费 when only a 水费 bill
-is stored), and, for dialogue memories (opt-in), a question about what one speaker said
+is stored), and, for dialogue memories, a question about what one speaker said
 that another said. Real palaces in tmp_path (real files, real SQLite), the real CLI and
 the real MCP server."""
 
@@ -143,10 +143,41 @@ def test_a_speaker_swap_in_a_dialogue_is_a_near_miss_when_the_rule_is_on(tmp_pat
     pm.close()
 
 
-def test_the_dialogue_rule_is_off_by_default(tmp_path):
-    pm = _palace(tmp_path / "chat-off")
+def test_the_dialogue_rule_is_on_by_default_and_a_setting_turns_it_off(tmp_path):
+    pm = _palace(tmp_path / "chat-on")
+    pm.store(CHAT, id="chat", created_at="2026-07-12T20:00:00+08:00")
+    assert list(pm.search("What did Melanie realize after the charity race?", now=NOW)) == []
+    pm.close()
+    pm = _palace(tmp_path / "chat-off", focus_dialogue=False)
     pm.store(CHAT, id="chat", created_at="2026-07-12T20:00:00+08:00")
     assert [r.memory.id for r in pm.search("What did Melanie realize after the charity race?", now=NOW)] == ["chat"]
+    pm.close()
+
+
+# LoCoMo's tuning half: the two answerable questions the first dialogue rule emptied
+TRIP = ("John: I've been to a lot of countries for work, it gets tiring.\n"
+        "Maria: I loved Spain and England last year, the food in Spain!\n"
+        "Maria: I'd receive guests every weekend if I could.\n"
+        "John: I finally got my degree, feels great.")
+
+
+def test_one_shared_word_is_no_speaker_swap(tmp_path):
+    # "receive": Maria says it, John does not; one word in common is a coincidence (often a verb)
+    pm = _palace(tmp_path / "one-word")
+    pm.store(TRIP, id="trip", created_at="2026-07-12T20:00:00+08:00")
+    results = pm.search("What did John receive a certificate for?", now=NOW, include_weak=True)
+    assert [r.memory.id for r in results] == ["trip"]
+    assert results[0].explanation.confidence == "strong"
+    assert not any("talks about" in note for note in results.notes)
+    pm.close()
+
+
+def test_the_words_after_what_name_the_answers_type_not_who_said_it(tmp_path):
+    # John says "countries", Maria names Spain and England: she is the one who answers
+    pm = _palace(tmp_path / "type")
+    pm.store(TRIP, id="trip", created_at="2026-07-12T20:00:00+08:00")
+    results = pm.search("What European countries has Maria been to?", now=NOW)
+    assert [r.memory.id for r in results] == ["trip"]
     pm.close()
 
 
@@ -230,6 +261,12 @@ def test_speaker_gap_reads_who_said_the_questions_words():
     assert speaker_gap("What did Caroline realize after the charity race?", [CHAT]) is None
     assert speaker_gap("What did Melanie realize?", ["plain text, no dialogue"]) is None
     assert speaker_gap("老秦钓的黑鲷有几斤", ["老韩：我钓了条三斤的黑鲷。\n老秦：我只钓到小黄鱼。"]) is not None
+    # one word in common ("tell") is no evidence that the other speaker said it
+    assert speaker_gap("What did Yue tell me two weeks ago?", [
+        "Yue: Mark got tickets for the game.\nQin: Tell him to take photos for me."]) is None
+    # "What European countries has…": the answer's type, not a word the answer holds
+    assert speaker_gap("What European countries has Maria been to for work?", [TRIP]) is None
+    assert speaker_gap("What countries has Maria been to for work, tiring?", [TRIP]) is not None
 
 
 def test_a_time_word_is_never_a_focus_word_even_with_time_reasoning_off(tmp_path):
