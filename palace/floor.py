@@ -15,8 +15,8 @@ from typing import Any, Mapping, Sequence
 from .relevance import (CosineScale, ExpansionMatch, Floors, QueryUnit, absent_words, confidence,
                         cosine_relevance, coverage_by_candidate, floors_for, fuse_calibrated,
                         informative_words, keyword_relevance, query_units, scale_for, smoothed_idf)
-from .focus import (LOOSE_RELATIONS, FocusGap, SpeakerGap, find_gap, focus_words, result_reason,
-                    speaker_gap)
+from .focus import (LOOSE_RELATIONS, FocusGap, SpeakerGap, answer_type_words, find_gap, focus_words,
+                    result_reason, speaker_gap)
 from .retrieval import fuse, phrase_words
 from .tokenize import query_terms
 
@@ -116,10 +116,18 @@ def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
         covered = {e.source for e in expansions if any(holders.get(t) for t in e.terms)}
         frequency = {t: len(holders[t]) for t in own_terms}
         absent = absent_words(query_units(own_terms), frequency,
-                              informative_words(text, absent_rule), covered)
+                              informative_words(text, absent_rule) - answer_type_words(text), covered)
         close = max(measured.vector.values(), default=0.0) >= ABSENT_VECTOR_OVERRIDE and scale.measured
-        measured.absent = () if close else tuple(absent)
+        measured.absent = () if close else tuple(w for w in absent if not known_entity(index, w))
     return measured
+
+
+def known_entity(index: Any, word: str) -> bool:
+    """Whether the entity graph knows ``word`` (a name given in some memory's frontmatter,
+    not in its text): then the palace does mention it."""
+    from .graph.normalise import entity_key
+
+    return bool(index.known_entity_keys([entity_key(word)]))
 
 
 # The focus rule (palace.focus; setting MEMORY_FOCUS): which Latin words count as focus

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import AbstractSet, Iterable, Mapping, Sequence
 
-__all__ = ["FocusGap", "SpeakerGap", "speaker_gap", "dialogue_lines", "SPEAKER_SHARE", "FOCUS_TAGS", "LOOSE_RELATIONS", "focus_words", "find_gap", "result_reason"]
+__all__ = ["answer_type_words", "FocusGap", "SpeakerGap", "speaker_gap", "dialogue_lines", "SPEAKER_SHARE", "FOCUS_TAGS", "LOOSE_RELATIONS", "focus_words", "find_gap", "result_reason"]
 
 # jieba tags of the words a question is *about*: common nouns (n), names of people,
 # places, organisations and other proper nouns (nr, nrt, nrfg, ns, nt, nz), time nouns
@@ -188,16 +188,28 @@ _SPEAKER_LINE = re.compile(r"^\s*([A-Z][\w.'’\- ]{0,30}?|[\u4e00-\u9fff]{1,4})
 # 0.5 → 23 vs 6, 0.75 → 28 vs 17 (docs/search-quality.md, "Round 3")
 SPEAKER_SHARE = 0.34
 # ... and the other speaker's best line must hold at least this many of the question's
-# words: one shared word is a coincidence, often a verb ("What did John receive a
-# certificate for?": Maria says "receive"; "What did Yue tell me?": Qin says "Tell him").
-# LoCoMo's tuning half (MiniLM): 1 → 11 emptied vs 2 answers lost, 2 → 10 vs 0
+# words (one, for a one-word question about what was said): one shared word is a
+# coincidence, often a verb ("What did John receive a certificate for?": Maria says
+# "receive"). LoCoMo's tuning half (MiniLM): 1 → 11 emptied vs 2 answers lost, 2 → 10 vs 0
 SPEAKER_MIN_WORDS = 2
+# "what did A say / tell / mention": the question's verb of speech is what the rule is
+# about, not a topic either speaker must hold ("What did Yue tell me?": Qin says "Tell him")
+_SPEECH_VERBS = frozenset({"say", "said", "tell", "told", "talk", "mention", "ask", "think", "thought"})
 # the words between an English question word and its verb name the answer's type, not
 # its topic ("What European countries has Maria been to?": the answer names Spain, and
 # John is the one who says "countries"), as the Chinese question word's noun does
 _EN_TYPE_PHRASE = re.compile(r"\b(?:what|which|whose)\s+((?:[A-Za-z\-]+\s+){1,3}?)"
                              r"(?=(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|"
                              r"should|might|must)\b)", re.IGNORECASE)
+
+
+def answer_type_words(text: str) -> set[str]:
+    """The words of ``text`` (as ``tokenize`` gives them) between an English question
+    word and its verb: the answer's type ("What European countries has…"), not a thing
+    a memory must mention."""
+    from .tokenize import tokenize
+
+    return {t for m in _EN_TYPE_PHRASE.finditer(text) for t in tokenize(m.group(1))}
 
 
 @dataclass(frozen=True)
@@ -244,8 +256,9 @@ def speaker_gap(text: str, contents: Sequence[str], share: float | None = None) 
     if len(named) != 1:
         return None
     name_terms = {stem(t) for t in tokenize(named[0])}
-    type_terms = {stem(t) for m in _EN_TYPE_PHRASE.finditer(text) for t in tokenize(m.group(1))}
-    words = {w for w in asked - name_terms - type_terms if len(w) >= 3 or not w.isascii()}
+    type_terms = {stem(t) for t in answer_type_words(text)}
+    speech = {stem(v) for v in _SPEECH_VERBS} & asked
+    words = {w for w in asked - name_terms - type_terms - speech if len(w) >= 3 or not w.isascii()}
     if not words:
         return None
     best: dict[bool, tuple[float, str, set[str]]] = {True: (0.0, "", set()), False: (0.0, "", set())}
@@ -257,6 +270,9 @@ def speaker_gap(text: str, contents: Sequence[str], share: float | None = None) 
                 best[own] = (len(held) / len(words), who, held)
     theirs, mine = best[False], best[True]
     share = SPEAKER_SHARE if share is None else share
-    if len(theirs[2]) < SPEAKER_MIN_WORDS or mine[0] > share * theirs[0]:
+    # one word suffices only when the question asks what was said about it ("What did Qin
+    # say about visiting?"): then who said it is the question
+    least = min(SPEAKER_MIN_WORDS, len(words)) if speech else SPEAKER_MIN_WORDS
+    if len(theirs[2]) < least or mine[0] > share * theirs[0]:
         return None
     return SpeakerGap(named[0], theirs[1], tuple(spelled[w] for w in spelled if w in theirs[2]))

@@ -264,6 +264,10 @@ def test_speaker_gap_reads_who_said_the_questions_words():
     # one word in common ("tell") is no evidence that the other speaker said it
     assert speaker_gap("What did Yue tell me two weeks ago?", [
         "Yue: Mark got tickets for the game.\nQin: Tell him to take photos for me."]) is None
+    # ... unless the question asks what was said about that one word: then who said it is the question
+    visit = "Yue: He wants you to visit next summer.\nQin: Tell him to take photos for me."
+    assert speaker_gap("What did Qin say about visiting?", [visit]) is not None
+    assert speaker_gap("What did Yue say about visiting?", [visit]) is None
     # "What European countries has…": the answer's type, not a word the answer holds
     assert speaker_gap("What European countries has Maria been to for work?", [TRIP]) is None
     assert speaker_gap("What countries has Maria been to for work, tiring?", [TRIP]) is not None
