@@ -10,13 +10,13 @@ calibrated keyword and vector relevance and whether it is strong or weak.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from .relevance import (CosineScale, ExpansionMatch, Floors, QueryUnit, absent_words, confidence,
                         cosine_relevance, coverage_by_candidate, floors_for, fuse_calibrated,
                         informative_words, keyword_relevance, query_units, scale_for, smoothed_idf)
 from .focus import (LOOSE_RELATIONS, FocusGap, SpeakerGap, answer_type_words, find_gap, focus_words,
-                    result_reason, speaker_gap)
+                    latin_spellings, result_reason, speaker_gap)
 from .retrieval import fuse, phrase_words
 from .tokenize import query_terms
 
@@ -111,7 +111,8 @@ def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
                         scale=scale, floors=floors_for(scale, override))
     if focus_latin is not None and text and override != 0:
         measured.gap, measured.focus_held = focus_gap(text, query_units(own_terms), holders, expansions,
-                                                      set(keyword) | set(vector), focus_latin)
+                                                      set(keyword) | set(vector), focus_latin,
+                                                      lambda terms: index.term_holders(terms)[1])
     if absent_rule != "off" and text and override != 0:
         covered = {e.source for e in expansions if any(holders.get(t) for t in e.terms)}
         frequency = {t: len(holders[t]) for t in own_terms}
@@ -137,6 +138,11 @@ def known_entity(index: Any, word: str) -> bool:
 # zh answers for none gained; a part that empties nothing is not kept. The benchmarks
 # switch it with --patch palace.floor.FOCUS_LATIN=names.
 FOCUS_LATIN = "none"
+
+
+# a Chinese focus word is also held by a memory writing it in pinyin (豆豆 / Doudou: a
+# name across scripts); the benchmarks switch it off with --patch palace.floor.TRANSLITERATE=
+TRANSLITERATE = True
 
 
 def focus_holders(units: Sequence[QueryUnit], holders: Mapping[str, Any],
@@ -166,14 +172,27 @@ def focus_holders(units: Sequence[QueryUnit], holders: Mapping[str, Any],
 
 def focus_gap(text: str, units: Sequence[QueryUnit], holders: Mapping[str, Any],
               expansions: Sequence[ExpansionMatch], candidates: set[int],
-              latin: str) -> tuple[FocusGap | None, dict[int, tuple[str, ...]]]:
+              latin: str, holders_of: Callable[[set[str]], Mapping[str, Any]] | None = None,
+              ) -> tuple[FocusGap | None, dict[int, tuple[str, ...]]]:
     """The query's focus gap (None: some memory holds its focus words together) and,
-    with a gap, the focus words each candidate holds (for its explanation)."""
+    with a gap, the focus words each candidate holds (for its explanation).
+    ``holders_of`` (terms → memories holding each) looks up a Chinese focus word's
+    pinyin spelling (豆豆 → doudou), asked only when there is a gap."""
     focus = focus_words(text, [u.term for u in units], latin)
     if not focus:
         return None, {}
     strict, loose = focus_holders([u for u in units if u.term in focus], holders, expansions)
     gap = find_gap(focus, strict, loose)
+    if gap is not None and holders_of is not None and TRANSLITERATE:
+        spelled = {word: latin_spellings(word) for word in focus}
+        wanted = {s for spellings in spelled.values() for s in spellings}
+        if wanted:
+            found = holders_of(wanted)
+            for word, spellings in spelled.items():
+                for spelling in spellings:
+                    strict.setdefault(word, set()).update(found.get(spelling, ()))
+                    loose.setdefault(word, set()).update(found.get(spelling, ()))
+            gap = find_gap(focus, strict, loose)
     if gap is None:
         return None, {}
     held = {rid: tuple(w for w in gap.focus if rid in strict.get(w, ())) for rid in candidates}

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import AbstractSet, Iterable, Mapping, Sequence
 
-__all__ = ["answer_type_words", "FocusGap", "SpeakerGap", "speaker_gap", "dialogue_lines", "SPEAKER_SHARE", "FOCUS_TAGS", "LOOSE_RELATIONS", "focus_words", "find_gap", "result_reason"]
+__all__ = ["answer_type_words", "latin_spellings", "SPELLINGS_MAX", "FocusGap", "SpeakerGap", "speaker_gap", "dialogue_lines", "SPEAKER_SHARE", "FOCUS_TAGS", "LOOSE_RELATIONS", "focus_words", "find_gap", "result_reason"]
 
 # jieba tags of the words a question is *about*: common nouns (n), names of people,
 # places, organisations and other proper nouns (nr, nrt, nrfg, ns, nt, nz), time nouns
@@ -165,6 +165,36 @@ def find_gap(focus: Sequence[str], strict: Mapping[str, AbstractSet[int]],
     best = max(counts.values(), key=len, default=[])
     closest = tuple(w for w in known if w in best)
     return FocusGap(tuple(known), closest, broader)
+
+
+# a Chinese name is also written in pinyin ("豆豆" / "Doudou", "秦悦" / "Qinyue") in
+# English memories: the toneless syllables, joined, count as the same word. At most this
+# many spellings of one word (each polyphonic character multiplies them)
+SPELLINGS_MAX = 8
+
+
+def latin_spellings(word: str) -> list[str]:
+    """The pinyin spellings of a Chinese ``word``, toneless, joined and lower-cased
+    (豆豆 → ["doudou"]); [] when ``word`` is not all Chinese characters, longer than four,
+    or pypinyin (a dependency, pure Python) is missing. Its character table only: the
+    phrase dictionary would cost a second of loading, and a name has no phrase reading."""
+    import unicodedata
+
+    if not 2 <= len(word) <= 4 or not all("\u4e00" <= ch <= "\u9fff" for ch in word):
+        return []
+    try:
+        from pypinyin.pinyin_dict import pinyin_dict
+    except ImportError:
+        return []
+    spellings = [""]
+    for ch in word:
+        readings = pinyin_dict.get(ord(ch), "")
+        plain = dict.fromkeys("".join(c for c in unicodedata.normalize("NFKD", r) if c.isascii()).lower()
+                              for r in readings.split(",") if r)
+        if not plain:
+            return []
+        spellings = [s + r for s in spellings for r in plain][:SPELLINGS_MAX]
+    return spellings
 
 
 def result_reason(gap: FocusGap, held: Iterable[str]) -> str:

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from palace import MemoryPalaceManager, Settings
-from palace.focus import FocusGap, find_gap, focus_words, result_reason, speaker_gap
+from palace.focus import FocusGap, find_gap, focus_words, latin_spellings, result_reason, speaker_gap
 
 NOW = "2026-07-20T09:00:00+08:00"
 FAMILY = {
@@ -122,6 +122,26 @@ def test_a_time_only_query_still_lists_its_period(family):
     results = family.search("上个月", now="2026-08-10T09:00:00+08:00")
     assert len(results) == len(FAMILY)
     assert {r.explanation.confidence for r in results} == {"strong"}
+
+
+def test_a_name_written_in_pinyin_holds_the_chinese_name(tmp_path):
+    # new_3's x01: the answer is the English memory, which writes 豆豆 as Doudou
+    pm = _palace(tmp_path / "pinyin")
+    _fill(pm, {"school": "Yue called: Doudou starts kindergarten on September 3, at Maple Leaf Montessori.",
+               "toy": "给豆豆买了一套积木当生日礼物",
+               "dentist": "牙医说我下个月要补牙"})
+    results = pm.search("豆豆的幼儿园叫什么", now=NOW)
+    assert "school" in [r.memory.id for r in results]  # ranked by its words, as before
+    assert not any("together" in note for note in results.notes)
+    # a near miss stays one: no memory, in either script, holds 豆豆 and 牙医 together
+    assert list(pm.search("豆豆的牙医叫什么", now=NOW)) == []
+    pm.close()
+
+
+def test_latin_spellings_are_toneless_pinyin_of_chinese_words_only():
+    assert latin_spellings("豆豆") == ["doudou"]
+    assert set(latin_spellings("长江")) == {"zhangjiang", "changjiang"}  # 长 reads both ways
+    assert latin_spellings("Doudou") == [] and latin_spellings("豆") == []
 
 
 # ------------------------------------------------------------ dialogue memories
