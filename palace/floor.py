@@ -119,16 +119,8 @@ def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
         absent = absent_words(query_units(own_terms), frequency,
                               informative_words(text, absent_rule) - answer_type_words(text), covered)
         close = max(measured.vector.values(), default=0.0) >= ABSENT_VECTOR_OVERRIDE and scale.measured
-        measured.absent = () if close else tuple(w for w in absent if not known_entity(index, w))
+        measured.absent = () if close else tuple(absent)
     return measured
-
-
-def known_entity(index: Any, word: str) -> bool:
-    """Whether the entity graph knows ``word`` (a name given in some memory's frontmatter,
-    not in its text): then the palace does mention it."""
-    from .graph.normalise import entity_key
-
-    return bool(index.known_entity_keys([entity_key(word)]))
 
 
 # The focus rule (palace.focus; setting MEMORY_FOCUS): which Latin words count as focus

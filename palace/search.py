@@ -565,9 +565,8 @@ def apply_floor(ranked: Sequence[tuple[float, int]], candidates: Candidates, top
                 or rid in found.get("tag", {}) else
                 candidates.measured.confidence(rid, found.get("vector", {}).get(rid))
                 for _, rid in ranked}
-    # a word no text holds may still be an entity the graph knows (given in the frontmatter):
-    # floor.measure leaves those out (any graph hit is no reason: "I" always reaches the user)
-    absent = () if candidates.browse else candidates.measured.absent
+    # a word no text holds may still be an entity the graph knows (given in the frontmatter)
+    absent = () if candidates.browse or found.get("graph") else candidates.measured.absent
     # no memory holds the query's focus words together: a near miss (palace.focus)
     gap = None if candidates.browse else candidates.measured.near_miss
     if absent or gap:
