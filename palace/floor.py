@@ -16,7 +16,7 @@ from .relevance import (CosineScale, ExpansionMatch, Floors, QueryUnit, absent_w
                         cosine_relevance, coverage_by_candidate, floors_for, fuse_calibrated,
                         informative_words, keyword_relevance, query_units, scale_for, smoothed_idf)
 from .focus import (LOOSE_RELATIONS, FocusGap, SpeakerGap, answer_type_words, find_gap, focus_words,
-                    latin_spellings, result_reason, speaker_gap)
+                    latin_spellings, names_may_be_new, result_reason, speaker_gap)
 from .retrieval import fuse, phrase_words
 from .tokenize import query_terms
 
@@ -112,15 +112,30 @@ def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
     if focus_latin is not None and text and override != 0:
         measured.gap, measured.focus_held = focus_gap(text, query_units(own_terms), holders, expansions,
                                                       set(keyword) | set(vector), focus_latin,
-                                                      lambda terms: index.term_holders(terms)[1])
-    if absent_rule != "off" and text and override != 0:
+                                                      lambda terms: index.term_holders(terms)[1], docs)
+    if absent_rule != "off" and text and override != 0 and not names_may_be_new(text):
         covered = {e.source for e in expansions if any(holders.get(t) for t in e.terms)}
         frequency = {t: len(holders[t]) for t in own_terms}
         absent = absent_words(query_units(own_terms), frequency,
                               informative_words(text, absent_rule) - answer_type_words(text), covered)
         close = max(measured.vector.values(), default=0.0) >= ABSENT_VECTOR_OVERRIDE and scale.measured
-        measured.absent = () if close else tuple(absent)
+        measured.absent = () if close or names_an_entity(index, text) else tuple(absent)
     return measured
+
+
+def names_an_entity(index: Any, text: str) -> bool:
+    """Whether ``text`` names an entity the graph knows (a name given in a memory's
+    frontmatter, a tag), other than the user: a word no text holds may be one of those.
+    "I" and 我 are no such name (every memory of the user's own reaches them), nor a
+    stop word or a title the extraction took for a name at a sentence start ("How", "Dr")."""
+    if not getattr(index, "supports_graph", False):
+        return False
+    from .graph.normalise import USER_KEY
+    from .graph.service import entities_in
+    from .tokenize import EN_STOPWORDS
+
+    return any(key != USER_KEY and key not in EN_STOPWORDS and len(key) >= 3
+               for key in entities_in(index, text))
 
 
 # The focus rule (palace.focus; setting MEMORY_FOCUS): which Latin words count as focus
@@ -130,6 +145,9 @@ def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
 # zh answers for none gained; a part that empties nothing is not kept. The benchmarks
 # switch it with --patch palace.floor.FOCUS_LATIN=names.
 FOCUS_LATIN = "none"
+# FOCUS_LATIN = "rare": a Latin word of four letters or more counts when at most this
+# share of the palace's memories holds it (measured, docs/search-quality.md, "Round 4")
+RARE_SHARE = 0.1
 
 
 # a Chinese focus word is also held by a memory writing it in pinyin (豆豆 / Doudou: a
@@ -165,12 +183,14 @@ def focus_holders(units: Sequence[QueryUnit], holders: Mapping[str, Any],
 def focus_gap(text: str, units: Sequence[QueryUnit], holders: Mapping[str, Any],
               expansions: Sequence[ExpansionMatch], candidates: set[int],
               latin: str, holders_of: Callable[[set[str]], Mapping[str, Any]] | None = None,
-              ) -> tuple[FocusGap | None, dict[int, tuple[str, ...]]]:
+              docs: int = 0) -> tuple[FocusGap | None, dict[int, tuple[str, ...]]]:
     """The query's focus gap (None: some memory holds its focus words together) and,
     with a gap, the focus words each candidate holds (for its explanation).
     ``holders_of`` (terms → memories holding each) looks up a Chinese focus word's
     pinyin spelling (豆豆 → doudou), asked only when there is a gap."""
     focus = focus_words(text, [u.term for u in units], latin)
+    if latin == "rare":  # a Latin word most memories hold names no particular thing
+        focus = [w for w in focus if not w.isascii() or len(holders.get(w, ())) <= RARE_SHARE * docs]
     if not focus:
         return None, {}
     strict, loose = focus_holders([u for u in units if u.term in focus], holders, expansions)

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import AbstractSet, Iterable, Mapping, Sequence
 
-__all__ = ["answer_type_words", "latin_spellings", "SPELLINGS_MAX", "FocusGap", "SpeakerGap", "speaker_gap", "dialogue_lines", "SPEAKER_SHARE", "FOCUS_TAGS", "LOOSE_RELATIONS", "focus_words", "find_gap", "result_reason"]
+__all__ = ["answer_type_words", "names_may_be_new", "latin_spellings", "SPELLINGS_MAX", "FocusGap", "SpeakerGap", "speaker_gap", "dialogue_lines", "SPEAKER_SHARE", "FOCUS_TAGS", "LOOSE_RELATIONS", "focus_words", "find_gap", "result_reason"]
 
 # jieba tags of the words a question is *about*: common nouns (n), names of people,
 # places, organisations and other proper nouns (nr, nrt, nrfg, ns, nt, nz), time nouns
@@ -38,8 +38,9 @@ __all__ = ["answer_type_words", "latin_spellings", "SPELLINGS_MAX", "FocusGap", 
 FOCUS_TAGS = frozenset({"n", "nr", "nrt", "nrfg", "ns", "nt", "nz", "t", "vn", "eng"})
 # Latin words (jieba tags those "eng"; there is no English tagger here): "names"
 # counts capitalised words that do not open a sentence, "words" any word of four
-# letters or more too, "none" no Latin word (the default: see FOCUS_LATIN in palace.floor)
-LATIN_KINDS = ("none", "names", "words")
+# letters or more too, "rare" those of them few memories hold (palace.floor.RARE_SHARE),
+# "none" no Latin word (the default: see FOCUS_LATIN in palace.floor)
+LATIN_KINDS = ("none", "names", "words", "rare")
 # which gaps count (for measuring each alone with --patch palace.focus.GAP_KINDS=...):
 # "together" (no memory holds the focus words together), "broader" (a focus word held
 # only through a broader word); both, measured on the tuning halves
@@ -119,7 +120,7 @@ def focus_words(text: str, units: Sequence[str], latin: str = "none") -> list[st
         for match in _LATIN_WORD.finditer(text):
             word = match.group(0)
             capital = word[0].isupper() and not _SENTENCE_START.search(text[:match.start()])
-            if capital or (latin == "words" and len(word) >= 4):
+            if capital or (latin in ("words", "rare") and len(word) >= 4):
                 wanted.update(t for t in tokenize(word) if t in units)
     heads: set[str] = set()
     for match in _WH_HEAD.finditer(text):
@@ -171,6 +172,23 @@ def find_gap(focus: Sequence[str], strict: Mapping[str, AbstractSet[int]],
 # English memories: the toneless syllables, joined, count as the same word. At most this
 # many spellings of one word (each polyphonic character multiplies them)
 SPELLINGS_MAX = 8
+
+
+# questions that may rightly name something no memory mentions, so the absent-names rule
+# leaves them alone: a guess asked for ("Would Melanie enjoy … by Vivaldi?": the answer
+# is inferred from her tastes) and what the assistant itself said ("in our previous chat
+# … Tanqueray's treatise": the name was in its reply, which a palace of the user's own
+# words need not hold)
+_NAMES_MAY_BE_NEW = re.compile(
+    r"^\s*(?:would|could|might|is it likely|are they likely|do you think)\b"
+    r"|\byou (?:said|told|mentioned|recommended|suggested|provided|wrote|gave|listed)\b"
+    r"|\bour (?:previous|last|earlier) (?:chat|conversation|discussion)", re.IGNORECASE)
+
+
+def names_may_be_new(text: str) -> bool:
+    """Whether ``text`` asks for a guess or for what the assistant said: then a name no
+    memory mentions is no sign the answer is missing."""
+    return bool(_NAMES_MAY_BE_NEW.search(text))
 
 
 def latin_spellings(word: str) -> list[str]:

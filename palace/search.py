@@ -565,8 +565,9 @@ def apply_floor(ranked: Sequence[tuple[float, int]], candidates: Candidates, top
                 or rid in found.get("tag", {}) else
                 candidates.measured.confidence(rid, found.get("vector", {}).get(rid))
                 for _, rid in ranked}
-    # a word no text holds may still be an entity the graph knows (given in the frontmatter)
-    absent = () if candidates.browse or found.get("graph") else candidates.measured.absent
+    # (a query naming an entity the graph knows, other than the user, has no absent words:
+    # floor.measure)
+    absent = () if candidates.browse else candidates.measured.absent
     # no memory holds the query's focus words together: a near miss (palace.focus)
     gap = None if candidates.browse else candidates.measured.near_miss
     if absent or gap:
