@@ -34,6 +34,7 @@ class Measured:
     scale: CosineScale | None = None
     floors: Floors | None = None
     absent: tuple[str, ...] = ()  # informative query words no memory holds (see ABSENT_RULE)
+    names_entity: bool = False  # with absent words: the query names a graph entity (names_an_entity)
     gap: FocusGap | None = None  # no memory holds the query's focus words together (palace.focus)
     focus_held: dict[int, tuple[str, ...]] = field(default_factory=dict)  # per candidate, with a gap
     speaker: SpeakerGap | None = None  # the named speaker does not say it (palace.focus.speaker_gap)
@@ -119,7 +120,8 @@ def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
         absent = absent_words(query_units(own_terms), frequency,
                               informative_words(text, absent_rule) - answer_type_words(text), covered)
         close = max(measured.vector.values(), default=0.0) >= ABSENT_VECTOR_OVERRIDE and scale.measured
-        measured.absent = () if close or names_an_entity(index, text) else tuple(absent)
+        measured.absent = () if close else tuple(absent)
+        measured.names_entity = bool(absent) and names_an_entity(index, text)
     return measured
 
 
@@ -134,7 +136,7 @@ def names_an_entity(index: Any, text: str) -> bool:
     from .graph.service import entities_in
     from .tokenize import EN_STOPWORDS
 
-    return any(key != USER_KEY and key not in EN_STOPWORDS and len(key) >= 3
+    return any(key != USER_KEY and key not in EN_STOPWORDS and (len(key) >= 3 or not key.isascii())
                for key in entities_in(index, text))
 
 

@@ -181,10 +181,11 @@ class Settings:
         "names the palace knows, by their own word or a close concept; 爸爸 and 生日), every "
         "result is weak and the note says what is missing. Measured in docs/search-quality.md.")
     focus_dialogue: bool = setting(
-        "MEMORY_FOCUS_DIALOGUE", True, _parse_bool,
+        "MEMORY_FOCUS_DIALOGUE", False, _parse_bool,
         "Memories written as dialogues (lines 'Name: text'): a question naming one speaker "
-        "whose words, in the best results, are said by another speaker is a near miss. "
-        "Measured on LoCoMo (docs/search-quality.md, Round 4).")
+        "whose words, in the best results, are said by another speaker is a near miss. Off: "
+        "no answerable LoCoMo question lost, but bench_locomo's R@10 counts the adversarial "
+        "ones it empties as misses (docs/search-quality.md, Round 4).")
     graph_extract: bool = setting(
         "MEMORY_GRAPH_EXTRACT", True, _parse_bool,
         "On store, add entities and relations found in the text (jieba POS tags, "

@@ -1,7 +1,7 @@
 """Near misses say "nothing found" (issue 11, round 3: palace/focus.py): a question whose
 focus words no single memory holds together (爸爸's birthday when 妈妈's is stored and 爸爸
 is mentioned elsewhere), or holds only through a broader word (电费 when only a 水费 bill
-is stored), and, for dialogue memories, a question about what one speaker said
+is stored), and, for dialogue memories (opt-in), a question about what one speaker said
 that another said. Real palaces in tmp_path (real files, real SQLite), the real CLI and
 the real MCP server."""
 
@@ -163,12 +163,8 @@ def test_a_speaker_swap_in_a_dialogue_is_a_near_miss_when_the_rule_is_on(tmp_pat
     pm.close()
 
 
-def test_the_dialogue_rule_is_on_by_default_and_a_setting_turns_it_off(tmp_path):
-    pm = _palace(tmp_path / "chat-on")
-    pm.store(CHAT, id="chat", created_at="2026-07-12T20:00:00+08:00")
-    assert list(pm.search("What did Melanie realize after the charity race?", now=NOW)) == []
-    pm.close()
-    pm = _palace(tmp_path / "chat-off", focus_dialogue=False)
+def test_the_dialogue_rule_is_off_by_default(tmp_path):
+    pm = _palace(tmp_path / "chat-off")
     pm.store(CHAT, id="chat", created_at="2026-07-12T20:00:00+08:00")
     assert [r.memory.id for r in pm.search("What did Melanie realize after the charity race?", now=NOW)] == ["chat"]
     pm.close()
@@ -183,7 +179,7 @@ TRIP = ("John: I've been to a lot of countries for work, it gets tiring.\n"
 
 def test_one_shared_word_is_no_speaker_swap(tmp_path):
     # "receive": Maria says it, John does not; one word in common is a coincidence (often a verb)
-    pm = _palace(tmp_path / "one-word")
+    pm = _palace(tmp_path / "one-word", focus_dialogue=True)
     pm.store(TRIP, id="trip", created_at="2026-07-12T20:00:00+08:00")
     results = pm.search("What did John receive a certificate for?", now=NOW, include_weak=True)
     assert [r.memory.id for r in results] == ["trip"]
@@ -194,7 +190,7 @@ def test_one_shared_word_is_no_speaker_swap(tmp_path):
 
 def test_the_words_after_what_name_the_answers_type_not_who_said_it(tmp_path):
     # John says "countries", Maria names Spain and England: she is the one who answers
-    pm = _palace(tmp_path / "type")
+    pm = _palace(tmp_path / "type", focus_dialogue=True)
     pm.store(TRIP, id="trip", created_at="2026-07-12T20:00:00+08:00")
     results = pm.search("What European countries has Maria been to?", now=NOW)
     assert [r.memory.id for r in results] == ["trip"]
