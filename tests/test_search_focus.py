@@ -80,6 +80,15 @@ def test_a_near_miss_is_never_journalled_as_accessed(family):
     assert not journal.exists() or journal.read_text().strip() == ""
 
 
+def test_a_relative_no_memory_mentions_is_a_near_miss(family):
+    # zh u12: 爷爷 is in no memory (not even through a synonym or broader word); 生日 is
+    results = family.search("爷爷的生日是哪天", now=NOW)
+    assert list(results) == []
+    assert any("nothing found: no memory mentions '爷爷'" in note for note in results.notes)
+    # a relative the palace knows keeps the usual rule
+    assert [r.memory.id for r in family.search("妈妈的生日是哪天", now=NOW)][:1] == ["mum"]
+
+
 def test_a_word_held_only_through_a_broader_concept_is_a_near_miss(family):
     # 电费 → the concept map's "bill" terms (账单): a water bill is not the electricity bill
     results = family.search("电费交了多少", now=NOW)
@@ -263,7 +272,9 @@ def test_find_gap_asks_for_one_memory_holding_every_known_focus_word():
     assert gap.missing == ("生日",)
     assert find_gap(["妈妈", "生日"], {"妈妈": {1}, "生日": {1}}, {}) is None
     # a word no memory holds at all is not the rule's business (a paraphrase, or absent_names)
-    assert find_gap(["爷爷", "生日"], {"生日": {1}}, {}) is None
+    assert find_gap(["口粮", "生日"], {"生日": {1}}, {}) is None
+    # ... except a relative: a person nobody mentions (focus.KIN_WORDS)
+    assert find_gap(["爷爷", "生日"], {"生日": {1}}, {}) == FocusGap(("爷爷",), (), (), ("爷爷",))
     broader = find_gap(["电费"], {}, {"电费": {3}})
     assert broader is not None and broader.broader == ("电费",)
     assert result_reason(gap, ["生日"]) == "weak: mentions '生日', not '爸爸'"
