@@ -10,13 +10,13 @@ calibrated keyword and vector relevance and whether it is strong or weak.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from .relevance import (CosineScale, ExpansionMatch, Floors, QueryUnit, absent_words, confidence,
                         cosine_relevance, coverage_by_candidate, floors_for, fuse_calibrated,
                         informative_words, keyword_relevance, query_units, scale_for, smoothed_idf)
-from .focus import (LOOSE_RELATIONS, FocusGap, SpeakerGap, find_gap, focus_words, result_reason,
-                    speaker_gap)
+from .focus import (LOOSE_RELATIONS, FocusGap, SpeakerGap, answer_type_words, find_gap, focus_words,
+                    latin_spellings, names_may_be_new, result_reason, speaker_gap)
 from .retrieval import fuse, phrase_words
 from .tokenize import query_terms
 
@@ -34,6 +34,7 @@ class Measured:
     scale: CosineScale | None = None
     floors: Floors | None = None
     absent: tuple[str, ...] = ()  # informative query words no memory holds (see ABSENT_RULE)
+    names_entity: bool = False  # with absent words: the query names a graph entity (names_an_entity)
     gap: FocusGap | None = None  # no memory holds the query's focus words together (palace.focus)
     focus_held: dict[int, tuple[str, ...]] = field(default_factory=dict)  # per candidate, with a gap
     speaker: SpeakerGap | None = None  # the named speaker does not say it (palace.focus.speaker_gap)
@@ -111,15 +112,32 @@ def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
                         scale=scale, floors=floors_for(scale, override))
     if focus_latin is not None and text and override != 0:
         measured.gap, measured.focus_held = focus_gap(text, query_units(own_terms), holders, expansions,
-                                                      set(keyword) | set(vector), focus_latin)
-    if absent_rule != "off" and text and override != 0:
+                                                      set(keyword) | set(vector), focus_latin,
+                                                      lambda terms: index.term_holders(terms)[1], docs)
+    if absent_rule != "off" and text and override != 0 and not names_may_be_new(text):
         covered = {e.source for e in expansions if any(holders.get(t) for t in e.terms)}
         frequency = {t: len(holders[t]) for t in own_terms}
         absent = absent_words(query_units(own_terms), frequency,
-                              informative_words(text, absent_rule), covered)
+                              informative_words(text, absent_rule) - answer_type_words(text), covered)
         close = max(measured.vector.values(), default=0.0) >= ABSENT_VECTOR_OVERRIDE and scale.measured
         measured.absent = () if close else tuple(absent)
+        measured.names_entity = bool(absent) and names_an_entity(index, text)
     return measured
+
+
+def names_an_entity(index: Any, text: str) -> bool:
+    """Whether ``text`` names an entity the graph knows (a name given in a memory's
+    frontmatter, a tag), other than the user: a word no text holds may be one of those.
+    "I" and 我 are no such name (every memory of the user's own reaches them), nor a
+    stop word or a title the extraction took for a name at a sentence start ("How", "Dr")."""
+    if not getattr(index, "supports_graph", False):
+        return False
+    from .graph.normalise import USER_KEY
+    from .graph.service import entities_in
+    from .tokenize import EN_STOPWORDS
+
+    return any(key != USER_KEY and key not in EN_STOPWORDS and (len(key) >= 3 or not key.isascii())
+               for key in entities_in(index, text))
 
 
 # The focus rule (palace.focus; setting MEMORY_FOCUS): which Latin words count as focus
@@ -129,6 +147,14 @@ def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
 # zh answers for none gained; a part that empties nothing is not kept. The benchmarks
 # switch it with --patch palace.floor.FOCUS_LATIN=names.
 FOCUS_LATIN = "none"
+# FOCUS_LATIN = "rare": a Latin word of four letters or more counts when at most this
+# share of the palace's memories holds it (measured, docs/search-quality.md, "Round 4")
+RARE_SHARE = 0.1
+
+
+# a Chinese focus word is also held by a memory writing it in pinyin (豆豆 / Doudou: a
+# name across scripts); the benchmarks switch it off with --patch palace.floor.TRANSLITERATE=
+TRANSLITERATE = True
 
 
 def focus_holders(units: Sequence[QueryUnit], holders: Mapping[str, Any],
@@ -158,14 +184,29 @@ def focus_holders(units: Sequence[QueryUnit], holders: Mapping[str, Any],
 
 def focus_gap(text: str, units: Sequence[QueryUnit], holders: Mapping[str, Any],
               expansions: Sequence[ExpansionMatch], candidates: set[int],
-              latin: str) -> tuple[FocusGap | None, dict[int, tuple[str, ...]]]:
+              latin: str, holders_of: Callable[[set[str]], Mapping[str, Any]] | None = None,
+              docs: int = 0) -> tuple[FocusGap | None, dict[int, tuple[str, ...]]]:
     """The query's focus gap (None: some memory holds its focus words together) and,
-    with a gap, the focus words each candidate holds (for its explanation)."""
+    with a gap, the focus words each candidate holds (for its explanation).
+    ``holders_of`` (terms → memories holding each) looks up a Chinese focus word's
+    pinyin spelling (豆豆 → doudou), asked only when there is a gap."""
     focus = focus_words(text, [u.term for u in units], latin)
+    if latin == "rare":  # a Latin word most memories hold names no particular thing
+        focus = [w for w in focus if not w.isascii() or len(holders.get(w, ())) <= RARE_SHARE * docs]
     if not focus:
         return None, {}
     strict, loose = focus_holders([u for u in units if u.term in focus], holders, expansions)
     gap = find_gap(focus, strict, loose)
+    if gap is not None and holders_of is not None and TRANSLITERATE:
+        spelled = {word: latin_spellings(word) for word in focus}
+        wanted = {s for spellings in spelled.values() for s in spellings}
+        if wanted:
+            found = holders_of(wanted)
+            for word, spellings in spelled.items():
+                for spelling in spellings:
+                    strict.setdefault(word, set()).update(found.get(spelling, ()))
+                    loose.setdefault(word, set()).update(found.get(spelling, ()))
+            gap = find_gap(focus, strict, loose)
     if gap is None:
         return None, {}
     held = {rid: tuple(w for w in gap.focus if rid in strict.get(w, ())) for rid in candidates}

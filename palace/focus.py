@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import AbstractSet, Iterable, Mapping, Sequence
 
-__all__ = ["FocusGap", "SpeakerGap", "speaker_gap", "dialogue_lines", "SPEAKER_SHARE", "FOCUS_TAGS", "LOOSE_RELATIONS", "focus_words", "find_gap", "result_reason"]
+__all__ = ["answer_type_words", "names_may_be_new", "latin_spellings", "SPELLINGS_MAX", "FocusGap", "SpeakerGap", "speaker_gap", "dialogue_lines", "SPEAKER_SHARE", "FOCUS_TAGS", "LOOSE_RELATIONS", "focus_words", "find_gap", "result_reason"]
 
 # jieba tags of the words a question is *about*: common nouns (n), names of people,
 # places, organisations and other proper nouns (nr, nrt, nrfg, ns, nt, nz), time nouns
@@ -38,8 +38,9 @@ __all__ = ["FocusGap", "SpeakerGap", "speaker_gap", "dialogue_lines", "SPEAKER_S
 FOCUS_TAGS = frozenset({"n", "nr", "nrt", "nrfg", "ns", "nt", "nz", "t", "vn", "eng"})
 # Latin words (jieba tags those "eng"; there is no English tagger here): "names"
 # counts capitalised words that do not open a sentence, "words" any word of four
-# letters or more too, "none" no Latin word (the default: see FOCUS_LATIN in palace.floor)
-LATIN_KINDS = ("none", "names", "words")
+# letters or more too, "rare" those of them few memories hold (palace.floor.RARE_SHARE),
+# "none" no Latin word (the default: see FOCUS_LATIN in palace.floor)
+LATIN_KINDS = ("none", "names", "words", "rare")
 # which gaps count (for measuring each alone with --patch palace.focus.GAP_KINDS=...):
 # "together" (no memory holds the focus words together), "broader" (a focus word held
 # only through a broader word); both, measured on the tuning halves
@@ -79,6 +80,7 @@ class FocusGap:
     focus: tuple[str, ...]
     closest: tuple[str, ...]
     broader: tuple[str, ...] = ()
+    unknown: tuple[str, ...] = ()  # kinship words no memory holds at all (KIN_WORDS)
 
     @property
     def missing(self) -> tuple[str, ...]:
@@ -86,6 +88,8 @@ class FocusGap:
 
     def note(self) -> str:
         quoted = ", ".join(f"'{w}'" for w in self.focus)
+        if self.unknown:
+            return "nothing found: no memory mentions " + ", ".join(f"'{w}'" for w in self.unknown)
         if len(self.focus) == 1:
             word = self.focus[0]
             return f"nothing found: no memory mentions '{word}' itself, only broader words"
@@ -119,7 +123,7 @@ def focus_words(text: str, units: Sequence[str], latin: str = "none") -> list[st
         for match in _LATIN_WORD.finditer(text):
             word = match.group(0)
             capital = word[0].isupper() and not _SENTENCE_START.search(text[:match.start()])
-            if capital or (latin == "words" and len(word) >= 4):
+            if capital or (latin in ("words", "rare") and len(word) >= 4):
                 wanted.update(t for t in tokenize(word) if t in units)
     heads: set[str] = set()
     for match in _WH_HEAD.finditer(text):
@@ -136,6 +140,17 @@ def _is_time_expression(word: str) -> bool:
     return parse_time(word, now=datetime(2000, 1, 1)) is not None  # any fixed day: only "is it a time?"
 
 
+# a person named by kinship (爷爷, 老伴, 孙女) is a name: a question about one no memory
+# mentions, even through the concept map's synonyms and broader words, cannot be answered
+# from the palace ("爷爷的生日礼物" where only 妈妈's birthday present is stored). Other
+# focus words no memory holds are left out (paraphrases: vectors find those)
+KIN_WORDS = frozenset("""爷爷 奶奶 外公 外婆 姥姥 姥爷 祖父 祖母 爸爸 妈妈 父亲 母亲 老爸 老妈 爹 娘
+    哥哥 姐姐 弟弟 妹妹 儿子 女儿 孙子 孙女 外孙 外孙女 老婆 老公 妻子 丈夫 老伴 媳妇 太太 先生
+    岳父 岳母 公公 婆婆 叔叔 阿姨 舅舅 舅妈 姑姑 姑父 姨妈 姨父 伯伯 伯母 婶婶 侄子 侄女 外甥
+    外甥女 表哥 表姐 表弟 表妹 堂哥 堂姐 堂弟 堂妹 女婿 儿媳 嫂子 姐夫 妹夫 弟媳""".split())
+ABSENT_KIN = True  # --patch palace.focus.ABSENT_KIN=False for the figures without it
+
+
 def find_gap(focus: Sequence[str], strict: Mapping[str, AbstractSet[int]],
              loose: Mapping[str, AbstractSet[int]]) -> FocusGap | None:
     """A ``FocusGap`` when no memory holds every focus word the palace knows.
@@ -144,6 +159,9 @@ def find_gap(focus: Sequence[str], strict: Mapping[str, AbstractSet[int]],
     close expansion; ``loose``: the same plus broader words. A focus word no memory
     holds even loosely is unknown to the palace and left out."""
     kinds = set(GAP_KINDS.split(","))
+    unknown = tuple(w for w in focus if ABSENT_KIN and w in KIN_WORDS and not strict.get(w) and not loose.get(w))
+    if unknown:
+        return FocusGap(unknown, (), (), unknown)
     known = [w for w in focus if strict.get(w) or ("broader" in kinds and loose.get(w))]
     if not known:
         return None
@@ -167,6 +185,53 @@ def find_gap(focus: Sequence[str], strict: Mapping[str, AbstractSet[int]],
     return FocusGap(tuple(known), closest, broader)
 
 
+# a Chinese name is also written in pinyin ("豆豆" / "Doudou", "秦悦" / "Qinyue") in
+# English memories: the toneless syllables, joined, count as the same word. At most this
+# many spellings of one word (each polyphonic character multiplies them)
+SPELLINGS_MAX = 8
+
+
+# questions that may rightly name something no memory mentions, so the absent-names rule
+# leaves them alone: a guess asked for ("Would Melanie enjoy … by Vivaldi?": the answer
+# is inferred from her tastes) and what the assistant itself said ("in our previous chat
+# … Tanqueray's treatise": the name was in its reply, which a palace of the user's own
+# words need not hold)
+_NAMES_MAY_BE_NEW = re.compile(
+    r"^\s*(?:would|could|might|is it likely|are they likely|do you think)\b"
+    r"|\byou (?:said|told|mentioned|recommended|suggested|provided|wrote|gave|listed)\b"
+    r"|\bour (?:previous|last|earlier) (?:chat|conversation|discussion)", re.IGNORECASE)
+
+
+def names_may_be_new(text: str) -> bool:
+    """Whether ``text`` asks for a guess or for what the assistant said: then a name no
+    memory mentions is no sign the answer is missing."""
+    return bool(_NAMES_MAY_BE_NEW.search(text))
+
+
+def latin_spellings(word: str) -> list[str]:
+    """The pinyin spellings of a Chinese ``word``, toneless, joined and lower-cased
+    (豆豆 → ["doudou"]); [] when ``word`` is not all Chinese characters, longer than four,
+    or pypinyin (a dependency, pure Python) is missing. Its character table only: the
+    phrase dictionary would cost a second of loading, and a name has no phrase reading."""
+    import unicodedata
+
+    if not 2 <= len(word) <= 4 or not all("\u4e00" <= ch <= "\u9fff" for ch in word):
+        return []
+    try:
+        from pypinyin.pinyin_dict import pinyin_dict
+    except ImportError:
+        return []
+    spellings = [""]
+    for ch in word:
+        readings = pinyin_dict.get(ord(ch), "")
+        plain = dict.fromkeys("".join(c for c in unicodedata.normalize("NFKD", r) if c.isascii()).lower()
+                              for r in readings.split(",") if r)
+        if not plain:
+            return []
+        spellings = [s + r for s in spellings for r in plain][:SPELLINGS_MAX]
+    return spellings
+
+
 def result_reason(gap: FocusGap, held: Iterable[str]) -> str:
     """Why one result is weak, in the user's words: what it mentions and what not."""
     have = [w for w in gap.focus if w in set(held)]
@@ -187,6 +252,29 @@ _SPEAKER_LINE = re.compile(r"^\s*([A-Z][\w.'’\- ]{0,30}?|[\u4e00-\u9fff]{1,4})
 # questions emptied vs answerable ones losing recall): 0.25 → 4 vs 2, 0.34 → 11 vs 2,
 # 0.5 → 23 vs 6, 0.75 → 28 vs 17 (docs/search-quality.md, "Round 3")
 SPEAKER_SHARE = 0.34
+# ... and the other speaker's best line must hold at least this many of the question's
+# words (one, for a one-word question about what was said): one shared word is a
+# coincidence, often a verb ("What did John receive a certificate for?": Maria says
+# "receive"). LoCoMo's tuning half (MiniLM): 1 → 11 emptied vs 2 answers lost, 2 → 10 vs 0
+SPEAKER_MIN_WORDS = 2
+# "what did A say / tell / mention": the question's verb of speech is what the rule is
+# about, not a topic either speaker must hold ("What did Yue tell me?": Qin says "Tell him")
+_SPEECH_VERBS = frozenset({"say", "said", "tell", "told", "talk", "mention", "ask", "think", "thought"})
+# the words between an English question word and its verb name the answer's type, not
+# its topic ("What European countries has Maria been to?": the answer names Spain, and
+# John is the one who says "countries"), as the Chinese question word's noun does
+_EN_TYPE_PHRASE = re.compile(r"\b(?:what|which|whose)\s+((?:[A-Za-z\-]+\s+){1,3}?)"
+                             r"(?=(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|"
+                             r"should|might|must)\b)", re.IGNORECASE)
+
+
+def answer_type_words(text: str) -> set[str]:
+    """The words of ``text`` (as ``tokenize`` gives them) between an English question
+    word and its verb: the answer's type ("What European countries has…"), not a thing
+    a memory must mention."""
+    from .tokenize import tokenize
+
+    return {t for m in _EN_TYPE_PHRASE.finditer(text) for t in tokenize(m.group(1))}
 
 
 @dataclass(frozen=True)
@@ -233,7 +321,9 @@ def speaker_gap(text: str, contents: Sequence[str], share: float | None = None) 
     if len(named) != 1:
         return None
     name_terms = {stem(t) for t in tokenize(named[0])}
-    words = {w for w in asked - name_terms if len(w) >= 3 or not w.isascii()}
+    type_terms = {stem(t) for t in answer_type_words(text)}
+    speech = {stem(v) for v in _SPEECH_VERBS} & asked
+    words = {w for w in asked - name_terms - type_terms - speech if len(w) >= 3 or not w.isascii()}
     if not words:
         return None
     best: dict[bool, tuple[float, str, set[str]]] = {True: (0.0, "", set()), False: (0.0, "", set())}
@@ -245,6 +335,9 @@ def speaker_gap(text: str, contents: Sequence[str], share: float | None = None) 
                 best[own] = (len(held) / len(words), who, held)
     theirs, mine = best[False], best[True]
     share = SPEAKER_SHARE if share is None else share
-    if theirs[0] <= 0 or mine[0] > share * theirs[0]:
+    # one word suffices only when the question asks what was said about it ("What did Qin
+    # say about visiting?"): then who said it is the question
+    least = min(SPEAKER_MIN_WORDS, len(words)) if speech else SPEAKER_MIN_WORDS
+    if len(theirs[2]) < least or mine[0] > share * theirs[0]:
         return None
     return SpeakerGap(named[0], theirs[1], tuple(spelled[w] for w in spelled if w in theirs[2]))

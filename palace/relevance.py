@@ -256,7 +256,8 @@ GENERIC_NOUNS = frozenset("""时候 时间 东西 事情 事儿 情况 问题 �
     times kind kinds sort lot week weeks month months year years today yesterday tomorrow
     last next first ever recently recommend suggest suggestions advice ideas idea tips""".split())
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’\-]*")
-_SENTENCE_START = re.compile(r"(^|[.!?。！？]\s*)$")
+# a capital after "." opens a sentence, except after a title: "Dr. Johnson" is a name
+_SENTENCE_START = re.compile(r"(^|(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bProf)(?<!\bSt)[.!?。！？]\s*)$")
 INFORMATIVE_KINDS = ("names", "nouns", "words")
 
 

@@ -565,8 +565,10 @@ def apply_floor(ranked: Sequence[tuple[float, int]], candidates: Candidates, top
                 or rid in found.get("tag", {}) else
                 candidates.measured.confidence(rid, found.get("vector", {}).get(rid))
                 for _, rid in ranked}
-    # a word no text holds may still be an entity the graph knows (given in the frontmatter)
-    absent = () if candidates.browse or found.get("graph") else candidates.measured.absent
+    # a word no text holds may still be an entity the graph knows (given in the frontmatter,
+    # a tag), when the graph found memories for one the query names: not the user ("I")
+    named = bool(found.get("graph")) and candidates.measured.names_entity
+    absent = () if candidates.browse or named else candidates.measured.absent
     # no memory holds the query's focus words together: a near miss (palace.focus)
     gap = None if candidates.browse else candidates.measured.near_miss
     if absent or gap:

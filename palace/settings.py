@@ -183,8 +183,9 @@ class Settings:
     focus_dialogue: bool = setting(
         "MEMORY_FOCUS_DIALOGUE", False, _parse_bool,
         "Memories written as dialogues (lines 'Name: text'): a question naming one speaker "
-        "whose words, in the best results, are said by another speaker is a near miss. "
-        "Off: measured on LoCoMo to cost recall (docs/search-quality.md).")
+        "whose words, in the best results, are said by another speaker is a near miss. Off: "
+        "no answerable LoCoMo question lost, but bench_locomo's R@10 counts the adversarial "
+        "ones it empties as misses (docs/search-quality.md, Round 4).")
     graph_extract: bool = setting(
         "MEMORY_GRAPH_EXTRACT", True, _parse_bool,
         "On store, add entities and relations found in the text (jieba POS tags, "

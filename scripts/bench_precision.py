@@ -252,6 +252,8 @@ def main() -> int:
     parser.add_argument("--patch", action="append", default=[], metavar="MODULE.NAME=VALUE",
                         help="set a module constant for this run (see _bench_common.patch_constants)")
     parser.add_argument("--dump", type=Path, help="write every result's features to this JSON file")
+    parser.add_argument("--half", choices=("tune", "check", "all"), default="all",
+                        help="ask only this half's questions (the palaces are built whole)")
     args = parser.parse_args()
     import os
 
@@ -282,6 +284,10 @@ def main() -> int:
                   "new_3": lambda: json_haystack(Path(args.new_3)),
                   "new_4": lambda: json_haystack(Path(args.new_4))}[set_name]
         haystacks = loader()
+        if args.half != "all":
+            for stack in haystacks:
+                stack.questions = [q for q in stack.questions if half_of(q.key) == args.half]
+            haystacks = [stack for stack in haystacks if stack.questions]
         by_config = {}
         for config in configs:
             embedder = None

@@ -190,6 +190,45 @@ def test_an_english_name_never_mentioned_empties_the_answer(names_pm, keyword_pm
     assert [r.memory.id for r in keyword_pm.search("When is the vaccination for Biscuit?", now=NOW)] == ["pets"]
 
 
+DOCTORS = {"back": "I see Dr. Smith every three months for my back.",
+           "hike": "I like hiking in the hills near Hangzhou.",
+           "trip": "I visited Spain and Portugal last spring, the food was wonderful.",
+           "party": "公司年会在西溪湿地的酒店办的，我抽中了三等奖，一台 Switch。"}
+
+
+@pytest.fixture
+def doctors_pm(tmp_path):
+    pm = _palace(tmp_path / "doctors", absent_names=True)
+    for number, (memory_id, text) in enumerate(DOCTORS.items()):
+        pm.store(text, id=memory_id, created_at=f"2026-07-0{number + 1}T10:00:00+08:00",
+                 tags=["年会"] if memory_id == "party" else ())
+    yield pm
+    pm.close()
+
+
+def test_a_titled_name_never_mentioned_gets_nothing_though_i_names_the_user(doctors_pm):
+    # "Dr. Johnson": a name after a title, not a sentence start; "I" reaches the user in the
+    # graph, which is no sign the palace knows Johnson (LongMemEval 2698e78f_abs)
+    results = doctors_pm.search("How often do I see Dr. Johnson?", now=NOW)
+    assert list(results) == []
+    assert any("no memory mentions 'johnson'" in note for note in results.notes)
+    assert [r.memory.id for r in doctors_pm.search("How often do I see Dr. Smith?", now=NOW)][:1] == ["back"]
+
+
+def test_guesses_and_the_assistants_own_words_may_name_what_no_memory_holds(doctors_pm):
+    # a guess is inferred from what is stored; what the assistant said is not the user's words
+    assert "hike" in [r.memory.id for r in doctors_pm.search("Would I enjoy hiking with Reinhold Messner?", now=NOW)]
+    assert "back" in [r.memory.id for r in doctors_pm.search(
+        "In our previous chat you mentioned Dr. Tanqueray for my back, how often did I see Dr. Smith?", now=NOW)]
+
+
+def test_the_answers_type_and_a_tag_the_query_names_are_no_absent_names(doctors_pm):
+    # "What European countries": the answer names Spain; 抽奖 (a proper noun to jieba) is in
+    # no text, but the query names the tag 年会 the answer carries
+    assert [r.memory.id for r in doctors_pm.search("What European countries did I visit?", now=NOW)][:1] == ["trip"]
+    assert [r.memory.id for r in doctors_pm.search("年会抽奖抽中了什么", now=NOW)][:1] == ["party"]
+
+
 def test_feedback_finds_a_memory_sharing_the_answers_words_not_the_questions(tmp_path):
     memories = {"trip": "周末和老周去钓鱼，在青龙湖钓到一条三斤的鲫鱼",
                 "soup": "青龙湖的鲫鱼后来炖成了鲫鱼汤，放了豆腐",

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from palace import MemoryPalaceManager, Settings
-from palace.focus import FocusGap, find_gap, focus_words, result_reason, speaker_gap
+from palace.focus import FocusGap, find_gap, focus_words, latin_spellings, result_reason, speaker_gap
 
 NOW = "2026-07-20T09:00:00+08:00"
 FAMILY = {
@@ -80,6 +80,15 @@ def test_a_near_miss_is_never_journalled_as_accessed(family):
     assert not journal.exists() or journal.read_text().strip() == ""
 
 
+def test_a_relative_no_memory_mentions_is_a_near_miss(family):
+    # zh u12: 爷爷 is in no memory (not even through a synonym or broader word); 生日 is
+    results = family.search("爷爷的生日是哪天", now=NOW)
+    assert list(results) == []
+    assert any("nothing found: no memory mentions '爷爷'" in note for note in results.notes)
+    # a relative the palace knows keeps the usual rule
+    assert [r.memory.id for r in family.search("妈妈的生日是哪天", now=NOW)][:1] == ["mum"]
+
+
 def test_a_word_held_only_through_a_broader_concept_is_a_near_miss(family):
     # 电费 → the concept map's "bill" terms (账单): a water bill is not the electricity bill
     results = family.search("电费交了多少", now=NOW)
@@ -124,6 +133,26 @@ def test_a_time_only_query_still_lists_its_period(family):
     assert {r.explanation.confidence for r in results} == {"strong"}
 
 
+def test_a_name_written_in_pinyin_holds_the_chinese_name(tmp_path):
+    # new_3's x01: the answer is the English memory, which writes 豆豆 as Doudou
+    pm = _palace(tmp_path / "pinyin")
+    _fill(pm, {"school": "Yue called: Doudou starts kindergarten on September 3, at Maple Leaf Montessori.",
+               "toy": "给豆豆买了一套积木当生日礼物",
+               "dentist": "牙医说我下个月要补牙"})
+    results = pm.search("豆豆的幼儿园叫什么", now=NOW)
+    assert "school" in [r.memory.id for r in results]  # ranked by its words, as before
+    assert not any("together" in note for note in results.notes)
+    # a near miss stays one: no memory, in either script, holds 豆豆 and 牙医 together
+    assert list(pm.search("豆豆的牙医叫什么", now=NOW)) == []
+    pm.close()
+
+
+def test_latin_spellings_are_toneless_pinyin_of_chinese_words_only():
+    assert latin_spellings("豆豆") == ["doudou"]
+    assert set(latin_spellings("长江")) == {"zhangjiang", "changjiang"}  # 长 reads both ways
+    assert latin_spellings("Doudou") == [] and latin_spellings("豆") == []
+
+
 # ------------------------------------------------------------ dialogue memories
 
 
@@ -147,6 +176,33 @@ def test_the_dialogue_rule_is_off_by_default(tmp_path):
     pm = _palace(tmp_path / "chat-off")
     pm.store(CHAT, id="chat", created_at="2026-07-12T20:00:00+08:00")
     assert [r.memory.id for r in pm.search("What did Melanie realize after the charity race?", now=NOW)] == ["chat"]
+    pm.close()
+
+
+# LoCoMo's tuning half: the two answerable questions the first dialogue rule emptied
+TRIP = ("John: I've been to a lot of countries for work, it gets tiring.\n"
+        "Maria: I loved Spain and England last year, the food in Spain!\n"
+        "Maria: I'd receive guests every weekend if I could.\n"
+        "John: I finally got my degree, feels great.")
+
+
+def test_one_shared_word_is_no_speaker_swap(tmp_path):
+    # "receive": Maria says it, John does not; one word in common is a coincidence (often a verb)
+    pm = _palace(tmp_path / "one-word", focus_dialogue=True)
+    pm.store(TRIP, id="trip", created_at="2026-07-12T20:00:00+08:00")
+    results = pm.search("What did John receive a certificate for?", now=NOW, include_weak=True)
+    assert [r.memory.id for r in results] == ["trip"]
+    assert results[0].explanation.confidence == "strong"
+    assert not any("talks about" in note for note in results.notes)
+    pm.close()
+
+
+def test_the_words_after_what_name_the_answers_type_not_who_said_it(tmp_path):
+    # John says "countries", Maria names Spain and England: she is the one who answers
+    pm = _palace(tmp_path / "type", focus_dialogue=True)
+    pm.store(TRIP, id="trip", created_at="2026-07-12T20:00:00+08:00")
+    results = pm.search("What European countries has Maria been to?", now=NOW)
+    assert [r.memory.id for r in results] == ["trip"]
     pm.close()
 
 
@@ -216,7 +272,9 @@ def test_find_gap_asks_for_one_memory_holding_every_known_focus_word():
     assert gap.missing == ("生日",)
     assert find_gap(["妈妈", "生日"], {"妈妈": {1}, "生日": {1}}, {}) is None
     # a word no memory holds at all is not the rule's business (a paraphrase, or absent_names)
-    assert find_gap(["爷爷", "生日"], {"生日": {1}}, {}) is None
+    assert find_gap(["口粮", "生日"], {"生日": {1}}, {}) is None
+    # ... except a relative: a person nobody mentions (focus.KIN_WORDS)
+    assert find_gap(["爷爷", "生日"], {"生日": {1}}, {}) == FocusGap(("爷爷",), (), (), ("爷爷",))
     broader = find_gap(["电费"], {}, {"电费": {3}})
     assert broader is not None and broader.broader == ("电费",)
     assert result_reason(gap, ["生日"]) == "weak: mentions '生日', not '爸爸'"
@@ -230,6 +288,16 @@ def test_speaker_gap_reads_who_said_the_questions_words():
     assert speaker_gap("What did Caroline realize after the charity race?", [CHAT]) is None
     assert speaker_gap("What did Melanie realize?", ["plain text, no dialogue"]) is None
     assert speaker_gap("老秦钓的黑鲷有几斤", ["老韩：我钓了条三斤的黑鲷。\n老秦：我只钓到小黄鱼。"]) is not None
+    # one word in common ("tell") is no evidence that the other speaker said it
+    assert speaker_gap("What did Yue tell me two weeks ago?", [
+        "Yue: Mark got tickets for the game.\nQin: Tell him to take photos for me."]) is None
+    # ... unless the question asks what was said about that one word: then who said it is the question
+    visit = "Yue: He wants you to visit next summer.\nQin: Tell him to take photos for me."
+    assert speaker_gap("What did Qin say about visiting?", [visit]) is not None
+    assert speaker_gap("What did Yue say about visiting?", [visit]) is None
+    # "What European countries has…": the answer's type, not a word the answer holds
+    assert speaker_gap("What European countries has Maria been to for work?", [TRIP]) is None
+    assert speaker_gap("What countries has Maria been to for work, tiring?", [TRIP]) is not None
 
 
 def test_a_time_word_is_never_a_focus_word_even_with_time_reasoning_off(tmp_path):
