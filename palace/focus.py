@@ -210,17 +210,14 @@ def names_may_be_new(text: str) -> bool:
 
 def latin_spellings(word: str) -> list[str]:
     """The pinyin spellings of a Chinese ``word``, toneless, joined and lower-cased
-    (豆豆 → ["doudou"]); [] when ``word`` is not all Chinese characters, longer than four,
-    or pypinyin (a dependency, pure Python) is missing. Its character table only: the
+    (豆豆 → ["doudou"]); [] when ``word`` is not all Chinese characters or longer than
+    four. pypinyin's character table only (a dependency, pure Python): the
     phrase dictionary would cost a second of loading, and a name has no phrase reading."""
     import unicodedata
 
     if not 2 <= len(word) <= 4 or not all("\u4e00" <= ch <= "\u9fff" for ch in word):
         return []
-    try:
-        from pypinyin.pinyin_dict import pinyin_dict
-    except ImportError:
-        return []
+    from pypinyin.pinyin_dict import pinyin_dict  # loaded the first time a gap is found
     spellings = [""]
     for ch in word:
         readings = pinyin_dict.get(ord(ch), "")
