@@ -9,6 +9,12 @@ sentences and lines (Chinese 。！？；… and English . ! ? ;), then clauses 
 spaces (，、：, :), and only as a last resort in the middle of a run of characters.
 Consecutive chunks share up to ``overlap_chars`` of whole sentences, so a fact that
 straddles a cut still appears intact in one chunk.
+
+A dialogue (lines written "Name: text", its speakers coming back) is cut at its turns
+instead: one chunk per turn, led by the turn before it as context when both fit. A
+turn is what a question about a conversation usually asks after ("what did Melanie
+paint?"), and a chunk packing several turns to the budget dilutes a one-line answer
+with its neighbours' topics (docs/search-quality.md, Round 4).
 """
 
 from __future__ import annotations
@@ -23,6 +29,12 @@ _SENTENCE = re.compile(
 )
 _CLAUSE = re.compile(r"[，、：,:]\s*|\s+")
 _LEVELS = (_PARAGRAPH, _SENTENCE, _CLAUSE)
+# A dialogue line: a short speaker label ("Caroline", "Dr. Lee", "妈妈") then ": " or "：".
+_SPEAKER_LINE = re.compile(r"[ \t]*([^\s:：][^:：\n]{0,30}?)(?::[ \t]|：)")
+DIALOGUE_TURNS = True
+DIALOGUE_MIN_TURNS = 4      # fewer turns than this is a note, whatever its lines look like
+DIALOGUE_LINE_SHARE = 0.8   # the share of non-blank lines a speaker label must open
+DIALOGUE_TURNS_PER_SPEAKER = 2  # speakers come back: "Date: …\nPlace: …" is a form, not a talk
 
 
 def chunk_text(text: str, max_chars: int, overlap_chars: int | None = None) -> list[str]:
@@ -48,9 +60,56 @@ def chunk_spans(text: str, max_chars: int, overlap_chars: int | None = None) -> 
         return []
     if whole[1] - whole[0] <= max_chars:
         return [whole]
+    turns = dialogue_turns(text) if DIALOGUE_TURNS else []
+    if turns:
+        return _turn_chunks(text, turns, max_chars, overlap_chars)
     units = _units(text, whole[0], whole[1], max_chars, 0)
     return [_strip_span(text, units[first][0], units[last][1])
             for first, last in _pack(text, units, max_chars, overlap_chars)]
+
+
+def dialogue_turns(text: str) -> list[tuple[int, int]]:
+    """The ``(start, end)`` spans of the turns of ``text`` when it is a dialogue, else ``[]``.
+
+    A dialogue: at least ``DIALOGUE_MIN_TURNS`` lines open with a speaker label, they
+    are ``DIALOGUE_LINE_SHARE`` of its non-blank lines, and each speaker has on average
+    ``DIALOGUE_TURNS_PER_SPEAKER`` turns or more. A line without a label continues
+    the turn above it.
+    """
+    starts: list[int] = []
+    speakers: set[str] = set()
+    lines = 0
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        if line.strip():
+            lines += 1
+            match = _SPEAKER_LINE.match(line)
+            if match:
+                starts.append(offset)
+                speakers.add(match.group(1).strip().casefold())
+        offset += len(line)
+    if (len(starts) < DIALOGUE_MIN_TURNS or len(starts) < DIALOGUE_LINE_SHARE * lines
+            or len(starts) < DIALOGUE_TURNS_PER_SPEAKER * len(speakers)):
+        return []
+    bounds = [*starts, len(text)]
+    if text[:starts[0]].strip():  # a heading above the first turn joins it
+        bounds[0] = 0
+    return [_strip_span(text, start, end) for start, end in zip(bounds, bounds[1:])]
+
+
+def _turn_chunks(text: str, turns: list[tuple[int, int]], max_chars: int,
+                 overlap_chars: int) -> list[tuple[int, int]]:
+    """One chunk per turn, from the turn before it when both fit ``max_chars``; a turn
+    longer than the budget is cut as any text is."""
+    chunks: list[tuple[int, int]] = []
+    for number, (start, end) in enumerate(turns):
+        if end - start > max_chars:
+            chunks.extend((start + a, start + b) for a, b in chunk_spans(text[start:end], max_chars, overlap_chars))
+        elif number and end - turns[number - 1][0] <= max_chars:
+            chunks.append((turns[number - 1][0], end))
+        else:
+            chunks.append((start, end))
+    return chunks
 
 
 def _units(text: str, start: int, end: int, max_chars: int, level: int) -> list[tuple[int, int]]:

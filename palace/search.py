@@ -263,13 +263,28 @@ class Retriever:
     scores: Callable[[Filters], tuple[Scores, str | None]]
 
 
-def keyword_retriever(index: Index, terms: QueryTerms, pool: int) -> Retriever:
+def keyword_retriever(index: Index, terms: QueryTerms, pool: int, *, turns: bool = True) -> Retriever:
+    """BM25 over whole memories; with ``turns`` (MEMORY_DIALOGUE_TURNS), a dialogue
+    among the candidates is scored by its best turn (``by_best_turn``)."""
     units = [(g.weight, g.units) for g in terms.groups]
 
     def scores(filters: Filters) -> tuple[Scores, str | None]:
-        return (index.keyword_scores(units, filters, pool) if units else {}), None
+        found = index.keyword_scores(units, filters, pool) if units else {}
+        return (by_best_turn(index, found, units) if turns and found else found), None
 
     return Retriever("bm25", "score", scores)
+
+
+def by_best_turn(index: Index, found: Scores, groups: Sequence[tuple[float, Sequence[Any]]]) -> Scores:
+    """The keyword candidates, a dialogue among them scored by its best turn instead
+    of as a whole (palace/turns.py); one whose words no single turn holds drops out.
+    Only memories the keyword retriever found can have a matching turn."""
+    from .index.postings import query_units
+    from .turns import turn_scores
+
+    rows = index.rows_by_rid(list(found))
+    turns = turn_scores({rid: row["content"] for rid, row in rows.items()}, query_units(groups))
+    return {rid: turns.get(rid, score) for rid, score in found.items() if turns.get(rid, score) > 0}
 
 
 def vector_retriever(services: SearchServices, text: str, pool: int,
@@ -382,7 +397,7 @@ def graph_specificity(reached: int, total: int) -> float:
 
 def retrievers(services: SearchServices, scope: TimeScope, terms: QueryTerms, pool: int,
                now: datetime | None = None, memo: dict[str, Any] | None = None) -> list[Retriever]:
-    sources = [keyword_retriever(services.index, terms, pool),
+    sources = [keyword_retriever(services.index, terms, pool, turns=services.settings.dialogue_turns),
                vector_retriever(services, scope.remainder, pool, memo=memo)]
     if now is not None:
         sources.append(graph_retriever(services, scope.remainder, now, pool))
@@ -758,7 +773,8 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
             vector = sources[1]
             if feedback.FEEDBACK_VECTOR_SHARE > 0:  # measured, not kept: off (docs/search-quality.md, Round 3)
                 vector = vector_retriever(services, scope.remainder, pool, toward=read, memo=question_vectors)
-            candidates = gather_all([keyword_retriever(services.index, again, pool), vector, *sources[2:]])
+            again_keyword = keyword_retriever(services.index, again, pool, turns=settings.dialogue_turns)
+            candidates = gather_all([again_keyword, vector, *sources[2:]])
             keep_question_evidence(candidates, first)
             keep_first_pass(candidates, first, read)
     rows = services.index.rows_by_rid(list(candidates.relevance))

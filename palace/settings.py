@@ -186,6 +186,11 @@ class Settings:
         "whose words, in the best results, are said by another speaker is a near miss. Off: "
         "no answerable LoCoMo question lost, but bench_locomo's R@10 counts the adversarial "
         "ones it empties as misses (docs/search-quality.md, Round 4).")
+    dialogue_turns: bool = setting(
+        "MEMORY_DIALOGUE_TURNS", True, _parse_bool,
+        "Memories written as dialogues (lines 'Name: text', speakers coming back): the keyword "
+        "retriever scores each by its best turn, not the whole conversation. Measured on "
+        "LoCoMo (docs/search-quality.md, Round 4).")
     graph_extract: bool = setting(
         "MEMORY_GRAPH_EXTRACT", True, _parse_bool,
         "On store, add entities and relations found in the text (jieba POS tags, "

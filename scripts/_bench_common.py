@@ -141,7 +141,7 @@ def settings_for(config: str, workspace: Path, model: str, **tuning) -> Settings
         base.update(tuning)
     elif config == "bm25":  # the plain retrievers: no floor, no calibrated fusion, no expansion
         base.update(vector_enabled=False, time_reasoning_enabled=False, concepts_enabled=False,
-                    min_relevance=0.0, feedback=False, neighbours=False)
+                    min_relevance=0.0, feedback=False, neighbours=False, dialogue_turns=False)
     elif config == "vector":
         base.update(weight_vector=1.0, time_reasoning_enabled=False, concepts_enabled=False,
                     min_relevance=0.0, feedback=False, neighbours=False)

@@ -28,6 +28,7 @@ LAYERS: dict[str, int] = {
     # 2 the engines search uses: pure pieces, time words, concepts, decay, chunks, embedders
     "palace.retrieval": 2, "palace.time_reasoning": 2, "palace.concepts": 2, "palace.decay": 2,
     "palace.chunking": 2, "palace.embedders": 2, "palace.relevance": 2,
+    "palace.turns": 2,  # keyword scores of dialogues by their best turn (pure, over texts read)
     "palace.focus": 2,  # near misses: focus words held together, who said it (pure functions)
     "palace.feedback": 2,  # query expansion from the palace itself: feedback, vector neighbours
     "palace.graph": 2,  # the entity graph: normalise, facts, extract, supersede, paths, review

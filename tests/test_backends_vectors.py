@@ -158,3 +158,32 @@ def test_best_chunks_agree_on_both_backends(embedder, minilm_path, postgres_url,
     finally:
         local.close()
         remote.close()
+
+
+DIALOGUES = ["Caroline: Hey Mel, how was your week?\nMelanie: Busy. I signed up for a pottery class and made a bowl.\n"
+             "Caroline: I went to a support group for trans people, it was moving.\nMelanie: I'm proud of you.\n"
+             "Caroline: Thanks! Next month I start the counseling course.\nMelanie: You will be great at it.",
+             "Caroline: Did the kids enjoy the trip?\nMelanie: We camped by the lake and roasted marshmallows.\n"
+             "Caroline: Sounds like fun. I painted a sunrise this weekend.\nMelanie: Send me a photo!\n"
+             "Caroline: Sure. My friends took me to a concert too.\nMelanie: Which band?",
+             "Our database migration finished without errors, and the new schema is live."]
+
+
+def test_dialogues_are_chunked_and_scored_by_turns_alike_on_both_backends(embedder, minilm_path,
+                                                                          postgres_url, tmp_path):
+    local, remote = local_and_postgres(embedder, minilm_path, postgres_url, tmp_path)
+    queries = ["what did Melanie make in her pottery class", "a course to become a therapist", "camping"]
+    try:
+        rankings = []
+        for pm in (local, remote):
+            for i, text in enumerate(DIALOGUES):
+                pm.store(text, id=f"d{i}", created_at=NOW - timedelta(days=i))
+            assert pm.embed_pending() == len(DIALOGUES)
+            rankings.append([[(r.memory.id, round(r.score, 5), r.explanation.retrievers.get("bm25", {}).get("score"))
+                              for r in pm.search(q, now=NOW, record_access=False, include_weak=True)]
+                             for q in queries])
+        assert rankings[0] == rankings[1]
+        assert [q[0][0] for q in rankings[0]] == ["d0", "d0", "d1"]
+    finally:
+        local.close()
+        remote.close()

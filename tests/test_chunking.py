@@ -2,7 +2,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from palace.chunking import chunk_spans, chunk_text
+from palace import chunking
+from palace.chunking import chunk_spans, chunk_text, dialogue_turns
 
 
 def test_short_text_is_one_stripped_chunk():
@@ -97,3 +98,45 @@ def test_chunks_fit_stay_in_order_and_cover_every_character(text, max_chars, ove
     assert all(a[1] <= b[1] for a, b in zip(spans, spans[1:]))
     missing = [i for i, ch in enumerate(text) if not ch.isspace() and i not in covered]
     assert missing == []
+
+
+DIALOGUE = ("Caroline: Hey Mel! How have you been?\n"
+            "Melanie: Busy! I signed up for a pottery class last week.\n"
+            "Caroline: Nice, what did you make?\n"
+            "Melanie: A bowl with a sunset glaze, my kids loved it.\n"
+            "Caroline: I went to a support group meeting yesterday.\n"
+            "Melanie: How was it?")
+
+
+def test_a_dialogue_is_cut_at_its_turns_each_led_by_the_turn_before():
+    chunks = chunk_text(DIALOGUE, max_chars=120)
+    turns = DIALOGUE.split("\n")
+    assert chunks[0] == turns[0]
+    for number, chunk in enumerate(chunks[1:], 1):
+        assert chunk == f"{turns[number - 1]}\n{turns[number]}"  # the answer with its question
+
+
+def test_a_turn_too_long_for_two_is_its_own_chunk_and_a_longer_one_is_cut():
+    long_turn = "Melanie: " + "We hiked up the ridge and camped by the lake. " * 6
+    text = DIALOGUE.replace("Melanie: How was it?", long_turn.strip())
+    chunks = chunk_text(text, max_chars=100, overlap_chars=0)
+    assert all(len(chunk) <= 100 for chunk in chunks)
+    assert chunks[-1].endswith("camped by the lake.") and not chunks[-1].startswith("Caroline")
+    assert "Caroline: I went to a support group meeting yesterday." in chunks  # too long with its neighbour
+
+
+def test_what_is_not_a_dialogue_is_chunked_as_before(monkeypatch):
+    form = ("Date: 2026-03-01, the spring concert of the choir\nPlace: Qingdao, the old theatre\n"
+            "Cost: 120 yuan for two tickets\nNote: bring the tickets and the umbrella")
+    assert dialogue_turns(form) == []   # labels, but no speaker comes back
+    assert dialogue_turns("Yue: hi\nQin: hello\nYue: bye") == []  # three turns: a short note
+    assert dialogue_turns(DIALOGUE) != []
+    packed = chunk_text(form, 80, 0)
+    monkeypatch.setattr(chunking, "DIALOGUE_TURNS", False)
+    assert chunk_text(form, 80, 0) == packed
+
+
+def test_chinese_speaker_labels_count_as_turns():
+    text = "秦悦：爸，豆豆最近迷上恐龙了。\n老秦：那我给他买本恐龙百科。\n秦悦：好呀，要中英双语的。\n老秦：周末就寄。"
+    assert [text[s:e].split("：")[0] for s, e in dialogue_turns(text)] == ["秦悦", "老秦", "秦悦", "老秦"]
+    assert chunk_text(text, 30)[1] == "秦悦：爸，豆豆最近迷上恐龙了。\n老秦：那我给他买本恐龙百科。"
