@@ -8,6 +8,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from . import chunking
+
 MEMORY_STATUSES = ("active", "archived", "deleted")
 
 
@@ -16,10 +18,20 @@ def embed_text(content: str, summary: str | None) -> str:
     return content if not summary else f"{content}\n\n{summary}"
 
 
+# What a dialogue's key carries besides its text: the rule its chunks are cut by (one
+# chunk per turn, chunking.dialogue_turns). Vectors a palace made before that rule cut
+# dialogues as any text; with the rule in the key they are not reused but redone.
+DIALOGUE_KEY_TAG = "\x00chunks:turns"
+
+
 def embed_key(content: str, summary: str | None) -> str:
-    """The content hash vectors are keyed by: the hash of exactly ``embed_text``, so
-    the text embedded and the key it is stored under cannot drift apart."""
-    return hashlib.blake2b(embed_text(content, summary).encode("utf-8"), digest_size=16).hexdigest()
+    """The content hash vectors are keyed by: the hash of exactly ``embed_text`` (and,
+    for a dialogue, of the rule that chunks it), so the text embedded, the way it is cut
+    and the key it is stored under cannot drift apart."""
+    text = embed_text(content, summary)
+    if chunking.DIALOGUE_TURNS and chunking.dialogue_turns(text):
+        text += DIALOGUE_KEY_TAG
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
 
 
 @dataclass(frozen=True)

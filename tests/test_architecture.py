@@ -21,13 +21,14 @@ LAYERS: dict[str, int] = {
     # 0 foundation: plain data, rules and text helpers that know nothing of a palace
     "palace.errors": 0, "palace.models": 0, "palace.validation": 0, "palace.tokenize": 0,
     "palace.tokens": 0, "palace.settings": 0, "palace.atomic": 0, "palace.limits": 0, "palace.network": 0,
+    "palace.chunking": 0,  # how a text is cut for embedding: the vectors' key carries its dialogue rule
     # 1 storage and index: the Markdown files, the derived SQLite index, the access journal
     "palace.storage": 1, "palace.index": 1, "palace.database": 1, "palace.postings": 1,
     "palace.vectors": 1, "palace.sync": 1, "palace.journal": 1,
     "palace.backends": 1,  # the backend choice and the Postgres store of record, beside them
     # 2 the engines search uses: pure pieces, time words, concepts, decay, chunks, embedders
     "palace.retrieval": 2, "palace.time_reasoning": 2, "palace.concepts": 2, "palace.decay": 2,
-    "palace.chunking": 2, "palace.embedders": 2, "palace.relevance": 2,
+    "palace.embedders": 2, "palace.relevance": 2,
     "palace.turns": 2,  # keyword scores of dialogues by their best turn (pure, over texts read)
     "palace.focus": 2,  # near misses: focus words held together, who said it (pure functions)
     "palace.feedback": 2,  # query expansion from the palace itself: feedback, vector neighbours

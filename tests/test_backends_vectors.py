@@ -187,3 +187,41 @@ def test_dialogues_are_chunked_and_scored_by_turns_alike_on_both_backends(embedd
     finally:
         local.close()
         remote.close()
+
+
+def test_dialogues_embedded_before_the_turn_rule_are_embedded_again_after_the_upgrade(
+        embedder, minilm_path, postgres_url, tmp_path, monkeypatch):
+    import psycopg
+
+    from palace import chunking
+
+    # the previous release: a dialogue was cut as any text, its vectors keyed by its text alone
+    monkeypatch.setattr(chunking, "DIALOGUE_TURNS", False)
+    local, remote = local_and_postgres(embedder, minilm_path, postgres_url, tmp_path)
+    for pm in (local, remote):
+        pm.store(DIALOGUES[0], id="d0", created_at=NOW)
+        pm.store(DIALOGUES[2], id="n0", created_at=NOW)
+        assert pm.embed_pending() == 2
+    local.index.set_meta("schema_version", "9")
+    local.close()
+    remote.close()
+    with psycopg.connect(postgres_url, autocommit=True) as raw:
+        raw.execute("UPDATE palace_meta SET value = '9' WHERE key = 'schema_version'")
+
+    monkeypatch.setattr(chunking, "DIALOGUE_TURNS", True)  # this release, opening that palace
+    local, remote = local_and_postgres(embedder, minilm_path, postgres_url, tmp_path)
+    try:
+        for pm in (local, remote):
+            assert pm.index.orphan_vector_count() > 0     # the dialogue's old vectors
+            assert pm.embed_pending() == 1                # the dialogue again, by its turns; the note stays
+            assert pm.embed_pending() == 0
+            pm.index.prune_orphan_vectors()
+            assert pm.index.orphan_vector_count() == 0
+            [hit] = [r for r in pm.search("what did Melanie make in her pottery class", now=NOW,
+                                          record_access=False) if r.memory.id == "d0"]
+            assert "vector" in hit.explanation.retrievers
+        with psycopg.connect(postgres_url, autocommit=True) as raw:
+            assert raw.execute("SELECT value FROM palace_meta WHERE key = 'schema_version'").fetchone()[0] == "10"
+    finally:
+        local.close()
+        remote.close()

@@ -36,7 +36,7 @@ from .postings import rebuild as rebuild_postings
 if TYPE_CHECKING:  # numpy is imported where vectors are used, not on CLI start-up
     import numpy as np
 
-SCHEMA_VERSION = 9  # 9: the entity graph (graph_tables)
+SCHEMA_VERSION = 10  # 9: the entity graph (graph_tables); 10: dialogues keyed by their chunk rule (models.embed_key)
 INDEX_DIR = ".palace"
 INDEX_FILE = "index.sqlite3"
 REMOVED_KEPT = 10_000  # deletions remembered for caches (pruned every REMOVED_PRUNE_EVERY)

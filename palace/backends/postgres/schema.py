@@ -7,7 +7,7 @@ A database migrated by a newer palace is refused (its tables may mean other thin
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Union
 
 from ...errors import ConfigError
 from .capture import MIGRATION as CAPTURE_MIGRATION
@@ -54,7 +54,36 @@ $migration$;
 REVOKE ALL ON FUNCTION palace_orphan_vectors(BOOLEAN) FROM PUBLIC;
 """
 
-MIGRATIONS: list[str] = [
+def rekey_dialogues(conn: Any) -> int:
+    """10: a dialogue's vectors are keyed by its chunk rule too (``models.embed_key``):
+    the memories stored before get their new key, so their vectors are redone by turn
+    on the next backfill (the old ones become orphans, pruned as any). Returns how many
+    keys changed. Every scope: the migrating role owns the table, FORCE is lifted for
+    this transaction. Only texts with a line opening with a speaker label are read."""
+    from psycopg.rows import tuple_row
+
+    from ...models import embed_key
+
+    conn.execute("ALTER TABLE memories NO FORCE ROW LEVEL SECURITY")
+    with conn.cursor(row_factory=tuple_row) as cursor:
+        rows = cursor.execute(
+            "SELECT rid, content, summary, content_hash FROM memories WHERE content ~ %s",
+            (r"(^|\n)[ \t]*[^\s:：][^:：\n]{0,30}?(:[ \t]|：)",)).fetchall()
+    changed = [(key, rid) for rid, content, summary, old in rows
+               if (key := embed_key(content, summary)) != old]
+    if changed:
+        # the keyword postings do not change: the trigger that keeps them skips a bulk write
+        conn.execute("SELECT set_config('app.bulk', 'on', true)")
+        with conn.cursor() as cursor:
+            cursor.executemany("UPDATE memories SET content_hash = %s WHERE rid = %s", changed)
+        conn.execute("SELECT set_config('app.bulk', 'off', true)")
+    conn.execute("ALTER TABLE memories FORCE ROW LEVEL SECURITY")
+    return len(changed)
+
+
+# Each migration: SQL, or a function of the connection (a step SQL cannot do).
+Migration = Union[str, Callable[[Any], Any]]
+MIGRATIONS: list[Migration] = [
     # 1: memories (full Markdown + the indexed columns the SQLite index has, same
     # names, so search, decay and row_to_memory read both alike), tags, keyword
     # postings, trash, the access journal, vectors
@@ -268,6 +297,9 @@ MIGRATIONS: list[str] = [
     CREATE INDEX IF NOT EXISTS review_items_pair ON review_items (new_memory, old_memory);
     CREATE INDEX IF NOT EXISTS review_items_old ON review_items (old_memory);
     """,
+    # 10: dialogues are embedded by their turns (palace/chunking.py), and their vectors'
+    # key says so: the memories of earlier releases get the new key
+    rekey_dialogues,
 ]
 
 
@@ -330,7 +362,11 @@ def _apply(conn: Any) -> int:
         if version > len(MIGRATIONS):
             raise _newer(version)
         for number in range(version + 1, len(MIGRATIONS) + 1):
-            conn.execute(MIGRATIONS[number - 1])
+            step = MIGRATIONS[number - 1]
+            if callable(step):
+                step(conn)
+            else:
+                conn.execute(step)
             conn.execute("INSERT INTO palace_meta VALUES ('schema_version', %s) ON CONFLICT (key) "
                          "DO UPDATE SET value = EXCLUDED.value", (str(number),))
         if version < len(MIGRATIONS):
