@@ -2,8 +2,9 @@
 the held-out ones (issue 11: a set that silently fails to load measures nothing).
 
 Validity is checked with the benchmark's own validator (``bench_retrieval_zh.dataset_problems``),
-so a set that passes here is one the benchmark accepts. The fourth held-out set
-(``new_queries_4.json``) is also checked for what its brief asks: enough queries of every kind,
+so a set that passes here is one the benchmark accepts. The fourth and fifth held-out sets
+(``new_queries_4.json``, ``new_queries_5.json``) are also checked for what their brief asks
+(the same brief for both): enough queries of every kind,
 enough unanswerable ones in both languages, multi-answer ones, long memories and chat logs, and
 dates in the fourteen months before its ``now``.
 """
@@ -24,7 +25,8 @@ import pytest
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 DATA = SCRIPTS / "data"
 QUERY_SETS = ["zh_retrieval.json", "new_queries.json", "new_queries_2.json",
-              "new_queries_3.json", "new_queries_4.json"]
+              "new_queries_3.json", "new_queries_4.json", "new_queries_5.json"]
+BRIEFED_SETS = ["4", "5"]  # held-out sets written to the brief checked below
 CJK = re.compile(r"[\u4e00-\u9fff]")
 CHAT_LINE = re.compile(r"^[^\s:：]{1,20}[:：]\s*\S")
 
@@ -53,9 +55,10 @@ def bench_precision() -> ModuleType:
     return load_script(SCRIPTS / "bench_precision.py")
 
 
-@pytest.fixture(scope="module")
-def new_4() -> dict:
-    return json.loads((DATA / "new_queries_4.json").read_text(encoding="utf-8"))
+@pytest.fixture(scope="module", params=BRIEFED_SETS)
+def briefed(request: pytest.FixtureRequest) -> tuple[str, dict]:
+    """(round, data) of each held-out set written to the brief."""
+    return request.param, json.loads((DATA / f"new_queries_{request.param}.json").read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("name", QUERY_SETS)
@@ -67,7 +70,7 @@ def test_every_query_set_passes_the_benchmarks_validator(name: str, bench_zh: Mo
 
 def test_bench_precision_loads_every_held_out_set_it_names(bench_precision: ModuleType) -> None:
     held_out = [name for name in bench_precision.SETS if name.startswith("new")]
-    assert "new_4" in held_out
+    assert {"new_4", "new_5"} <= set(held_out)
     for name in held_out:
         path = DATA / ("new_queries.json" if name == "new" else f"new_queries_{name.split('_')[1]}.json")
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -78,13 +81,14 @@ def test_bench_precision_loads_every_held_out_set_it_names(bench_precision: Modu
         assert len(unanswerable) == sum(q["kind"] == "unanswerable" for q in data["queries"]) > 0
 
 
-def test_new_4_generator_and_json_agree(new_4: dict) -> None:
-    generator = load_script(DATA / "make_new_queries_4.py")
-    assert generator.data == new_4
+def test_generator_and_json_agree(briefed: tuple[str, dict]) -> None:
+    round_, data = briefed
+    generator = load_script(DATA / f"make_new_queries_{round_}.py")
+    assert generator.data == data
 
 
-def test_new_4_has_every_kind_of_question(new_4: dict) -> None:
-    queries = new_4["queries"]
+def test_every_kind_of_question_is_asked(briefed: tuple[str, dict]) -> None:
+    queries = briefed[1]["queries"]
     kinds = Counter(q["kind"] for q in queries)
     assert len(queries) >= 80
     for kind in ("keyword", "paraphrase", "concept", "cross-lingual", "temporal"):
@@ -99,18 +103,19 @@ def test_new_4_has_every_kind_of_question(new_4: dict) -> None:
     assert len({q["query"] for q in queries}) == len(queries)  # no question asked twice
 
 
-def test_new_4_language_tags_match_the_text(new_4: dict) -> None:
-    for query in new_4["queries"]:
+def test_language_tags_match_the_text(briefed: tuple[str, dict]) -> None:
+    for query in briefed[1]["queries"]:
         has_cjk = bool(CJK.search(query["query"]))
         assert has_cjk == (query["lang"] in ("zh", "mixed")), query["id"]
-    cross = [q for q in new_4["queries"] if q["kind"] == "cross-lingual"]
+    cross = [q for q in briefed[1]["queries"] if q["kind"] == "cross-lingual"]
     assert {q["lang"] for q in cross} >= {"zh", "en"}  # both directions
 
 
-def test_new_4_memories_span_fourteen_months_with_long_notes_and_chats(new_4: dict) -> None:
-    memories = new_4["memories"]
-    now = datetime.fromisoformat(new_4["queries"][0]["now"])
-    assert all(q["now"] == new_4["queries"][0]["now"] for q in new_4["queries"])
+def test_memories_span_fourteen_months_with_long_notes_and_chats(briefed: tuple[str, dict]) -> None:
+    data = briefed[1]
+    memories = data["memories"]
+    now = datetime.fromisoformat(data["queries"][0]["now"])
+    assert all(q["now"] == data["queries"][0]["now"] for q in data["queries"])
     created = [datetime.fromisoformat(m["created_at"]) for m in memories]
     assert all(now - timedelta(days=14 * 31) <= when < now for when in created)
     assert max(created) - min(created) >= timedelta(days=365)
@@ -121,5 +126,5 @@ def test_new_4_memories_span_fourteen_months_with_long_notes_and_chats(new_4: di
     chats = [m for m in memories
              if sum(bool(CHAT_LINE.match(line)) for line in m["content"].splitlines()) >= 10]
     assert len(chats) >= 3
-    used = {i for q in new_4["queries"] for i in q["relevant"]}
+    used = {i for q in data["queries"] for i in q["relevant"]}
     assert len(used) >= 0.75 * len(memories)  # most memories are the answer to something
