@@ -284,7 +284,16 @@ def by_best_turn(index: Index, found: Scores, groups: Sequence[tuple[float, Sequ
 
     rows = index.rows_by_rid(list(found))
     turns = turn_scores({rid: row["content"] for rid, row in rows.items()}, query_units(groups))
-    return {rid: turns.get(rid, score) for rid, score in found.items() if turns.get(rid, score) > 0}
+    best_turn = max(turns.values(), default=0.0)
+    if best_turn <= 0:
+        return {rid: score for rid, score in found.items() if rid not in turns}
+    # a turn's BM25 is on the scale of the turns' collection, not of whole memories: put
+    # it back on the memories' scale (the best turn scores what the best of these
+    # dialogues scored whole), so a dialogue and a note still compare as before while
+    # the dialogues keep the order of their best turns
+    scale = max(found[rid] for rid in turns) / best_turn
+    return {rid: turns[rid] * scale if rid in turns else score for rid, score in found.items()
+            if turns.get(rid, score) > 0}
 
 
 def vector_retriever(services: SearchServices, text: str, pool: int,

@@ -70,3 +70,29 @@ def test_a_note_keeps_its_keyword_score(make_pm, tmp_path):
         return found["m3"].explanation.retrievers["bm25"]["score"]
 
     assert score(turns) == score(whole)
+
+
+def test_a_dialogue_and_notes_compare_on_one_keyword_scale(make_pm, tmp_path):
+    # the answer is one turn of a chat whose speaker, Marco, talks in every other turn;
+    # notes name Marco or a sister. Scored on the turns' own collection (seven turns,
+    # where "Marco" weighs nothing), the chat fell behind the notes about a sister, which
+    # are scored in the whole palace
+    chat = ("Marco: Landed in Milan, the layover is thirty hours this time.\n"
+            "Gavin: Lucky you. Look for Italian hops if you pass a homebrew shop.\n"
+            "Marco: I'll check the shop near Navigli. Do you still need a hydrometer?\n"
+            "Gavin: No, I bought a digital one. I need a new airlock though.\n"
+            "Marco: Done. By the way, my sister Giulia is getting married in September in Verona.\n"
+            "Gavin: Congratulations! Are you taking leave for it?\n"
+            "Marco: Ten days. I'll fly my parents in from Bari.")
+    notes = ["Marco recommended a homebrew shop in Milan.", "Flying with Marco again on Thursday.",
+             "Marco's roster for December is out.", "Su Wan's sister visits us in December.",
+             "My sister sent the twins a piano book.",
+             *(f"Flight log {n}: routine sector, no defects, fuel as planned." for n in range(25))]
+    pm = make_pm(tmp_path / "mixed", settings=Settings.from_env(workspace_dir=str(tmp_path / "mixed"),
+                                                                vector_enabled=False))
+    pm.store(chat, id="chat", created_at=NOW - timedelta(days=3))
+    for number, text in enumerate(notes):
+        pm.store(text, id=f"n{number}", created_at=NOW - timedelta(days=number + 4))
+    found = [r.memory.id for r in pm.search("When is Marco's sister's wedding?", now=NOW, record_access=False,
+                                            include_weak=True)]
+    assert found[0] == "chat"
