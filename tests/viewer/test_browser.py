@@ -217,6 +217,7 @@ def test_home_lists_rooms_pages_and_pictures(live_viewer, page):
     assert page.locator("ol.memories > li").count() == 50
     page.get_by_role("link", name="Older →").click()
     assert page.locator("ol.memories > li").count() == 8
+    page.wait_for_load_state("load")  # the pictures are fetched after the page: wait for them (loaded or failed)
     for chart in ("decay.svg", "rooms.svg"):
         loaded = page.evaluate(
             "src => { const img = [...document.images].find(i => i.src.endsWith(src));"
