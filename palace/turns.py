@@ -17,13 +17,35 @@ BM25 (``index.postings.bm25_scores``, FTS5's constants) as the index's own.
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
+from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
 from .chunking import dialogue_turns
 from .index.postings import bm25_scores
 from .tokenize import stem, tokenize
 
+# dialogues whose turns' terms are kept, and the longest kept: at most ~8M characters
+# of keys and their counts (a few MB for LoCoMo's 3,000-character sessions)
+TURN_CACHE_TEXTS = 512
+TURN_CACHE_MAX_CHARS = 16_000
 Unit = tuple[float, tuple[str, ...], tuple[str, ...]]  # (weight, stems required, stems scored)
+
+
+def turn_terms(text: str) -> tuple[Mapping[str, int], ...]:
+    """The stemmed term counts of each turn of ``text`` ((): not a dialogue). Cached
+    for texts up to TURN_CACHE_MAX_CHARS: a search reads the same candidate dialogues
+    again and again, and segmenting them was most of its cost (LoCoMo tuning half,
+    search time with the rule on / off in one run: ×2.4 uncached, ×1.1–1.2 cached)."""
+    return _cached_turn_terms(text) if len(text) <= TURN_CACHE_MAX_CHARS else _turn_terms(text)
+
+
+def _turn_terms(text: str) -> tuple[Mapping[str, int], ...]:
+    return tuple(MappingProxyType(Counter(stem(token) for token in tokenize(text[start:end])))
+                 for start, end in dialogue_turns(text))
+
+
+_cached_turn_terms = lru_cache(maxsize=TURN_CACHE_TEXTS)(_turn_terms)
 
 
 def turn_scores(texts: Mapping[int, str], units: Sequence[Unit]) -> dict[int, float]:
@@ -33,11 +55,11 @@ def turn_scores(texts: Mapping[int, str], units: Sequence[Unit]) -> dict[int, fl
     import numpy as np
 
     owners: list[int] = []
-    counts: list[Counter[str]] = []
+    counts: list[Mapping[str, int]] = []
     for rid, text in texts.items():
-        for start, end in dialogue_turns(text):
+        for turn in turn_terms(text):
             owners.append(rid)
-            counts.append(Counter(stem(token) for token in tokenize(text[start:end])))
+            counts.append(turn)
     best = dict.fromkeys(owners, 0.0)
     if not owners or not units:
         return best
