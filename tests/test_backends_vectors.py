@@ -200,8 +200,9 @@ def test_dialogues_embedded_before_the_turn_rule_are_embedded_again_after_the_up
     local, remote = local_and_postgres(embedder, minilm_path, postgres_url, tmp_path)
     for pm in (local, remote):
         pm.store(DIALOGUES[0], id="d0", created_at=NOW)
+        pm.store(DIALOGUES[1], id="d1", created_at=NOW)
         pm.store(DIALOGUES[2], id="n0", created_at=NOW)
-        assert pm.embed_pending() == 2
+        assert pm.embed_pending() == 3
     local.index.set_meta("schema_version", "9")
     local.close()
     remote.close()
@@ -209,11 +210,12 @@ def test_dialogues_embedded_before_the_turn_rule_are_embedded_again_after_the_up
         raw.execute("UPDATE palace_meta SET value = '9' WHERE key = 'schema_version'")
 
     monkeypatch.setattr(chunking, "DIALOGUE_TURNS", True)  # this release, opening that palace
+    monkeypatch.setattr("palace.backends.postgres.schema.REKEY_BATCH", 1)  # the migration reads in batches
     local, remote = local_and_postgres(embedder, minilm_path, postgres_url, tmp_path)
     try:
         for pm in (local, remote):
             assert pm.index.orphan_vector_count() > 0     # the dialogue's old vectors
-            assert pm.embed_pending() == 1                # the dialogue again, by its turns; the note stays
+            assert pm.embed_pending() == 2                # the dialogues again, by their turns; the note stays
             assert pm.embed_pending() == 0
             pm.index.prune_orphan_vectors()
             assert pm.index.orphan_vector_count() == 0

@@ -54,6 +54,9 @@ $migration$;
 REVOKE ALL ON FUNCTION palace_orphan_vectors(BOOLEAN) FROM PUBLIC;
 """
 
+REKEY_BATCH = 1000  # memories read (and re-keyed) at a time by migration 10
+
+
 def rekey_dialogues(conn: Any) -> int:
     """10: a dialogue's vectors are keyed by its chunk rule too (``models.embed_key``):
     the memories stored before get their new key, so their vectors are redone by turn
@@ -65,20 +68,23 @@ def rekey_dialogues(conn: Any) -> int:
     from ...models import embed_key
 
     conn.execute("ALTER TABLE memories NO FORCE ROW LEVEL SECURITY")
-    with conn.cursor(row_factory=tuple_row) as cursor:
-        rows = cursor.execute(
-            "SELECT rid, content, summary, content_hash FROM memories WHERE content ~ %s",
-            (r"(^|\n)[ \t]*[^\s:：][^:：\n]{0,30}?(:[ \t]|：)",)).fetchall()
-    changed = [(key, rid) for rid, content, summary, old in rows
-               if (key := embed_key(content, summary)) != old]
-    if changed:
-        # the keyword postings do not change: the trigger that keeps them skips a bulk write
-        conn.execute("SELECT set_config('app.bulk', 'on', true)")
-        with conn.cursor() as cursor:
-            cursor.executemany("UPDATE memories SET content_hash = %s WHERE rid = %s", changed)
-        conn.execute("SELECT set_config('app.bulk', 'off', true)")
+    # the keyword postings do not change: the trigger that keeps them skips a bulk write
+    conn.execute("SELECT set_config('app.bulk', 'on', true)")
+    changed = 0
+    # a server-side cursor, in batches: a palace of captured chats may hold many dialogues
+    with conn.cursor(name="palace_rekey_dialogues", row_factory=tuple_row) as rows, \
+            conn.cursor() as writer:
+        rows.execute("SELECT rid, content, summary, content_hash FROM memories WHERE content ~ %s",
+                     (r"(^|\n)[ \t]*[^\s:：][^:：\n]{0,30}?(:[ \t]|：)",))
+        while batch := rows.fetchmany(REKEY_BATCH):
+            keys = [(key, rid) for rid, content, summary, old in batch
+                    if (key := embed_key(content, summary)) != old]
+            if keys:
+                writer.executemany("UPDATE memories SET content_hash = %s WHERE rid = %s", keys)
+                changed += len(keys)
+    conn.execute("SELECT set_config('app.bulk', 'off', true)")
     conn.execute("ALTER TABLE memories FORCE ROW LEVEL SECURITY")
-    return len(changed)
+    return changed
 
 
 # Each migration: SQL, or a function of the connection (a step SQL cannot do).
