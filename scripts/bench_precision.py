@@ -12,10 +12,10 @@ whose answer is:
               changes, never tuned on), same;
 - ``new_3``:  scripts/data/new_queries_3.json (held out: written after the third round's
               focus rule was fixed, never tuned on), same;
-- ``new_4``:  scripts/data/new_queries_4.json (held out: written after the fourth round's
-              changes without reading the ranking or floor rules, never tuned on), same;
-- ``new_5``:  scripts/data/new_queries_5.json (held out: written after the fifth round's
-              changes without reading the ranking or nothing-found rules, never tuned on), same.
+- ``new_4``:  scripts/data/new_queries_4.json (written during the fourth round without
+              reading its rules; one fix chosen on it after its first score), same;
+- ``new_5``:  scripts/data/new_queries_5.json (written after the fourth round's rules were
+              merged, without reading them; the same fix chosen on it after its first score), same.
 
 Prints, per set, per half of the fixed split (``_bench_common.half_of``) and per
 configuration (``keyword``: no vectors; ``minilm`` / ``use`` / ``e5``: with that embedder,

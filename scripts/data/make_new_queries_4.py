@@ -1,5 +1,6 @@
-"""Writes new_queries_4.json (issue 11, fourth round): a held-out set written after the
-changes, before palace was run on it, and never tuned on.
+"""Writes new_queries_4.json (issue 11, fourth round): a held-out set written while the
+round's rules were built, blind to them, before palace was run on it. After its first score
+one fix was chosen on it (docs/search-quality.md, "The honest figure of Round 4").
 
 A new persona and topic: 郑颖 (Zheng Ying, "Ying"), 32, who runs a small bakery-café,
 麦穗烘焙 (Maisui Bakery), in Xiamen's 沙坡尾: her husband 阿凯 (Kai), a marine engineer
@@ -307,9 +308,10 @@ q("u33", "Where do I keep the spare key to the shop?", "unanswerable", [], "en")
 q("u34", "Which yoga studio do I go to?", "unanswerable", [], "en")
 q("u35", "What's Ben's phone number?", "unanswerable", [], "en")
 
-data = {"description": "Fourth held-out set for issue 11, written after the fourth round's changes "
+data = {"description": "Fourth held-out set for issue 11, written while the fourth round's rules were built "
         "(2026-12-01) by a helper that read none of the ranking or floor rules, before palace was "
-        "run on it, never tuned on: a bakery-café owner in Xiamen, 2025-10..2026-11, 52 new "
+        "run on it; after its first score one fix was chosen on it (dialogue turn scores on the "
+        "memories' scale, docs/search-quality.md): a bakery-café owner in Xiamen, 2025-10..2026-11, 52 new "
         "memories (28 zh, 16 en, 8 mixed; seven long ones: a trip log, a meeting note, a course "
         "log, a quarterly review and three chat logs, plus two short chats), 107 queries in "
         "Chinese and English: 72 answerable (keyword, paraphrase, concept, cross-lingual, "

@@ -1,6 +1,7 @@
-"""Writes new_queries_5.json (issue 11, fifth round): a held-out set written after the
-changes by a helper that read none of the ranking or "nothing found" rules, before palace was
-run on it, and never tuned on.
+"""Writes new_queries_5.json (issue 11, after the fourth round): a held-out set written after
+the round's rules were merged by a helper that read none of the ranking or "nothing found"
+rules, before palace was run on it. After its first score one fix was chosen on it
+(docs/search-quality.md, "A second honest figure").
 
 A new persona and topic: 高远 (Gao Yuan, "Gavin"), 41, an A320 captain based at Shenzhen
 Bao'an: his wife 苏婉 (Su Wan), a high-school music teacher; their twins 高乐 (Leo) and 高欣
@@ -313,9 +314,10 @@ q("u32", "Which airline are we flying to New Zealand?", "unanswerable", [], "en"
 q("u33", "Where is the crew hotel for the Tokyo layover?", "unanswerable", [], "en")
 q("u34", "What's the Wi-Fi password at the Bangkok crew hotel?", "unanswerable", [], "en")
 
-data = {"description": "Fifth held-out set for issue 11, written after the fifth round's changes "
+data = {"description": "Fifth held-out set for issue 11, written after the fourth round's rules were merged "
         "(2026-12-01) by a helper that read none of the ranking or nothing-found rules, before "
-        "palace was run on it, never tuned on: an airline captain in Shenzhen and his family, "
+        "palace was run on it; after its first score one fix was chosen on it (dialogue turn "
+        "scores on the memories' scale, docs/search-quality.md): an airline captain in Shenzhen and his family, "
         "2025-10..2026-11, 51 new memories (26 zh, 18 en, 7 mixed; six long ones: two trip logs, "
         "a safety-meeting note, a parents' meeting note and two chat logs, plus a 12-line chat), 116 queries in "
         "Chinese and English: 82 answerable (keyword, paraphrase, concept, cross-lingual, "
