@@ -166,3 +166,15 @@ def test_persona_as_bootstrap_shows_it(sidecar):
     [piece] = [p for p in shown["pieces"] if p["section"] == "persona"]
     assert piece["text"] in body["text"]
     assert post(sidecar, "/persona", {"refresh": "yes"}).status_code == 400
+
+
+def test_an_empty_search_says_why_and_weak_matches_are_marked(sidecar):
+    for text in ("妈妈的生日是三月五日，每年给她订蛋糕", "陈静是新来的后端同事，负责支付模块"):
+        assert post(sidecar, "/memories", {"content": text, "location": "people"}).status_code == 201
+    empty = post(sidecar, "/memories/search", {"query": "陈静的生日"}).json()
+    assert empty["count"] == 0 and empty["results"] == []
+    assert any("no memory mentions '陈静', '生日' together" in note for note in empty["notes"])
+    weak = post(sidecar, "/memories/search", {"query": "陈静的生日", "includeWeak": True}).json()
+    assert weak["count"] >= 2 and {hit["confidence"] for hit in weak["results"]} == {"weak"}
+    people = [hit for hit in weak["results"] if hit["location"] == "people"]
+    assert len(people) == 2 and all(hit["path"].startswith("memory/palace/people/") for hit in people)

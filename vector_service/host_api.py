@@ -75,6 +75,10 @@ class MemorySearchRequest(_Body):
     location: str | None = None
     type: str | None = None
     include_archived: bool = Field(False, validation_alias=_alias("includeArchived", "include_archived"))
+    include_weak: bool = Field(False, validation_alias=_alias("includeWeak", "include_weak"),
+                               description="Also return matches below the relevance floor, marked "
+                                           "confidence 'weak' (by default an empty answer means "
+                                           "nothing relevant is stored, and its notes say why).")
     now: str | None = None
 
 
@@ -145,6 +149,9 @@ class MemoryView(BaseModel):
 class SearchHit(MemoryView):
     score: float
     why: str = Field(..., description="One line: which retrievers matched, expansions, time words.")
+    confidence: str | None = Field(None, description="'weak' for a match below the relevance floor "
+                                                     "(include_weak); absent for a strong one.")
+    superseded_by: str | None = Field(None, description="The later memory that retired this fact.")
 
 
 class SearchResponse(BaseModel):
@@ -229,19 +236,15 @@ def _body_doc(model: type[BaseModel]) -> dict[str, Any]:
 # --------------------------------------------------------------------------- views
 
 def search_view(pm, results) -> dict[str, Any]:
-    """The MCP server's ``search_memory`` result, plus each memory's workspace-relative path."""
-    from palace.mcp_server import memory_view
+    """The MCP server's ``search_memory`` result (``palace.responses.search_response``:
+    an empty answer carries its notes too), with each hit's ``path`` its file, relative
+    to the workspace."""
+    from palace.responses import search_response
 
-    first = results[0].explanation if results else None
-    return {
-        "count": len(results),
-        "time_range": first.time_range if first else None,
-        "notes": list(first.notes) if first else [],
-        "results": [memory_view(r.memory, preview=True)
-                    | {"score": round(r.score, 4), "why": r.explanation.summary_line(),
-                       "path": _relative_path(pm, r.memory.path)}
-                    for r in results],
-    }
+    view = search_response(results)
+    for item, result in zip(view["results"], results):
+        item["path"] = _relative_path(pm, result.memory.path)
+    return view
 
 
 def _relative_path(pm, path: Path | None) -> str | None:
@@ -321,7 +324,7 @@ def add_host_endpoints(app: FastAPI, open_provider: Callable[[], Any], parse) ->
         def search(pm):
             results = pm.search(body.query, top_k=body.top_k, now=body.now, tags=body.tags,
                                 location=body.location, type=body.type,
-                                include_archived=body.include_archived)
+                                include_archived=body.include_archived, include_weak=body.include_weak)
             return search_view(pm, results)
         return JSONResponse(await run(search))
 
