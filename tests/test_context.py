@@ -138,6 +138,12 @@ def test_context_understands_time_words(pm, filled):
     assert any("昨天" in note for note in yesterday.notes)
 
 
+def test_a_context_with_nothing_relevant_says_why(pm, filled):
+    result = get_context(pm, "quantum entanglement of penguins", 2000, now=NOW)
+    assert [p for p in result.pieces if p.section == "relevant"] == []
+    assert any("no memory matches" in note for note in result.notes)
+
+
 def test_tiny_budget_returns_nothing_but_names_what_did_not_fit(pm, filled):
     result = get_context(pm, "PostgreSQL", 20, now=NOW)
     assert result.pieces == () and result.text == "" and result.tokens_used == 0
