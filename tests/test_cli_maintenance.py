@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import datetime
 from pathlib import Path
 
@@ -35,6 +36,22 @@ def test_reindex_after_losing_the_index(seeded, palace_root):
     assert [r["id"] for r in seeded("search", "deploy", "--json").json()["results"]] == ["dep"]
     assert seeded("get", "dep", "--json").json()["access_count"] >= 1  # the journal survived
     assert "reindexed 2 memories" in seeded("reindex").stdout
+
+
+def test_the_first_command_after_an_upgrade_says_the_index_was_rebuilt(seeded, palace_root):
+    # an older palace's index is dropped and rebuilt from the files: the first command
+    # after `pip install -U` reads everything again, and should say why it is slow
+    db = palace_root / ".palace" / "index.sqlite3"
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    first = seeded("search", "deploy", "--json")
+    assert [r["id"] for r in first.json()["results"]] == ["dep"]
+    assert "written by an older palace (schema 9): rebuilt from the memory files" in first.stderr
+    assert "nothing is lost" in first.stderr
+    again = seeded("search", "deploy", "--json")
+    assert "older palace" not in again.stderr  # said once, on the rebuild
 
 
 def test_sync_picks_up_hand_made_files_and_reports_broken_ones(seeded, palace_root):

@@ -165,6 +165,9 @@ class Index:
             self.conn.execute("PRAGMA synchronous = NORMAL")
         # during a rebuild, postings deltas are folded once at the end (finish_bulk)
         self.bulk = False
+        # the schema an older palace left here, when this open replaced it: the manager
+        # says so, since the first command after an upgrade reads every file again
+        self.upgraded_from: int | None = None
         try:
             if read_only:
                 self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
@@ -198,6 +201,7 @@ class Index:
                     f"reads {SCHEMA_VERSION}): upgrade palace here (pip install -U palace-memory), or "
                     f"delete that file to rebuild it for this version (the Markdown files are the truth)")
             if has_meta:
+                self.upgraded_from = version or 0  # 0: a meta table without a version
                 tables = [r[0] for r in self.conn.execute(
                     "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' "
                     "AND name NOT LIKE 'fts_%'")]

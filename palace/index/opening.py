@@ -10,7 +10,7 @@ from typing import Any
 
 from ..errors import ConfigError, PalaceError
 from ..storage import make_private_dirs
-from .database import Index
+from .database import SCHEMA_VERSION, Index
 
 
 def open_index(path: Path, notes: list[str], *, derive_graph: Any = None) -> Index:
@@ -28,7 +28,7 @@ def open_index(path: Path, notes: list[str], *, derive_graph: Any = None) -> Ind
     except OSError:
         pass  # a read-only folder: found out below
     try:
-        return Index(path, derive_graph=derive_graph)
+        index = Index(path, derive_graph=derive_graph)
     except sqlite3.OperationalError as exc:
         if path.exists():
             try:
@@ -52,3 +52,11 @@ def open_index(path: Path, notes: list[str], *, derive_graph: Any = None) -> Ind
                 "delete it: it is rebuilt from the memory files, nothing is lost") from None
         notes.append(f"the index was damaged ({exc}): moved to {aside.name} and rebuilt from the files")
         return open_index(path, notes)
+    if index.rebuilt_schema and index.upgraded_from is not None:
+        # the first command after an upgrade reads every file again (and may re-embed):
+        # without a word it just looks slow
+        old = f"schema {index.upgraded_from}" if index.upgraded_from else "an unversioned schema"
+        notes.append(f"the index was written by an older palace ({old}): rebuilt from the memory "
+                     f"files for schema {SCHEMA_VERSION}; nothing is lost, and embeddings are kept "
+                     "unless their rule changed")
+    return index
