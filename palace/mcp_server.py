@@ -612,6 +612,8 @@ def serve_stdio(settings: Settings) -> None:
     except ImportError:
         raise ConfigError("the MCP server needs the mcp SDK: pip install 'palace-memory[mcp]'") from None
     with open_manager(settings) as pm:
+        for note in pm.notes:  # what opening repaired or could not do: the host's log shows stderr
+            print(f"palace mcp: {note}", file=sys.stderr)
         build_server(pm).run("stdio")
 
 

@@ -281,3 +281,19 @@ def test_record_access_reinforces_what_the_agent_used(workspace):
     entries = [json.loads(line) for line in lines]
     assert [e["ids"] for e in entries if e["kind"] == "used"] == [[used]]
     assert not any("no-such-memory" in e["ids"] for e in entries)
+
+
+def test_what_opening_repaired_reaches_the_hosts_log(workspace):
+    # a damaged index is moved aside and rebuilt from the files; an MCP host shows the
+    # server's stderr in its log, the only place such a note can go before any tool call
+    assert invoke("add", "the gateway rate limit is 100 rps", "--workspace", str(workspace)).rc == 0
+    index = workspace / "memory" / "palace" / ".palace" / "index.sqlite3"
+    index.write_bytes(b"this is not a database" * 100)
+
+    async def scenario(client: Client):
+        return await client.ok("search_memory", query="gateway rate limit")
+
+    found = run_session(workspace, scenario)
+    assert [r["content"] for r in found["results"]] == ["the gateway rate limit is 100 rps"]
+    log = (workspace.parent / "server-stderr.log").read_text()
+    assert "palace mcp: the index was damaged" in log and "rebuilt from the files" in log
