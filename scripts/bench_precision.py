@@ -15,7 +15,9 @@ whose answer is:
 - ``new_4``:  scripts/data/new_queries_4.json (written during the fourth round without
               reading its rules; one fix chosen on it after its first score), same;
 - ``new_5``:  scripts/data/new_queries_5.json (written after the fourth round's rules were
-              merged, without reading them; the same fix chosen on it after its first score), same.
+              merged, without reading them; the same fix chosen on it after its first score), same;
+- ``new_6``:  scripts/data/new_queries_6.json (written during the fifth round without reading
+              its rules, before palace was run on it, never tuned on), same.
 
 Prints, per set, per half of the fixed split (``_bench_common.half_of``) and per
 configuration (``keyword``: no vectors; ``minilm`` / ``use`` / ``e5``: with that embedder,
@@ -53,11 +55,11 @@ from _bench_common import (HALVES, CachingEmbedder, half_of, make_embedder, mean
                            minilm_path, patch_constants, safe_id)
 from palace import MemoryPalaceManager, Settings  # noqa: E402
 
-SETS = ("lme", "locomo", "zh", "new", "new_2", "new_3", "new_4", "new_5")
+SETS = ("lme", "locomo", "zh", "new", "new_2", "new_3", "new_4", "new_5", "new_6")
 MODELS = {"keyword": None, "minilm": "minilm", "use": "use-multilingual", "e5": "e5-multilingual-small"}
 TOP_K = 10  # results a question gets (scored); --pool asks for more, for calibration only
 POOL = TOP_K
-RECALL_K = {"lme": 5, "locomo": 10, "zh": 5, "new": 5, "new_2": 5, "new_3": 5, "new_4": 5, "new_5": 5}
+RECALL_K = {"lme": 5, "locomo": 10, "zh": 5, "new": 5, "new_2": 5, "new_3": 5, "new_4": 5, "new_5": 5, "new_6": 5}
 
 
 @dataclass
@@ -242,6 +244,7 @@ def main() -> int:
     parser.add_argument("--new-3", default=str(HERE / "data" / "new_queries_3.json"))
     parser.add_argument("--new-4", default=str(HERE / "data" / "new_queries_4.json"))
     parser.add_argument("--new-5", default=str(HERE / "data" / "new_queries_5.json"))
+    parser.add_argument("--new-6", default=str(HERE / "data" / "new_queries_6.json"))
     parser.add_argument("--limit", type=int, help="LongMemEval questions / LoCoMo conversations")
     parser.add_argument("--embed-cache", help="pickle prefix keeping vectors between runs "
                                               "(one file per set and model: PREFIX-<set>-<config>.pkl)")
@@ -286,7 +289,8 @@ def main() -> int:
                   "new_2": lambda: json_haystack(Path(args.new_2)),
                   "new_3": lambda: json_haystack(Path(args.new_3)),
                   "new_4": lambda: json_haystack(Path(args.new_4)),
-                  "new_5": lambda: json_haystack(Path(args.new_5))}[set_name]
+                  "new_5": lambda: json_haystack(Path(args.new_5)),
+                  "new_6": lambda: json_haystack(Path(args.new_6))}[set_name]
         haystacks = loader()
         if args.half != "all":
             for stack in haystacks:

@@ -18,7 +18,8 @@ searches do not record accesses, so the configurations do not influence each oth
 
 The held-out sets work the same way: ``--data scripts/data/new_queries.json``,
 ``new_queries_2.json``, ``new_queries_3.json`` (issue 11, third round),
-``new_queries_4.json`` (fourth round) and ``new_queries_5.json`` (fifth round).
+``new_queries_4.json`` (fourth round), ``new_queries_5.json`` (fifth round) and
+``new_queries_6.json`` (sixth, written during round 5).
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 the held-out ones (issue 11: a set that silently fails to load measures nothing).
 
 Validity is checked with the benchmark's own validator (``bench_retrieval_zh.dataset_problems``),
-so a set that passes here is one the benchmark accepts. The fourth and fifth held-out sets
-(``new_queries_4.json``, ``new_queries_5.json``) are also checked for what their brief asks
-(the same brief for both): enough queries of every kind,
+so a set that passes here is one the benchmark accepts. The fourth, fifth and sixth held-out
+sets (``new_queries_4.json``, ``new_queries_5.json``, ``new_queries_6.json``) are also checked for
+what their brief asks (the same brief for all three): enough queries of every kind,
 enough unanswerable ones in both languages, multi-answer ones, long memories and chat logs, and
 dates in the fourteen months before its ``now``.
 """
@@ -25,8 +25,9 @@ import pytest
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 DATA = SCRIPTS / "data"
 QUERY_SETS = ["zh_retrieval.json", "new_queries.json", "new_queries_2.json",
-              "new_queries_3.json", "new_queries_4.json", "new_queries_5.json"]
-BRIEFED_SETS = ["4", "5"]  # held-out sets written to the brief checked below
+              "new_queries_3.json", "new_queries_4.json", "new_queries_5.json",
+              "new_queries_6.json"]
+BRIEFED_SETS = ["4", "5", "6"]  # held-out sets written to the brief checked below
 CJK = re.compile(r"[\u4e00-\u9fff]")
 CHAT_LINE = re.compile(r"^[^\s:：]{1,20}[:：]\s*\S")
 
@@ -70,7 +71,7 @@ def test_every_query_set_passes_the_benchmarks_validator(name: str, bench_zh: Mo
 
 def test_bench_precision_loads_every_held_out_set_it_names(bench_precision: ModuleType) -> None:
     held_out = [name for name in bench_precision.SETS if name.startswith("new")]
-    assert {"new_4", "new_5"} <= set(held_out)
+    assert {"new_4", "new_5", "new_6"} <= set(held_out)
     for name in held_out:
         path = DATA / ("new_queries.json" if name == "new" else f"new_queries_{name.split('_')[1]}.json")
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -128,3 +129,26 @@ def test_memories_span_fourteen_months_with_long_notes_and_chats(briefed: tuple[
     assert len(chats) >= 3
     used = {i for q in data["queries"] for i in q["relevant"]}
     assert len(used) >= 0.75 * len(memories)  # most memories are the answer to something
+
+
+def words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9']+", text.lower()))
+
+
+def asks_an_amount(query: str) -> bool:
+    lowered = query.lower()
+    return "多少" in query or any(cue in lowered for cue in ("how much", "price", "cost"))
+
+
+def test_sixth_set_asks_what_its_brief_adds() -> None:
+    """new_6's extras: English list questions over three memories that share no word with the
+    question, and amounts asked both where a memory states them and where none does."""
+    data = json.loads((DATA / "new_queries_6.json").read_text(encoding="utf-8"))
+    content = {m["id"]: m["content"] for m in data["memories"]}
+    lists = [q for q in data["queries"] if q["lang"] == "en" and len(q["relevant"]) == 3
+             and not any(words(q["query"]) & words(content[i]) for i in q["relevant"])]
+    assert len(lists) >= 2
+    amounts = [q for q in data["queries"] if asks_an_amount(q["query"])]
+    stated = [q for q in amounts if q["relevant"]]
+    missing = Counter(q["lang"] for q in amounts if not q["relevant"])
+    assert len(stated) >= 5 and missing["en"] >= 3 and missing["zh"] >= 3
