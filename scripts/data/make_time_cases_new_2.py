@@ -84,6 +84,7 @@ HEADER = """\
 #   C11 English "Christmas"/"Valentine's Day"/"New Year's Day" are the single day, as 圣诞
 #       and 元旦 are; 元旦 on 2026-12-28 is the most recent one that has started (2026-01-01),
 #       per the bare-slot rule, though a user might mean the coming one.
+#   C12 "Happy New Year" is a greeting, like Merry Christmas / 圣诞快乐, not 元旦.
 """
 
 
@@ -266,8 +267,8 @@ def case(q: str, now: str, lang: str, r: tuple[datetime, datetime], *, past: boo
     SECTIONS[-1][1].append((c, chosen))
 
 
-def none(q: str, now: str, lang: str) -> None:
-    SECTIONS[-1][1].append(({"q": q, "now": now, "none": True, "lang": lang}, None))
+def none(q: str, now: str, lang: str, *, chosen: str | None = None) -> None:
+    SECTIONS[-1][1].append(({"q": q, "now": now, "none": True, "lang": lang}, chosen))
 
 
 def fmt(x: datetime) -> str:
@@ -305,7 +306,7 @@ case("大前天和客户吃饭说了什么", "B", "zh", day(days_ago("B", 3)), c
 case("what did I save yesterday about the tax refund?", "C", "en", day(days_ago("C", 1)))
 case("前天的 standup 有什么 blocker", "D", "mixed", day(days_ago("D", 2)))
 case("the day before yesterday I noted a restaurant, which one?", "D", "en", day(days_ago("D", 2)))
-case("what did I note this morning before the team call?", "E", "en", part(today("E"), "morning"))
+case("what did I note this morning about the team call?", "E", "en", part(today("E"), "morning"))
 case("last night I had an idea for the app name, what was it?", "G", "en",
      part(days_ago("G", 1), "night"))
 
@@ -349,6 +350,8 @@ case("where did we go last weekend?", "F", "en",
 case("下周一要交的年终总结", "C", "zh", day(weekday_of_week("C", MON, -1)), past=False)
 case("what's on my list for next week?", "A", "en", (monday("A", -1), monday("A", -2)), past=False)
 case("last Tuesday 的 1:1 notes", "B", "mixed", day(weekday_of_week("B", TUE, 1)))
+case("上周日的家庭聚会", "B", "zh", day(weekday_of_week("B", SUN, 1)))
+case("这周日做的菜谱", "A", "zh", day(weekday_of_week("A", SUN, 0)))
 
 case("what did I write down last Thursday about the lease?", "D", "en", day(weekday_of_week("D", THU, 1)))
 case("the week before last I met a recruiter, who was it?", "B", "en", (monday("B", 2), monday("B", 1)))
@@ -535,6 +538,8 @@ case("去年的今天我在哪", "D", "zh", day(d(2027, 2, 28)), chosen="C3")
 case("what was I doing this time last year?", "C", "en",
      (d(2025, 12, 28) - timedelta(days=3), d(2025, 12, 28) + timedelta(days=4)), chosen="C8")
 case("what did I write a year ago today?", "F", "en", day(d(2025, 9, 16)))
+case("去年这个时候在忙什么项目", "F", "zh",
+     (d(2025, 9, 16) - timedelta(days=3), d(2025, 9, 16) + timedelta(days=4)), chosen="C8")
 case("5月1日前后的 travel plan", "B", "mixed", around(*day(d(2026, 5, 1))))
 
 section("fixed dates")
@@ -587,7 +592,7 @@ none("清明上河图的资料", "D", "zh")
 none("周末愉快的表情包", "A", "zh")
 none("3 days of training data, how big was it?", "C", "en")
 none("how long is a 2-week sprint in our team?", "B", "en")
-none("draft a Happy New Year message for clients", "C", "en")
+none("draft a Happy New Year message for clients", "C", "en", chosen="C12")
 
 
 def render() -> str:
