@@ -61,6 +61,8 @@ Choices for ambiguous cases (each is what a memory query most likely means):
   for 2015–2035.  "去年春节" is the one whose first day falls in last year.  元宵,
   清明, 五一, 六一, 重阳 alone are too ambiguous (a dumpling, "clean", a square, a
   name): with 节 or a year (元宵节, 去年元宵) they count.
+* "X开始的Y" is Y begun at X, the point X ("八个月前开始的副业"); "从X开始(的)" is since X.
+  "3月以来" is since March (a count of months takes 个: 三个月以来 is the rolling window).
 * "Since X"/X以来/X至今 and "after X" end at midnight tonight (an "after X" still
   ahead runs to ``OPEN_END``, 9000-01-01); "before X"/X之前 start at ``OPEN_START``,
   1970-01-01, as does "until X"/截至X/到X为止.  "Around X"/X前后/
@@ -203,7 +205,7 @@ def _is_recurring_or_greeting(text: str, start: int) -> bool:
     return bool(_RECURRING.search(text[max(0, start - 12):start]))
 
 
-_SUFFIXES = ("since_suffix", "before_suffix", "after_suffix", "around_suffix", "until_suffix")
+_SUFFIXES = ("since_suffix", "began_suffix", "before_suffix", "after_suffix", "around_suffix", "until_suffix")
 _PREFIXES = ("from", "since", "between", "until", "until_or_to", "before", "after", "around", "to")
 _CONNECTORS = ("to", "until_or_to")
 # Which prefixes belong to the expression when a range or a suffix follows.
@@ -228,7 +230,11 @@ def _expression_at(tokens: list[Token], index: int, now: datetime) -> tuple[Foun
             end, after = tokens[second[2] - 1].end, second[2]
             operator = "range"
     if operator is None and after < len(tokens) and tokens[after].kind in _SUFFIXES:
-        operator, end, after = tokens[after].kind, tokens[after].end, after + 1
+        if tokens[after].kind != "began_suffix":
+            operator, end, after = tokens[after].kind, tokens[after].end, after + 1
+        elif prefix is not None and prefix.kind in ("from", "since"):
+            operator, end, after = "since_suffix", tokens[after].end, after + 1
+        # else "X开始的Y": Y begun at X, the point X itself ("开始的" stays in the remainder)
     cut_start = start
     if prefix is not None:
         if operator is not None:

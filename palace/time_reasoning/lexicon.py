@@ -145,8 +145,10 @@ _CN_COUNT = rf"[二三四五六七八九]?十[几多]|好几|几|\d+(?:\.\d+)?|{
 _CN_UNIT = r"天|日|周|星期|礼拜|月|年|小时|钟头|分钟|季度"
 
 
+# 前端/后台/前往… after "N units 前/后" are other words ("三年前端经验" is experience);
+# 面 is one only as 前面/后面 (in front, behind): "四周前面试的" is an interview 4 weeks ago
 @_rule(rf"(?<![\d.])({_CN_COUNT})\s*个?(半)?个?\s*({_CN_UNIT})(以前|之前|前|以后|之后|后)"
-       r"(?![端台往进面线景提缀续期果者悔盾院门])")
+       r"(?![端台往进线景提缀续期果者悔盾院门]|面(?![试谈临对见聊]))")
 def _cn_ago(m, text):
     count = quantity(m.group(1))
     unit = CN_UNITS[m.group(3)]
@@ -161,6 +163,8 @@ def _cn_ago(m, text):
 
 @_rule(rf"(?<![\d.这近])({_CN_COUNT})\s*个?(半)?个?\s*({_CN_UNIT})(?:以来|来)(?![自说看到])")
 def _cn_units_since(m, text):  # 三个月以来, 两年来: the rolling window
+    if m.group(3) == "月" and "个" not in m.group() and m.group(1) != "半":
+        return None  # 3月以来 is since March (a month counted takes 个: 三个月以来)
     count = quantity(m.group(1))
     if count is None or count[1] > 5000 or (CN_UNITS[m.group(3)] == "year" and count[1] >= 1000):
         return None
@@ -407,7 +411,9 @@ def _clock_meridiem(m, text):
 
 # Chinese operators
 _CN_OPERATORS = [
-    (r"以来|至今|迄今|到现在|到目前为止|到目前|到今天为止|开始|起(?![来床飞草码])", "since_suffix"),
+    (r"以来|至今|迄今|到现在|到目前为止|到目前|到今天为止|开始(?!的)|起(?![来床飞草码])", "since_suffix"),
+    # "八个月前开始的副业" is the side job begun then (a point); "从上周开始的变化" is since
+    (r"开始(?=的)", "began_suffix"),
     (r"自从", "since"), (r"从|自|打从", "from"), (r"截至|截止到?|直到", "until"),
     (r"到|至|~|～|—|–|-", "to"),
     (r"之前|以前|前(?![天年端面台线后进往景提缀夕])", "before_suffix"),
