@@ -181,7 +181,8 @@ class MemoryPalaceManager:
             else:
                 adopt_client_log(decisions, self.root / DECISIONS_FILE)
             self._graph = GraphService(self.index, self.tz, read=lambda i: self.get(i, record_access=False),
-                                       update=self.update, queue=queue, decisions=decisions)
+                                       update=self.update, queue=queue, decisions=decisions,
+                                       lock=lambda i: self._memory_lock(f"id:{i}"))
         return self._graph
 
     def capture_state(self, folder: Path) -> Any:
@@ -296,10 +297,9 @@ class MemoryPalaceManager:
         read_facts(memory.extra, memory.content, created_at=memory.created_at, tz=self.tz)  # bad facts: error
         if self.settings.graph_extract:
             memory = replace(memory, extra=with_extracted(memory.extra, memory.content, memory.tags))
-        # a memory stating facts may retire other memories' facts (after_store): whole lock
-        states_facts = self.index.supports_graph and bool(
-            read_facts(memory.extra, memory.content, created_at=memory.created_at, tz=self.tz)[1])
-        with self._store_lock(memory.content, id, whole=states_facts):
+        # a memory stating facts may retire other memories' facts about the same subjects
+        # (after_store): it also takes those subjects' locks (_subject_locks)
+        with self._store_lock(memory.content, id, also=self._subject_locks(memory)):
             if id is not None:
                 memory_id = validate_id(id)
                 if self.index.row_by_id(memory_id) is not None or self.in_trash(memory_id):
@@ -321,24 +321,37 @@ class MemoryPalaceManager:
     # how many of a new memory's terms are looked up to find an earlier copy of it
     DUPLICATE_PROBE_TERMS = 24
 
-    def _memory_lock(self, *names: str, whole: bool = False) -> ContextManager[object]:
+    def _memory_lock(self, *names: str) -> ContextManager[object]:
         """The lock one memory's read-change-write needs. A backend whose lock can be
         taken per memory (Postgres: ``PgWriteLock.keyed``) lets writers of different
-        memories run at once; otherwise (the local file lock), or ``whole`` (a write
-        that may change other memories too), the whole write lock."""
+        memories run at once; otherwise (the local file lock) the whole write lock."""
         keyed = getattr(self._lock, "keyed", None)
-        if keyed is None or whole:
+        if keyed is None:
             return self._lock
         return keyed(*names)
 
-    def _store_lock(self, content: str, memory_id: str | None, *, whole: bool = False) -> ContextManager[object]:
+    def _store_lock(self, content: str, memory_id: str | None, *, also: Sequence[str] = ()) -> ContextManager[object]:
         """A new memory's lock: its id, or (a fresh id) its normalised content, so two
-        clients storing the same text at once still find each other's copy."""
+        clients storing the same text at once still find each other's copy; plus ``also``."""
         from .tokenize import duplicate_key
 
         if memory_id is not None:
-            return self._memory_lock(f"id:{memory_id}", whole=whole)
-        return self._memory_lock("content:" + duplicate_key(content), whole=whole)
+            return self._memory_lock(f"id:{memory_id}", *also)
+        return self._memory_lock("content:" + duplicate_key(content), *also)
+
+    def _subject_locks(self, memory: Memory) -> list[str]:
+        """The lock names of the entities ``memory`` states facts about, with every alias
+        of them (the graph's equivalent keys, and aliases the memory itself declares):
+        two stores about one subject take turns, since each may retire the other's fact;
+        stores about different subjects run at once (they used to take the whole lock).
+        The memories whose facts are closed are each locked by their own update."""
+        if not self.index.supports_graph or getattr(self._lock, "keyed", None) is None:
+            return []  # the local file lock is whole anyway
+        _, aliases, relations = graph_rows(memory.extra, memory.content, created_at=memory.created_at, tz=self.tz)
+        if not relations:
+            return []
+        keys = {row[0] for row in relations} | {key for row in aliases for key in row}
+        return sorted(f"subject:{key}" for key in self.index.equivalent_keys(keys))
 
     def _same_content(self, content: str) -> Any:
         """The active memory whose content equals ``content`` once normalised (NFKC,

@@ -205,3 +205,17 @@ def test_a_review_item_id_already_taken_is_drawn_again(pm, monkeypatch):
         pm.graph.queue.add(old_memory=black.id, new_memory=new.id, old_relation=fact,
                            new_relation={**fact, "object": new.id}, reason="test", created_at="2026-01-01")
     assert [(i.id, i.new_memory) for i in pm.graph.queue.items()] == [("aaaaaaaa", ruff.id), ("bbbbbbbb", yapf.id)]
+
+
+def test_a_fact_stated_under_an_alias_retires_the_old_one(pm):
+    # Ally is declared another name of Alice: "Ally moved to Oslo" is where Alice lives now
+    # (it left both addresses current: the rule compared the two names' keys literally)
+    pm.store("Alice's address", created_at="2024-01-01",
+             extra={"relations": [{"subject": "Alice", "predicate": "lives_in", "object": "Berlin"}]})
+    pm.store("Alice goes by Ally", extra={"entities": [{"name": "Alice", "aliases": ["Ally"]}]})
+    new = pm.store("Ally's new flat", created_at="2025-06-01",
+                   extra={"relations": [{"subject": "Ally", "predicate": "lives_in", "object": "Oslo"}]})
+    history = {r.object: r.valid_to for r in pm.graph.history("Alice")}
+    assert history["Berlin"] is not None and history["Oslo"] is None
+    old = next(m for m in pm.list() if m.content == "Alice's address")
+    assert old.extra["supersededBy"] == new.id

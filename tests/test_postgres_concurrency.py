@@ -138,3 +138,70 @@ def test_writers_of_different_memories_do_not_wait_for_each_other(postgres_url, 
             assert waiting.result(timeout=10).content == "waits for the exclusive lock"
         finally:
             pool.shutdown()
+
+
+def _lives_in(subject: str, place: str) -> dict:
+    return {"subject": subject, "predicate": "lives_in", "object": place}
+
+
+def test_a_fact_about_one_subject_does_not_wait_for_a_store_about_another(postgres_url, tmp_path):
+    """A store that states a fact takes its subject's lock (it may retire that subject's
+    older facts), not the whole write lock: another client's fact about someone else
+    goes ahead, a fact about the same subject (or one of its aliases) waits its turn."""
+    with open_as(postgres_url, tmp_path, "one") as first, open_as(postgres_url, tmp_path, "two") as second:
+        first.store("Alice's address", created_at="2024-01-01", extra={"relations": [_lives_in("Alice", "Paris")]})
+        first.store("Alice is also called Ally", extra={"entities": [{"name": "Alice", "aliases": ["Ally"]}]})
+        with ThreadPoolExecutor(1) as pool:
+            with first._memory_lock("subject:alice"):
+                t0 = time.perf_counter()
+                second.store("Bob's address", extra={"relations": [_lives_in("Bob", "Rome")]})
+                assert time.perf_counter() - t0 < 5
+                same = pool.submit(second.store, "Alice moved", created_at="2025-01-01",
+                                   extra={"relations": [_lives_in("Alice", "Berlin")]})
+                time.sleep(0.5)
+                assert not same.done()
+            same.result(timeout=10)
+            with first._memory_lock("subject:alice"):  # the alias is the same subject
+                alias = pool.submit(second.store, "Ally moved again", created_at="2025-06-01",
+                                    extra={"relations": [_lives_in("Ally", "Oslo")]})
+                time.sleep(0.5)
+                assert not alias.done()
+            alias.result(timeout=10)
+        # the stores that waited still retired what they had to, under the alias too
+        history = {r.object: r.valid_to for r in second.graph.history("Alice")}
+        assert history["Paris"] is not None and history["Berlin"] is not None and history["Oslo"] is None
+
+
+def test_stores_about_different_subjects_closing_one_memory_lose_no_close(postgres_url, tmp_path, monkeypatch):
+    """Each old memory states two people's addresses; two clients at once store each
+    person's move. Both retire a fact in the same old memory, each through that
+    memory's own lock: neither close is lost, and the memory is marked superseded."""
+    pairs = 6
+    real_get = MemoryPalaceManager.get
+
+    def slow_get(self, id, **kwargs):  # widen each close's read-change-write: the race is sure
+        memory = real_get(self, id, **kwargs)
+        time.sleep(0.05)
+        return memory
+
+    monkeypatch.setattr(MemoryPalaceManager, "get", slow_get)
+    with open_as(postgres_url, tmp_path, "setup") as setup:
+        olds = [setup.store(f"addresses {i}", created_at="2024-01-01",
+                            extra={"relations": [_lives_in(f"P{i}a", "Paris"), _lives_in(f"P{i}b", "Rome")]}).id
+                for i in range(pairs)]
+
+    def move(side: str) -> None:
+        with open_as(postgres_url, tmp_path, f"mover-{side}") as pm:
+            for i in range(pairs):
+                pm.store(f"P{i}{side} moved", created_at="2025-01-01",
+                         extra={"relations": [_lives_in(f"P{i}{side}", "Oslo")]})
+
+    with ThreadPoolExecutor(2) as pool:
+        for done in [pool.submit(move, "a"), pool.submit(move, "b")]:
+            done.result(timeout=120)
+    with open_as(postgres_url, tmp_path, "check") as pm:
+        for memory_id in olds:
+            memory = pm.get(memory_id, record_access=False)
+            closed = [r.get("validTo") for r in memory.extra["relations"]]
+            assert all(closed), (memory_id, memory.extra["relations"])
+            assert memory.extra.get("supersededBy")

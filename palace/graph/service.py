@@ -13,7 +13,8 @@ import re
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timezone, tzinfo
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from contextlib import nullcontext
+from typing import Any, Callable, ContextManager, Iterable, Sequence
 
 from ..errors import InvalidInputError
 from ..index import Index
@@ -212,11 +213,15 @@ def _ts(value: float | None, tz: tzinfo) -> datetime | None:
 
 class GraphService:
     def __init__(self, index: Index, tz: tzinfo, *, read: Callable[[str], Memory | None],
-                 update: Callable[..., Memory], queue: ReviewQueue, decisions: DecisionLog | None = None):
+                 update: Callable[..., Memory], queue: ReviewQueue, decisions: DecisionLog | None = None,
+                 lock: Callable[[str], ContextManager[object]] | None = None):
         self.index = index
         self.tz = tz
         self.read = read
         self.update = update
+        # one memory's lock, held across a read-change-write of its relations: two stores
+        # about different subjects may close facts in the same old memory at once
+        self.lock = lock or (lambda memory_id: nullcontext())
         self.queue = queue
         self.decisions = decisions or DecisionLog(queue.path.with_name(DECISIONS_FILE))
 
@@ -226,7 +231,9 @@ class GraphService:
         return sorted(self.index.equivalent_keys(entity_key(n) for n in names))
 
     def relations(self, names: Iterable[str], *, as_subject_only: bool = False) -> list[Relation]:
-        keys = self.keys_for(names)
+        return self._relations_by_keys(self.keys_for(names), as_subject_only=as_subject_only)
+
+    def _relations_by_keys(self, keys: Sequence[str], *, as_subject_only: bool = False) -> list[Relation]:
         return [Relation(row["subject_text"], row["predicate_text"], row["object_text"],
                          valid_from=_ts(row["valid_from"], self.tz), valid_to=_ts(row["valid_to"], self.tz),
                          purpose=row["purpose"], extracted=bool(row["extracted"]), memory_id=row["memory_id"])
@@ -266,8 +273,9 @@ class GraphService:
         queued: list[ReviewItem] = []
         self.withdraw(memory.id, still_stated=self._relations_of(memory))
         for new in self._relations_of(memory):
-            olds = [r for r in self.relations([new.subject], as_subject_only=True) if r.memory_id != memory.id]
-            decision = decide(olds, new, now)
+            subjects = self.keys_for([new.subject])  # the subject under each of its aliases
+            olds = [r for r in self._relations_by_keys(subjects, as_subject_only=True) if r.memory_id != memory.id]
+            decision = decide(olds, new, now, subject_keys=set(subjects))
             for old in decision.supersede:
                 assert old.memory_id is not None and old.valid_to is not None
                 if self.decisions.find(old.memory_id, fact_id(old), memory.id, fact_id(new)) is not None:
@@ -321,6 +329,10 @@ class GraphService:
         return reopened
 
     def _reopen(self, entry: Decided) -> bool:
+        with self.lock(entry.old_memory):
+            return self._reopen_locked(entry)
+
+    def _reopen_locked(self, entry: Decided) -> bool:
         old = self.read(entry.old_memory)
         if old is None:
             return False
@@ -340,6 +352,10 @@ class GraphService:
         """Set ``validTo`` on ``relation`` in ``memory_id``'s frontmatter; when none of its
         relations is current any more, mark the memory ``supersededBy: by`` (unless it
         already names one: a person's own mark stays). True when it was marked."""
+        with self.lock(memory_id):
+            return self._close(memory_id, relation, at, by=by)
+
+    def _close(self, memory_id: str, relation: Relation, at: datetime, *, by: str) -> bool:
         old = self.read(memory_id)
         if old is None:
             return False

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Sequence
+from typing import AbstractSet, Sequence
 
 from .facts import Relation, predicate_key
 
@@ -75,14 +75,18 @@ def _uncertain(old: Relation, new: Relation) -> str | None:
     return None
 
 
-def decide(old_relations: Sequence[Relation], new: Relation, now: datetime) -> Decision:
-    """What ``new`` (stated at its ``valid_from``, else ``now``) does to ``old_relations``."""
+def decide(old_relations: Sequence[Relation], new: Relation, now: datetime, *,
+           subject_keys: AbstractSet[str] | None = None) -> Decision:
+    """What ``new`` (stated at its ``valid_from``, else ``now``) does to ``old_relations``.
+    ``subject_keys``: the keys that name ``new``'s subject (its declared aliases too;
+    default: its own key), so "Ally moved to Oslo" retires where Alice lived."""
     at = new.valid_from or now
+    subjects = {new.subject_key} if subject_keys is None else set(subject_keys) | {new.subject_key}
     supersede: list[Relation] = []
     review: list[Relation] = []
     reasons: list[str] = []
     for old in old_relations:
-        if old.subject_key != new.subject_key or not old.current(at):
+        if old.subject_key not in subjects or not old.current(at):
             continue
         if (old.memory_id is not None and old.memory_id == new.memory_id) or (
                 old.object_key == new.object_key and old.predicate_key == new.predicate_key):
