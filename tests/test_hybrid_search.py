@@ -128,7 +128,9 @@ def test_search_through_the_sidecar_then_falls_back_when_it_dies(tmp_path, minil
         running.wait_until_ready()
         workspace = tmp_path / "ws"
         settings = Settings.from_env(workspace_dir=str(workspace), vector_enabled=True,
-                                     vector_service_url=running.url, vector_timeout_s=1.0,
+                                     # a loaded 2-core machine can take over 1 s to embed the
+                                     # first batch; the dead sidecar below refuses at once
+                                     vector_service_url=running.url, vector_timeout_s=10.0,
                                      vector_breaker_cooldown_s=60.0)
         embedder = HttpEmbedder(settings)
         pm = MemoryPalaceManager(workspace, settings=settings, embedder=embedder)
