@@ -17,6 +17,7 @@ from .relevance import (CosineScale, ExpansionMatch, Floors, QueryUnit, absent_w
                         informative_words, keyword_relevance, query_units, scale_for, smoothed_idf)
 from .focus import (LOOSE_RELATIONS, FocusGap, SpeakerGap, answer_type_words, find_gap, focus_words,
                     latin_spellings, names_may_be_new, result_reason, speaker_gap)
+from .answer_types import AskedKind, asked_kind, states_kind, type_terms
 from .retrieval import fuse, phrase_words
 from .tokenize import query_terms
 
@@ -38,6 +39,8 @@ class Measured:
     gap: FocusGap | None = None  # no memory holds the query's focus words together (palace.focus)
     focus_held: dict[int, tuple[str, ...]] = field(default_factory=dict)  # per candidate, with a gap
     speaker: SpeakerGap | None = None  # the named speaker does not say it (palace.focus.speaker_gap)
+    asked: AskedKind | None = None  # the question asks for an amount or a number (palace.answer_types)
+    cannot_answer: frozenset[int] = frozenset()  # with ``asked``: candidates stating no such number
 
     @property
     def near_miss(self) -> FocusGap | SpeakerGap | None:
@@ -50,6 +53,8 @@ class Measured:
             return result_reason(self.gap, self.focus_held.get(rid, ()))
         if self.speaker is not None:
             return "weak: " + self.speaker.note().removeprefix("nothing found: ")
+        if self.asked is not None and rid in self.cannot_answer:
+            return self.asked.reason()
         return None
 
     def has_evidence(self, rid: int, cosine: float | None) -> bool:
@@ -103,13 +108,18 @@ def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
     all_terms = set(own_terms) | {t for e in expansions for t in e.terms}
     docs, holders = index.term_holders(all_terms)
     idf = {t: smoothed_idf(len(holders[t]), docs) for t in own_terms}
-    coverage = coverage_by_candidate(keyword, query_units(own_terms), idf, holders, expansions)
+    asked = asked_kind(text) if ANSWER_TYPES and text and override != 0 else None
+    # the words asking for an amount (多少钱, "how much") are no evidence of the topic
+    asking = type_terms(asked, own_terms) if asked is not None and "topic" in ANSWER_TYPE_PARTS else set()
+    topic = [t for t in own_terms if t not in asking] or list(own_terms)
+    coverage = coverage_by_candidate(keyword, query_units(topic), idf, holders,
+                                     [e for e in expansions if e.source not in asking])
     best = max(keyword.values(), default=0.0)
     scale = scale_for(model_name)
     measured = Measured(coverage=coverage,
                         keyword={rid: keyword_relevance(coverage[rid], keyword[rid], best) for rid in keyword},
                         vector={rid: cosine_relevance(c, scale) for rid, c in vector.items()},
-                        scale=scale, floors=floors_for(scale, override))
+                        scale=scale, floors=floors_for(scale, override), asked=asked)
     if focus_latin is not None and text and override != 0:
         measured.gap, measured.focus_held = focus_gap(text, query_units(own_terms), holders, expansions,
                                                       set(keyword) | set(vector), focus_latin,
@@ -211,6 +221,26 @@ def focus_gap(text: str, units: Sequence[QueryUnit], holders: Mapping[str, Any],
         return None, {}
     held = {rid: tuple(w for w in gap.focus if rid in strict.get(w, ())) for rid in candidates}
     return gap, held
+
+
+# the answer-type check (palace.answer_types): a question asking for an amount or a
+# number is answered only by a memory stating one; --patch palace.floor.ANSWER_TYPES=False
+# for the figures without it
+ANSWER_TYPES = True
+# its two parts, for measuring each alone (--patch palace.floor.ANSWER_TYPE_PARTS=topic):
+# "topic" (the asking words are no evidence), "number" (a memory stating none is weak)
+ANSWER_TYPE_PARTS = "topic,number"
+
+
+def answer_check(measured: Measured, ranked: Sequence[tuple[float, int]], rows: Mapping[int, Any]) -> None:
+    """With a question asking for an amount or a number (``measured.asked``), mark the
+    ranked candidates whose text states none (``answer_types.states_kind``): they cannot
+    answer it. Reads the candidates' text (a regular expression each)."""
+    if measured.asked is None or "number" not in ANSWER_TYPE_PARTS:
+        return
+    kind = measured.asked.kind
+    measured.cannot_answer = frozenset(rid for _, rid in ranked
+                                       if rid in rows and not states_kind(rows[rid]["content"], kind))
 
 
 DIALOGUE_DEPTH = 10  # the best results the speaker rule reads (their text, once per search)

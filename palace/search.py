@@ -599,10 +599,14 @@ def apply_floor(ranked: Sequence[tuple[float, int]], candidates: Candidates, top
         # the query names something the palace never mentions: whatever else matches
         # answers another question (陈静's birthday is not 妈妈's)
         strength = {rid: "weak" for rid in strength}
+    # the question asks for an amount and these state none: they cannot answer it
+    unanswering = frozenset() if candidates.browse else candidates.measured.cannot_answer
+    overruled = [rid for rid in unanswering if strength.get(rid) == "strong"]
+    strength.update({rid: "weak" for rid in unanswering if rid in strength})
     top_strong = next((score for score, rid in ranked if strength[rid] == "strong"), None)
     if top_strong is not None and top_strong > 0:
         for score, rid in ranked:
-            if (strength[rid] == "weak" and score >= COMPANION_SHARE * top_strong
+            if (strength[rid] == "weak" and score >= COMPANION_SHARE * top_strong and rid not in unanswering
                     and candidates.measured.has_evidence(rid, found.get("vector", {}).get(rid))):
                 strength[rid] = "strong"
     kept = list(ranked) if include_weak else [item for item in ranked if strength[item[1]] == "strong"]
@@ -612,6 +616,8 @@ def apply_floor(ranked: Sequence[tuple[float, int]], candidates: Candidates, top
         notes.append("nothing found: no memory mentions " + ", ".join(f"'{w}'" for w in absent) + shown)
     elif gap:
         notes.append(gap.note() + shown)
+    elif hidden and not kept and overruled and candidates.measured.asked is not None:
+        notes.append(candidates.measured.asked.note() + shown)
     elif hidden and not kept:
         notes.append("nothing above the relevance floor" + shown)
     scale = candidates.measured.scale
@@ -798,6 +804,8 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
     if settings.focus_dialogue and not candidates.browse and settings.min_relevance != 0:
         # the question names who said it, and in the best dialogues someone else did
         candidates.measured.speaker = floor.dialogue_gap(scope.remainder, ranked, rows)
+    if not candidates.browse:  # an amount asked for: which candidates state none (palace.answer_types)
+        floor.answer_check(candidates.measured, ranked, rows)
     ranked, strength = apply_floor(ranked, candidates, top_k, include_weak=include_weak,
                                    notes=candidates.notes)
     results = explain(ranked, rows, relevance, candidates, sources, terms, decay, weights, placement,
