@@ -22,6 +22,23 @@ from .retrieval import fuse, phrase_words
 from .tokenize import query_terms
 
 
+# The joint floor: a result whose keyword coverage is below JOINT_COVERAGE and whose cosine
+# is below the model's joint cosine is weak, however it was lifted (a companion, a graph
+# link). Per model, from bench_precision's tuning halves (docs/search-quality.md, "Round 5"):
+# USE v3 at coverage 0.2 and cosine 0.15 empties four unanswerable questions for no answer
+# lost (coverage 0.18–0.22 alike; cosine 0.17 loses one, a coverage of 0.25 one on zh);
+# MiniLM on LongMemEval and LoCoMo gains nothing at any value, so it has none; a model
+# never measured has none.
+JOINT_COVERAGE = 0.2
+JOINT_FLOORS: dict[str, float] = {"use-multilingual": 0.15}
+
+
+def joint_floor(model_name: str | None) -> float | None:
+    """The model's joint floor cosine (keyed like relevance.COSINE_SCALES), or None."""
+    name = (model_name or "").lower()
+    return next((cosine for key, cosine in JOINT_FLOORS.items() if key in name), None)
+
+
 # how far below the model's noise cosine a companion may lie (in strong − noise spans):
 # the tightest that keeps the zh tuning half's recall with USE (docs/search-quality.md, "Companions")
 EVIDENCE_SPANS = 2.0
@@ -39,6 +56,7 @@ class Measured:
     gap: FocusGap | None = None  # no memory holds the query's focus words together (palace.focus)
     focus_held: dict[int, tuple[str, ...]] = field(default_factory=dict)  # per candidate, with a gap
     speaker: SpeakerGap | None = None  # the named speaker does not say it (palace.focus.speaker_gap)
+    joint: float | None = None  # the model's joint floor cosine (JOINT_FLOORS), None: no joint floor
     asked: AskedKind | None = None  # the question asks for an amount or a number (palace.answer_types)
     cannot_answer: frozenset[int] = frozenset()  # with ``asked``: candidates stating no such number
 
@@ -56,6 +74,21 @@ class Measured:
         if self.asked is not None and rid in self.cannot_answer:
             return self.asked.reason()
         return None
+
+    def joint_reason(self, rid: int, cosine: float | None) -> str | None:
+        """Why the joint floor made ``rid`` weak, with its two figures (None: it did not)."""
+        if not self.below_joint(rid, cosine) or cosine is None:
+            return None
+        return (f"weak: holds little of the question (keyword coverage {self.coverage.get(rid, 0.0):.2f}) "
+                f"and reads unlike it (cosine {cosine:.2f})")
+
+    def below_joint(self, rid: int, cosine: float | None) -> bool:
+        """Whether ``rid`` holds little of the query *and* reads unlike it: keyword coverage
+        below JOINT_COVERAGE and a cosine below the model's joint floor (JOINT_FLOORS).
+        Such a result is weak whatever lifted it (a companion of the best, a graph link
+        through one name): each retriever's evidence alone is below its noise."""
+        return (self.joint is not None and cosine is not None and cosine < self.joint
+                and self.coverage.get(rid, 0.0) < JOINT_COVERAGE)
 
     def has_evidence(self, rid: int, cosine: float | None) -> bool:
         """Whether ``rid`` has any evidence of its own: a query word it holds, or a cosine
@@ -119,7 +152,8 @@ def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
     measured = Measured(coverage=coverage,
                         keyword={rid: keyword_relevance(coverage[rid], keyword[rid], best) for rid in keyword},
                         vector={rid: cosine_relevance(c, scale) for rid, c in vector.items()},
-                        scale=scale, floors=floors_for(scale, override), asked=asked)
+                        scale=scale, floors=floors_for(scale, override), asked=asked,
+                        joint=joint_floor(model_name) if override is None else None)
     if focus_latin is not None and text and override != 0:
         measured.gap, measured.focus_held = focus_gap(text, query_units(own_terms), holders, expansions,
                                                       set(keyword) | set(vector), focus_latin,

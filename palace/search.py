@@ -603,10 +603,16 @@ def apply_floor(ranked: Sequence[tuple[float, int]], candidates: Candidates, top
     unanswering = frozenset() if candidates.browse else candidates.measured.cannot_answer
     overruled = [rid for rid in unanswering if strength.get(rid) == "strong"]
     strength.update({rid: "weak" for rid in unanswering if rid in strength})
+    # little of the question's words and a cosine below the model's joint floor: no evidence
+    vector_found = found.get("vector", {})
+    joint_weak = frozenset(() if candidates.browse else
+                           (rid for _, rid in ranked if candidates.measured.below_joint(rid, vector_found.get(rid))))
+    strength.update({rid: "weak" for rid in joint_weak})
     top_strong = next((score for score, rid in ranked if strength[rid] == "strong"), None)
     if top_strong is not None and top_strong > 0:
         for score, rid in ranked:
-            if (strength[rid] == "weak" and score >= COMPANION_SHARE * top_strong and rid not in unanswering
+            if (strength[rid] == "weak" and score >= COMPANION_SHARE * top_strong
+                    and rid not in unanswering and rid not in joint_weak
                     and candidates.measured.has_evidence(rid, found.get("vector", {}).get(rid))):
                 strength[rid] = "strong"
     kept = list(ranked) if include_weak else [item for item in ranked if strength[item[1]] == "strong"]
@@ -687,7 +693,8 @@ def weak_reason(candidates: Candidates, rid: int, strength: Mapping[int, str] | 
     """A weak result's own reason, when the focus rule gave one ("weak: mentions '生日', not '陈静'")."""
     if (strength or {}).get(rid) != "weak" or candidates.browse:
         return ()
-    reason = candidates.measured.weak_reason(rid)
+    reason = (candidates.measured.weak_reason(rid)
+              or candidates.measured.joint_reason(rid, candidates.found.get("vector", {}).get(rid)))
     return (reason,) if reason else ()
 
 
