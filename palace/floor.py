@@ -16,7 +16,7 @@ from .relevance import (CosineScale, ExpansionMatch, Floors, QueryUnit, absent_w
                         cosine_relevance, coverage_by_candidate, floors_for, fuse_calibrated,
                         informative_words, keyword_relevance, query_units, scale_for, smoothed_idf)
 from .focus import (LOOSE_RELATIONS, FocusGap, SpeakerGap, answer_type_words, find_gap, focus_words,
-                    latin_spellings, names_may_be_new, result_reason, speaker_gap)
+                    held_in_one_sentence, latin_spellings, names_may_be_new, result_reason, speaker_gap)
 from .answer_types import AskedKind, asked_kind, states_kind, type_terms
 from .retrieval import fuse, phrase_words
 from .tokenize import query_terms
@@ -44,6 +44,17 @@ def joint_floor(model_name: str | None) -> float | None:
 EVIDENCE_SPANS = 2.0
 
 
+@dataclass(frozen=True)
+class Together:
+    """The focus words (two or more), the memories holding them all, and the surfaces
+    each word is literally held by (its own term, a part; each a group of terms and
+    whether all are needed): what ``sentence_check`` reads in those memories' text."""
+
+    focus: tuple[str, ...]
+    rids: frozenset[int]
+    surfaces: dict[str, list[tuple[tuple[str, ...], bool]]]
+
+
 @dataclass
 class Measured:
     coverage: dict[int, float] = field(default_factory=dict)      # keyword candidates
@@ -55,6 +66,7 @@ class Measured:
     names_entity: bool = False  # with absent words: the query names a graph entity (names_an_entity)
     gap: FocusGap | None = None  # no memory holds the query's focus words together (palace.focus)
     focus_held: dict[int, tuple[str, ...]] = field(default_factory=dict)  # per candidate, with a gap
+    together: Together | None = None  # with no gap: the memories holding the focus words together
     speaker: SpeakerGap | None = None  # the named speaker does not say it (palace.focus.speaker_gap)
     joint: float | None = None  # the model's joint floor cosine (JOINT_FLOORS), None: no joint floor
     asked: AskedKind | None = None  # the question asks for an amount or a number (palace.answer_types)
@@ -155,9 +167,9 @@ def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
                         scale=scale, floors=floors_for(scale, override), asked=asked,
                         joint=joint_floor(model_name) if override is None else None)
     if focus_latin is not None and text and override != 0:
-        measured.gap, measured.focus_held = focus_gap(text, query_units(own_terms), holders, expansions,
-                                                      set(keyword) | set(vector), focus_latin,
-                                                      lambda terms: index.term_holders(terms)[1], docs)
+        measured.gap, measured.focus_held, measured.together = focus_gap(
+            text, query_units(own_terms), holders, expansions, set(keyword) | set(vector), focus_latin,
+            lambda terms: index.term_holders(terms)[1], docs)
     if absent_rule != "off" and text and override != 0 and not names_may_be_new(text):
         covered = {e.source for e in expansions if any(holders.get(t) for t in e.terms)}
         frequency = {t: len(holders[t]) for t in own_terms}
@@ -226,19 +238,28 @@ def focus_holders(units: Sequence[QueryUnit], holders: Mapping[str, Any],
     return strict, loose
 
 
+def focus_surfaces(units: Sequence[QueryUnit], focus: Sequence[str]) -> dict[str, list[tuple[tuple[str, ...], bool]]]:
+    """Per focus word, the terms that hold it literally: its own term and its parts. Not
+    the concept map's expansions: a segmented one matches by any of its words (皮肤问题 by
+    问题), too loose to say what one sentence is about (new_4 x03 on the tuning half)."""
+    return {unit.term: [((term,), False) for term in (unit.term, *unit.parts)]
+            for unit in units if unit.term in focus}
+
+
 def focus_gap(text: str, units: Sequence[QueryUnit], holders: Mapping[str, Any],
               expansions: Sequence[ExpansionMatch], candidates: set[int],
               latin: str, holders_of: Callable[[set[str]], Mapping[str, Any]] | None = None,
-              docs: int = 0) -> tuple[FocusGap | None, dict[int, tuple[str, ...]]]:
+              docs: int = 0) -> tuple[FocusGap | None, dict[int, tuple[str, ...]], Together | None]:
     """The query's focus gap (None: some memory holds its focus words together) and,
-    with a gap, the focus words each candidate holds (for its explanation).
-    ``holders_of`` (terms → memories holding each) looks up a Chinese focus word's
-    pinyin spelling (豆豆 → doudou), asked only when there is a gap."""
+    with a gap, the focus words each candidate holds (for its explanation); with none,
+    the memories holding two or more focus words together (``Together``, for
+    ``sentence_check``). ``holders_of`` (terms → memories holding each) looks up a
+    Chinese focus word's pinyin spelling (豆豆 → doudou), asked only when there is a gap."""
     focus = focus_words(text, [u.term for u in units], latin)
     if latin == "rare":  # a Latin word most memories hold names no particular thing
         focus = [w for w in focus if not w.isascii() or len(holders.get(w, ())) <= RARE_SHARE * docs]
     if not focus:
-        return None, {}
+        return None, {}, None
     strict, loose = focus_holders([u for u in units if u.term in focus], holders, expansions)
     gap = find_gap(focus, strict, loose)
     if gap is not None and holders_of is not None and TRANSLITERATE:
@@ -252,9 +273,35 @@ def focus_gap(text: str, units: Sequence[QueryUnit], holders: Mapping[str, Any],
                     loose.setdefault(word, set()).update(found.get(spelling, ()))
             gap = find_gap(focus, strict, loose)
     if gap is None:
-        return None, {}
+        known = [w for w in focus if strict.get(w)]
+        if len(known) < 2 or not ONE_SENTENCE:
+            return None, {}, None
+        rids = frozenset(set.intersection(*(set(strict[w]) for w in known)))
+        return None, {}, Together(tuple(known), rids, focus_surfaces(units, known))
     held = {rid: tuple(w for w in gap.focus if rid in strict.get(w, ())) for rid in candidates}
-    return gap, held
+    return gap, held, None
+
+
+# focus words held together must be held in one sentence of some memory (sentence_check);
+# --patch palace.floor.ONE_SENTENCE=False for the figures without it
+ONE_SENTENCE = True
+# ... read in at most this many memories (their text); more, and some sentence is assumed to
+SENTENCE_READ_MAX = 20
+
+
+def sentence_check(measured: Measured, rows_of: Callable[[list[int]], Mapping[int, Any]],
+                   candidates: Sequence[int]) -> None:
+    """With no focus gap but memories holding the focus words together (``measured.together``):
+    when none of them holds all in one sentence, the query is a near miss (a ``FocusGap``
+    with ``apart``), each candidate's held words noted. Reads those memories' text."""
+    together = measured.together
+    if together is None or measured.gap is not None or not together.rids or len(together.rids) > SENTENCE_READ_MAX:
+        return
+    rows = rows_of(sorted(together.rids))
+    if any(held_in_one_sentence(row["content"], together.surfaces) for row in rows.values()):
+        return
+    measured.gap = FocusGap(together.focus, (), (), (), apart=True)
+    measured.focus_held = {rid: together.focus for rid in candidates if rid in together.rids}
 
 
 # the answer-type check (palace.answer_types): a question asking for an amount or a

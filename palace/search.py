@@ -813,6 +813,8 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
         candidates.measured.speaker = floor.dialogue_gap(scope.remainder, ranked, rows)
     if not candidates.browse:  # an amount asked for: which candidates state none (palace.answer_types)
         floor.answer_check(candidates.measured, ranked, rows)
+        # the focus words held together, but in one sentence? (palace.focus)
+        floor.sentence_check(candidates.measured, services.index.rows_by_rid, [rid for _, rid in ranked])
     ranked, strength = apply_floor(ranked, candidates, top_k, include_weak=include_weak,
                                    notes=candidates.notes)
     results = explain(ranked, rows, relevance, candidates, sources, terms, decay, weights, placement,
