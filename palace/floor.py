@@ -140,7 +140,7 @@ UNCOUNTED_RELATIONS = frozenset({"feedback", "neighbour"})
 def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
             keyword: Mapping[int, float], vector: Mapping[int, float], *,
             model_name: str | None, override: float | None, text: str = "",
-            absent_rule: str = "off", focus_latin: str | None = None) -> Measured:
+            absent_rule: str = "off", focus_latin: str | None = None, answer_types: bool = False) -> Measured:
     expansions = []
     for group in groups[1 if own_terms else 0:]:
         for exp in group.expansions:
@@ -153,7 +153,7 @@ def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
     all_terms = set(own_terms) | {t for e in expansions for t in e.terms}
     docs, holders = index.term_holders(all_terms)
     idf = {t: smoothed_idf(len(holders[t]), docs) for t in own_terms}
-    asked = asked_kind(text) if ANSWER_TYPES and text and override != 0 else None
+    asked = asked_kind(text) if answer_types and ANSWER_TYPES and text and override != 0 else None
     # the words asking for an amount (多少钱, "how much") are no evidence of the topic
     asking = type_terms(asked, own_terms) if asked is not None and "topic" in ANSWER_TYPE_PARTS else set()
     topic = [t for t in own_terms if t not in asking] or list(own_terms)

@@ -767,7 +767,8 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
                        model_name=embedder.name if embedder is not None else None,
                        override=settings.min_relevance, text=scope.remainder,
                        absent_rule=floor.ABSENT_RULE if settings.absent_names else "off",
-                       focus_latin=floor.FOCUS_LATIN if settings.focus else None)
+                       focus_latin=floor.FOCUS_LATIN if settings.focus else None,
+                       answer_types=settings.answer_types)
 
     def gather_all(sources: Sequence[Retriever]) -> Candidates:
         return collect(sources, scope, terms, base, timed, soft=soft,
