@@ -256,6 +256,8 @@ def focus_gap(text: str, units: Sequence[QueryUnit], holders: Mapping[str, Any],
     ``sentence_check``). ``holders_of`` (terms → memories holding each) looks up a
     Chinese focus word's pinyin spelling (豆豆 → doudou), asked only when there is a gap."""
     focus = focus_words(text, [u.term for u in units], latin)
+    if holders_of is not None and SPLIT_NAMES:
+        units, holders, focus = split_trailing_words(units, holders, focus, holders_of)
     if latin == "rare":  # a Latin word most memories hold names no particular thing
         focus = [w for w in focus if not w.isascii() or len(holders.get(w, ())) <= RARE_SHARE * docs]
     if not focus:
@@ -280,6 +282,33 @@ def focus_gap(text: str, units: Sequence[QueryUnit], holders: Mapping[str, Any],
         return None, {}, Together(tuple(known), rids, focus_surfaces(units, known))
     held = {rid: tuple(w for w in gap.focus if rid in strict.get(w, ())) for rid in candidates}
     return gap, held, None
+
+
+# jieba joins a name and the verb after it ("苏婉说她来订…" → 苏婉说, "郑浩要给…" → 郑浩要):
+# a focus word no memory holds, ending in one of these, is the name before it when some
+# memory holds that. --patch palace.floor.SPLIT_NAMES=False for the figures without it
+SPLIT_NAMES = True
+_TRAILING = frozenset("说要在给和跟让把被也都还就是")
+
+
+def split_trailing_words(units: Sequence[QueryUnit], holders: Mapping[str, Any], focus: Sequence[str],
+                         holders_of: Callable[[set[str]], Mapping[str, Any]]
+                         ) -> tuple[list[QueryUnit], Mapping[str, Any], list[str]]:
+    """``units``, ``holders`` and ``focus`` with each Chinese focus word no memory holds
+    whose last character is a verb or particle (_TRAILING) replaced by the word before it,
+    when some memory holds that (one postings lookup, only for such words)."""
+    wanted = {w[:-1]: w for w in focus if len(w) >= 3 and w[-1] in _TRAILING and not w.isascii()
+              and not holders.get(w)}
+    if not wanted:
+        return list(units), holders, list(focus)
+    found = holders_of(set(wanted))
+    renamed = {whole: part for part, whole in wanted.items() if found.get(part)}
+    if not renamed:
+        return list(units), holders, list(focus)
+    merged = dict(holders)
+    merged.update({part: found[part] for part in renamed.values()})
+    units = [QueryUnit(renamed[u.term]) if u.term in renamed else u for u in units]
+    return units, merged, [renamed.get(w, w) for w in focus]
 
 
 # focus words held together must be held in one sentence of some memory (sentence_check);
