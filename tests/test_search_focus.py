@@ -356,3 +356,23 @@ def test_sentences_end_at_full_stops_and_lines_not_at_commas():
     assert held_in_one_sentence("高乐周末练钢琴，练了两小时。", surfaces)
     # a word the memory holds some other way (an expansion, a pinyin spelling): cannot tell
     assert held_in_one_sentence("Doudou 去滑雪。高欣练钢琴。", {"豆豆": [(("豆豆",), False)], **surfaces})
+
+
+CAKE = {
+    "chat": "郑浩：妹，妈六十大寿，我在酒楼订了三桌。\n郑颖：好，寿宴那天我早点到。",
+    "cake": "妈妈喜欢芒果，生日蛋糕做芒果奶油的。",
+    "bread": "店里新上了碱水面包，周末卖得最好。",
+}
+
+
+def test_a_name_jieba_joins_with_its_verb_is_still_the_name(tmp_path):
+    """jieba reads "郑浩要给妈妈…" as 郑浩要 (no memory holds it) + 妈妈: the focus rule saw
+    only 妈妈, which the cake memory holds. 郑浩 is mentioned, never with 妈妈."""
+    pm = _palace(tmp_path / "cake")
+    _fill(pm, CAKE)
+    results = pm.search("郑浩要给妈妈做什么蛋糕", now=NOW)
+    assert list(results) == []
+    assert any("'郑浩', '妈妈' together" in note for note in results.notes), results.notes
+    assert [r.memory.id for r in pm.search("妈妈喜欢什么蛋糕", now=NOW)][:1] == ["cake"]
+    assert "chat" in {r.memory.id for r in pm.search("郑浩要订几桌酒楼", now=NOW)}
+    pm.close()
