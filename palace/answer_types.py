@@ -17,8 +17,8 @@ Two things follow, both explained to the user:
 
 Classic question answering's answer-type check, by rules over the question and the
 memory's text only: pure functions, no model. Other answer types (who, where, when) are
-not checked: "when" is answered by a memory's own date, and who / where were not
-measured to help (docs/search-quality.md, "Round 5").
+not checked: "when" is answered by a memory's own date, and who / where were not tried
+(docs/search-quality.md, "Round 5").
 """
 
 from __future__ import annotations
