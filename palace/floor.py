@@ -71,6 +71,7 @@ class Measured:
     joint: float | None = None  # the model's joint floor cosine (JOINT_FLOORS), None: no joint floor
     asked: AskedKind | None = None  # the question asks for an amount or a number (palace.answer_types)
     cannot_answer: frozenset[int] = frozenset()  # with ``asked``: candidates stating no such number
+    asking: tuple[str, ...] = ()  # with ``asked``: the query words asking for it, not counted as topic
 
     @property
     def near_miss(self) -> FocusGap | SpeakerGap | None:
@@ -165,7 +166,8 @@ def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
                         keyword={rid: keyword_relevance(coverage[rid], keyword[rid], best) for rid in keyword},
                         vector={rid: cosine_relevance(c, scale) for rid, c in vector.items()},
                         scale=scale, floors=floors_for(scale, override), asked=asked,
-                        joint=joint_floor(model_name) if override is None else None)
+                        joint=joint_floor(model_name) if override is None else None,
+                        asking=tuple(t for t in own_terms if t in asking and topic != list(own_terms)))
     if focus_latin is not None and text and override != 0:
         measured.gap, measured.focus_held, measured.together = focus_gap(
             text, query_units(own_terms), holders, expansions, set(keyword) | set(vector), focus_latin,

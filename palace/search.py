@@ -624,6 +624,10 @@ def apply_floor(ranked: Sequence[tuple[float, int]], candidates: Candidates, top
         notes.append(gap.note() + shown)
     elif hidden and not kept and overruled and candidates.measured.asked is not None:
         notes.append(candidates.measured.asked.note() + shown)
+    elif hidden and not kept and candidates.measured.asked is not None and candidates.measured.asking:
+        notes.append("nothing above the relevance floor (the words asking for "
+                     f"{candidates.measured.asked.words}, " + ", ".join(f"'{w}'" for w in candidates.measured.asking)
+                     + ", count for no topic)" + shown)
     elif hidden and not kept:
         notes.append("nothing above the relevance floor" + shown)
     scale = candidates.measured.scale

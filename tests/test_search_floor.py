@@ -337,6 +337,8 @@ def test_the_words_asking_for_an_amount_are_no_evidence_of_the_topic(shop_pm):
     printer's repair. Without the rule its asking words alone clear the floor."""
     results = shop_pm.search("打印机修了多少钱", now=NOW)
     assert list(results) == [], [r.memory.id for r in results]
+    assert any("the words asking for an amount, '多少', '钱', count for no topic" in note
+               for note in results.notes), results.notes
 
 
 def test_the_answer_type_check_has_its_setting_and_no_floor_means_none(tmp_path):
@@ -384,3 +386,9 @@ def test_little_of_the_question_and_a_cosine_at_noise_is_weak_however_it_was_lif
     monkeypatch.setattr(palace.floor, "JOINT_FLOORS", {})
     assert list(pm.search(question, now=NOW)) != []
     pm.close()
+    monkeypatch.undo()
+    unfloored = MemoryPalaceManager(tmp_path / "ws", settings=Settings.from_env(
+        workspace_dir=str(tmp_path / "ws"), timezone="Asia/Shanghai", decay_enabled=False, vector_enabled=True,
+        vector_mode="inprocess", vector_model="use-multilingual", min_relevance=0.0))
+    assert list(unfloored.search(question, now=NOW)) != []  # MEMORY_MIN_RELEVANCE=0: no joint floor either
+    unfloored.close()
