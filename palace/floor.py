@@ -16,14 +16,43 @@ from .relevance import (CosineScale, ExpansionMatch, Floors, QueryUnit, absent_w
                         cosine_relevance, coverage_by_candidate, floors_for, fuse_calibrated,
                         informative_words, keyword_relevance, query_units, scale_for, smoothed_idf)
 from .focus import (LOOSE_RELATIONS, FocusGap, SpeakerGap, answer_type_words, find_gap, focus_words,
-                    latin_spellings, names_may_be_new, result_reason, speaker_gap)
+                    held_in_one_sentence, latin_spellings, names_may_be_new, result_reason, speaker_gap)
+from .answer_types import AskedKind, asked_kind, states_kind, type_terms
 from .retrieval import fuse, phrase_words
 from .tokenize import query_terms
+
+
+# The joint floor: a result whose keyword coverage is below JOINT_COVERAGE and whose cosine
+# is below the model's joint cosine is weak, however it was lifted (a companion, a graph
+# link). Per model, from bench_precision's tuning halves (docs/search-quality.md, "Round 5"):
+# USE v3 at coverage 0.2 and cosine 0.15 empties four unanswerable questions for no answer
+# lost (coverage 0.18–0.22 alike; cosine 0.17 loses one, a coverage of 0.25 one on zh);
+# MiniLM on LongMemEval and LoCoMo gains nothing at any value, so it has none; a model
+# never measured has none.
+JOINT_COVERAGE = 0.2
+JOINT_FLOORS: dict[str, float] = {"use-multilingual": 0.15}
+
+
+def joint_floor(model_name: str | None) -> float | None:
+    """The model's joint floor cosine (keyed like relevance.COSINE_SCALES), or None."""
+    name = (model_name or "").lower()
+    return next((cosine for key, cosine in JOINT_FLOORS.items() if key in name), None)
 
 
 # how far below the model's noise cosine a companion may lie (in strong − noise spans):
 # the tightest that keeps the zh tuning half's recall with USE (docs/search-quality.md, "Companions")
 EVIDENCE_SPANS = 2.0
+
+
+@dataclass(frozen=True)
+class Together:
+    """The focus words (two or more), the memories holding them all, and the surfaces
+    each word is literally held by (its own term, a part; each a group of terms and
+    whether all are needed): what ``sentence_check`` reads in those memories' text."""
+
+    focus: tuple[str, ...]
+    rids: frozenset[int]
+    surfaces: dict[str, list[tuple[tuple[str, ...], bool]]]
 
 
 @dataclass
@@ -37,7 +66,12 @@ class Measured:
     names_entity: bool = False  # with absent words: the query names a graph entity (names_an_entity)
     gap: FocusGap | None = None  # no memory holds the query's focus words together (palace.focus)
     focus_held: dict[int, tuple[str, ...]] = field(default_factory=dict)  # per candidate, with a gap
+    together: Together | None = None  # with no gap: the memories holding the focus words together
     speaker: SpeakerGap | None = None  # the named speaker does not say it (palace.focus.speaker_gap)
+    joint: float | None = None  # the model's joint floor cosine (JOINT_FLOORS), None: no joint floor
+    asked: AskedKind | None = None  # the question asks for an amount or a number (palace.answer_types)
+    cannot_answer: frozenset[int] = frozenset()  # with ``asked``: candidates stating no such number
+    asking: tuple[str, ...] = ()  # with ``asked``: the query words asking for it, not counted as topic
 
     @property
     def near_miss(self) -> FocusGap | SpeakerGap | None:
@@ -50,7 +84,24 @@ class Measured:
             return result_reason(self.gap, self.focus_held.get(rid, ()))
         if self.speaker is not None:
             return "weak: " + self.speaker.note().removeprefix("nothing found: ")
+        if self.asked is not None and rid in self.cannot_answer:
+            return self.asked.reason()
         return None
+
+    def joint_reason(self, rid: int, cosine: float | None) -> str | None:
+        """Why the joint floor made ``rid`` weak, with its two figures (None: it did not)."""
+        if not self.below_joint(rid, cosine) or cosine is None:
+            return None
+        return (f"weak: holds little of the question (keyword coverage {self.coverage.get(rid, 0.0):.2f}) "
+                f"and reads unlike it (cosine {cosine:.2f})")
+
+    def below_joint(self, rid: int, cosine: float | None) -> bool:
+        """Whether ``rid`` holds little of the query *and* reads unlike it: keyword coverage
+        below JOINT_COVERAGE and a cosine below the model's joint floor (JOINT_FLOORS).
+        Such a result is weak whatever lifted it (a companion of the best, a graph link
+        through one name): each retriever's evidence alone is below its noise."""
+        return (self.joint is not None and cosine is not None and cosine < self.joint
+                and self.coverage.get(rid, 0.0) < JOINT_COVERAGE)
 
     def has_evidence(self, rid: int, cosine: float | None) -> bool:
         """Whether ``rid`` has any evidence of its own: a query word it holds, or a cosine
@@ -90,7 +141,7 @@ UNCOUNTED_RELATIONS = frozenset({"feedback", "neighbour"})
 def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
             keyword: Mapping[int, float], vector: Mapping[int, float], *,
             model_name: str | None, override: float | None, text: str = "",
-            absent_rule: str = "off", focus_latin: str | None = None) -> Measured:
+            absent_rule: str = "off", focus_latin: str | None = None, answer_types: bool = False) -> Measured:
     expansions = []
     for group in groups[1 if own_terms else 0:]:
         for exp in group.expansions:
@@ -103,17 +154,24 @@ def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
     all_terms = set(own_terms) | {t for e in expansions for t in e.terms}
     docs, holders = index.term_holders(all_terms)
     idf = {t: smoothed_idf(len(holders[t]), docs) for t in own_terms}
-    coverage = coverage_by_candidate(keyword, query_units(own_terms), idf, holders, expansions)
+    asked = asked_kind(text) if answer_types and ANSWER_TYPES and text and override != 0 else None
+    # the words asking for an amount (多少钱, "how much") are no evidence of the topic
+    asking = type_terms(asked, own_terms) if asked is not None and "topic" in ANSWER_TYPE_PARTS else set()
+    topic = [t for t in own_terms if t not in asking] or list(own_terms)
+    coverage = coverage_by_candidate(keyword, query_units(topic), idf, holders,
+                                     [e for e in expansions if e.source not in asking])
     best = max(keyword.values(), default=0.0)
     scale = scale_for(model_name)
     measured = Measured(coverage=coverage,
                         keyword={rid: keyword_relevance(coverage[rid], keyword[rid], best) for rid in keyword},
                         vector={rid: cosine_relevance(c, scale) for rid, c in vector.items()},
-                        scale=scale, floors=floors_for(scale, override))
+                        scale=scale, floors=floors_for(scale, override), asked=asked,
+                        joint=joint_floor(model_name) if override is None else None,
+                        asking=tuple(t for t in own_terms if t in asking and topic != list(own_terms)))
     if focus_latin is not None and text and override != 0:
-        measured.gap, measured.focus_held = focus_gap(text, query_units(own_terms), holders, expansions,
-                                                      set(keyword) | set(vector), focus_latin,
-                                                      lambda terms: index.term_holders(terms)[1], docs)
+        measured.gap, measured.focus_held, measured.together = focus_gap(
+            text, query_units(own_terms), holders, expansions, set(keyword) | set(vector), focus_latin,
+            lambda terms: index.term_holders(terms)[1], docs)
     if absent_rule != "off" and text and override != 0 and not names_may_be_new(text):
         covered = {e.source for e in expansions if any(holders.get(t) for t in e.terms)}
         frequency = {t: len(holders[t]) for t in own_terms}
@@ -182,19 +240,30 @@ def focus_holders(units: Sequence[QueryUnit], holders: Mapping[str, Any],
     return strict, loose
 
 
+def focus_surfaces(units: Sequence[QueryUnit], focus: Sequence[str]) -> dict[str, list[tuple[tuple[str, ...], bool]]]:
+    """Per focus word, the terms that hold it literally: its own term and its parts. Not
+    the concept map's expansions: a segmented one matches by any of its words (皮肤问题 by
+    问题), too loose to say what one sentence is about (new_4 x03 on the tuning half)."""
+    return {unit.term: [((term,), False) for term in (unit.term, *unit.parts)]
+            for unit in units if unit.term in focus}
+
+
 def focus_gap(text: str, units: Sequence[QueryUnit], holders: Mapping[str, Any],
               expansions: Sequence[ExpansionMatch], candidates: set[int],
               latin: str, holders_of: Callable[[set[str]], Mapping[str, Any]] | None = None,
-              docs: int = 0) -> tuple[FocusGap | None, dict[int, tuple[str, ...]]]:
+              docs: int = 0) -> tuple[FocusGap | None, dict[int, tuple[str, ...]], Together | None]:
     """The query's focus gap (None: some memory holds its focus words together) and,
-    with a gap, the focus words each candidate holds (for its explanation).
-    ``holders_of`` (terms → memories holding each) looks up a Chinese focus word's
-    pinyin spelling (豆豆 → doudou), asked only when there is a gap."""
+    with a gap, the focus words each candidate holds (for its explanation); with none,
+    the memories holding two or more focus words together (``Together``, for
+    ``sentence_check``). ``holders_of`` (terms → memories holding each) looks up a
+    Chinese focus word's pinyin spelling (豆豆 → doudou), asked only when there is a gap."""
     focus = focus_words(text, [u.term for u in units], latin)
+    if holders_of is not None and SPLIT_NAMES:
+        units, holders, focus = split_trailing_words(units, holders, focus, holders_of)
     if latin == "rare":  # a Latin word most memories hold names no particular thing
         focus = [w for w in focus if not w.isascii() or len(holders.get(w, ())) <= RARE_SHARE * docs]
     if not focus:
-        return None, {}
+        return None, {}, None
     strict, loose = focus_holders([u for u in units if u.term in focus], holders, expansions)
     gap = find_gap(focus, strict, loose)
     if gap is not None and holders_of is not None and TRANSLITERATE:
@@ -208,9 +277,82 @@ def focus_gap(text: str, units: Sequence[QueryUnit], holders: Mapping[str, Any],
                     loose.setdefault(word, set()).update(found.get(spelling, ()))
             gap = find_gap(focus, strict, loose)
     if gap is None:
-        return None, {}
+        known = [w for w in focus if strict.get(w)]
+        if len(known) < 2 or not ONE_SENTENCE:
+            return None, {}, None
+        rids = frozenset(set.intersection(*(set(strict[w]) for w in known)))
+        return None, {}, Together(tuple(known), rids, focus_surfaces(units, known))
     held = {rid: tuple(w for w in gap.focus if rid in strict.get(w, ())) for rid in candidates}
-    return gap, held
+    return gap, held, None
+
+
+# jieba joins a name and the verb after it ("苏婉说她来订…" → 苏婉说, "郑浩要给…" → 郑浩要):
+# a focus word no memory holds, ending in one of these, is the name before it when some
+# memory holds that. --patch palace.floor.SPLIT_NAMES=False for the figures without it
+SPLIT_NAMES = True
+_TRAILING = frozenset("说要在给和跟让把被也都还就是")
+
+
+def split_trailing_words(units: Sequence[QueryUnit], holders: Mapping[str, Any], focus: Sequence[str],
+                         holders_of: Callable[[set[str]], Mapping[str, Any]]
+                         ) -> tuple[list[QueryUnit], Mapping[str, Any], list[str]]:
+    """``units``, ``holders`` and ``focus`` with each Chinese focus word no memory holds
+    whose last character is a verb or particle (_TRAILING) replaced by the word before it,
+    when some memory holds that (one postings lookup, only for such words)."""
+    wanted = {w[:-1]: w for w in focus if len(w) >= 3 and w[-1] in _TRAILING and not w.isascii()
+              and not holders.get(w)}
+    if not wanted:
+        return list(units), holders, list(focus)
+    found = holders_of(set(wanted))
+    renamed = {whole: part for part, whole in wanted.items() if found.get(part)}
+    if not renamed:
+        return list(units), holders, list(focus)
+    merged = dict(holders)
+    merged.update({part: found[part] for part in renamed.values()})
+    units = [QueryUnit(renamed[u.term]) if u.term in renamed else u for u in units]
+    return units, merged, [renamed.get(w, w) for w in focus]
+
+
+# focus words held together must be held in one sentence of some memory (sentence_check);
+# --patch palace.floor.ONE_SENTENCE=False for the figures without it
+ONE_SENTENCE = True
+# ... read in at most this many memories (their text); more, and some sentence is assumed to
+SENTENCE_READ_MAX = 20
+
+
+def sentence_check(measured: Measured, rows_of: Callable[[list[int]], Mapping[int, Any]],
+                   candidates: Sequence[int]) -> None:
+    """With no focus gap but memories holding the focus words together (``measured.together``):
+    when none of them holds all in one sentence, the query is a near miss (a ``FocusGap``
+    with ``apart``), each candidate's held words noted. Reads those memories' text."""
+    together = measured.together
+    if together is None or measured.gap is not None or not together.rids or len(together.rids) > SENTENCE_READ_MAX:
+        return
+    rows = rows_of(sorted(together.rids))
+    if any(held_in_one_sentence(row["content"], together.surfaces) for row in rows.values()):
+        return
+    measured.gap = FocusGap(together.focus, (), (), (), apart=True)
+    measured.focus_held = {rid: together.focus for rid in candidates if rid in together.rids}
+
+
+# the answer-type check (palace.answer_types): a question asking for an amount or a
+# number is answered only by a memory stating one; --patch palace.floor.ANSWER_TYPES=False
+# for the figures without it
+ANSWER_TYPES = True
+# its two parts, for measuring each alone (--patch palace.floor.ANSWER_TYPE_PARTS=topic):
+# "topic" (the asking words are no evidence), "number" (a memory stating none is weak)
+ANSWER_TYPE_PARTS = "topic,number"
+
+
+def answer_check(measured: Measured, ranked: Sequence[tuple[float, int]], rows: Mapping[int, Any]) -> None:
+    """With a question asking for an amount or a number (``measured.asked``), mark the
+    ranked candidates whose text states none (``answer_types.states_kind``): they cannot
+    answer it. Reads the candidates' text (a regular expression each)."""
+    if measured.asked is None or "number" not in ANSWER_TYPE_PARTS:
+        return
+    kind = measured.asked.kind
+    measured.cannot_answer = frozenset(rid for _, rid in ranked
+                                       if rid in rows and not states_kind(rows[rid]["content"], kind))
 
 
 DIALOGUE_DEPTH = 10  # the best results the speaker rule reads (their text, once per search)

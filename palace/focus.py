@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import AbstractSet, Iterable, Mapping, Sequence
 
-__all__ = ["answer_type_words", "names_may_be_new", "latin_spellings", "SPELLINGS_MAX", "FocusGap", "SpeakerGap", "speaker_gap", "dialogue_lines", "SPEAKER_SHARE", "FOCUS_TAGS", "LOOSE_RELATIONS", "focus_words", "find_gap", "result_reason"]
+__all__ = ["sentences", "held_in_one_sentence", "answer_type_words", "names_may_be_new", "latin_spellings", "SPELLINGS_MAX", "FocusGap", "SpeakerGap", "speaker_gap", "dialogue_lines", "SPEAKER_SHARE", "FOCUS_TAGS", "LOOSE_RELATIONS", "focus_words", "find_gap", "result_reason"]
 
 # jieba tags of the words a question is *about*: common nouns (n), names of people,
 # places, organisations and other proper nouns (nr, nrt, nrfg, ns, nt, nz), time nouns
@@ -81,6 +81,7 @@ class FocusGap:
     closest: tuple[str, ...]
     broader: tuple[str, ...] = ()
     unknown: tuple[str, ...] = ()  # kinship words no memory holds at all (KIN_WORDS)
+    apart: bool = False  # memories hold the focus words together, but never in one sentence
 
     @property
     def missing(self) -> tuple[str, ...]:
@@ -90,6 +91,8 @@ class FocusGap:
         quoted = ", ".join(f"'{w}'" for w in self.focus)
         if self.unknown:
             return "nothing found: no memory mentions " + ", ".join(f"'{w}'" for w in self.unknown)
+        if self.apart:
+            return f"nothing found: no memory mentions {quoted} in one sentence (only apart)"
         if len(self.focus) == 1:
             word = self.focus[0]
             return f"nothing found: no memory mentions '{word}' itself, only broader words"
@@ -185,6 +188,36 @@ def find_gap(focus: Sequence[str], strict: Mapping[str, AbstractSet[int]],
     return FocusGap(tuple(known), closest, broader)
 
 
+# where one statement ends: a memory holding two focus words in different sentences (a
+# chat's different lines: "高乐说想去冰雪大世界" and "高欣的钢琴不能断") does not say
+# one thing about both. A Chinese comma does not end one.
+_SENTENCE_END = re.compile(r"[。！？!?；;\n]+|(?<=\.)\s+")
+
+
+def sentences(content: str) -> list[str]:
+    """``content`` cut where a statement ends (。！？; a line; ". ")."""
+    return [part for part in _SENTENCE_END.split(content) if part.strip()]
+
+
+def held_in_one_sentence(content: str, surfaces: Mapping[str, Sequence[tuple[tuple[str, ...], bool]]]) -> bool:
+    """Whether one sentence of ``content`` holds every focus word, each by one of its
+    ``surfaces`` (terms, all needed?) as ``tokenize`` and ``stem`` give them. True too
+    when the memory as a whole does not show a word this way (it was held some other
+    way: a concept expansion, a pinyin spelling): then the sentences cannot tell."""
+    from .tokenize import stem, tokenize
+
+    def terms_of(text: str) -> set[str]:
+        tokens = tokenize(text)
+        return set(tokens) | {stem(t) for t in tokens}
+
+    def holds(terms: set[str], word: str) -> bool:
+        return any((all if needs_all else any)(t in terms for t in group) for group, needs_all in surfaces[word])
+
+    if not all(holds(terms_of(content), word) for word in surfaces):
+        return True
+    return any(all(holds(terms, word) for word in surfaces) for terms in map(terms_of, sentences(content)))
+
+
 # a Chinese name is also written in pinyin ("豆豆" / "Doudou", "秦悦" / "Qinyue") in
 # English memories: the toneless syllables, joined, count as the same word. At most this
 # many spellings of one word (each polyphonic character multiplies them)
@@ -233,6 +266,8 @@ def result_reason(gap: FocusGap, held: Iterable[str]) -> str:
     """Why one result is weak, in the user's words: what it mentions and what not."""
     have = [w for w in gap.focus if w in set(held)]
     lacks = [w for w in gap.focus if w not in have]
+    if gap.apart and not lacks:
+        return "weak: mentions " + ", ".join(f"'{w}'" for w in have) + " in different sentences"
     if have:
         return ("weak: mentions " + ", ".join(f"'{w}'" for w in have) + ", not "
                 + ", ".join(f"'{w}'" for w in lacks))

@@ -599,10 +599,20 @@ def apply_floor(ranked: Sequence[tuple[float, int]], candidates: Candidates, top
         # the query names something the palace never mentions: whatever else matches
         # answers another question (陈静's birthday is not 妈妈's)
         strength = {rid: "weak" for rid in strength}
+    # the question asks for an amount and these state none: they cannot answer it
+    unanswering = frozenset() if candidates.browse else candidates.measured.cannot_answer
+    overruled = [rid for rid in unanswering if strength.get(rid) == "strong"]
+    strength.update({rid: "weak" for rid in unanswering if rid in strength})
+    # little of the question's words and a cosine below the model's joint floor: no evidence
+    vector_found = found.get("vector", {})
+    joint_weak = frozenset(() if candidates.browse else
+                           (rid for _, rid in ranked if candidates.measured.below_joint(rid, vector_found.get(rid))))
+    strength.update({rid: "weak" for rid in joint_weak})
     top_strong = next((score for score, rid in ranked if strength[rid] == "strong"), None)
     if top_strong is not None and top_strong > 0:
         for score, rid in ranked:
             if (strength[rid] == "weak" and score >= COMPANION_SHARE * top_strong
+                    and rid not in unanswering and rid not in joint_weak
                     and candidates.measured.has_evidence(rid, found.get("vector", {}).get(rid))):
                 strength[rid] = "strong"
     kept = list(ranked) if include_weak else [item for item in ranked if strength[item[1]] == "strong"]
@@ -612,6 +622,12 @@ def apply_floor(ranked: Sequence[tuple[float, int]], candidates: Candidates, top
         notes.append("nothing found: no memory mentions " + ", ".join(f"'{w}'" for w in absent) + shown)
     elif gap:
         notes.append(gap.note() + shown)
+    elif hidden and not kept and overruled and candidates.measured.asked is not None:
+        notes.append(candidates.measured.asked.note() + shown)
+    elif hidden and not kept and candidates.measured.asked is not None and candidates.measured.asking:
+        notes.append("nothing above the relevance floor (the words asking for "
+                     f"{candidates.measured.asked.words}, " + ", ".join(f"'{w}'" for w in candidates.measured.asking)
+                     + ", count for no topic)" + shown)
     elif hidden and not kept:
         notes.append("nothing above the relevance floor" + shown)
     scale = candidates.measured.scale
@@ -681,7 +697,8 @@ def weak_reason(candidates: Candidates, rid: int, strength: Mapping[int, str] | 
     """A weak result's own reason, when the focus rule gave one ("weak: mentions '生日', not '陈静'")."""
     if (strength or {}).get(rid) != "weak" or candidates.browse:
         return ()
-    reason = candidates.measured.weak_reason(rid)
+    reason = (candidates.measured.weak_reason(rid)
+              or candidates.measured.joint_reason(rid, candidates.found.get("vector", {}).get(rid)))
     return (reason,) if reason else ()
 
 
@@ -754,7 +771,8 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
                        model_name=embedder.name if embedder is not None else None,
                        override=settings.min_relevance, text=scope.remainder,
                        absent_rule=floor.ABSENT_RULE if settings.absent_names else "off",
-                       focus_latin=floor.FOCUS_LATIN if settings.focus else None)
+                       focus_latin=floor.FOCUS_LATIN if settings.focus else None,
+                       answer_types=settings.answer_types)
 
     def gather_all(sources: Sequence[Retriever]) -> Candidates:
         return collect(sources, scope, terms, base, timed, soft=soft,
@@ -798,6 +816,10 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
     if settings.focus_dialogue and not candidates.browse and settings.min_relevance != 0:
         # the question names who said it, and in the best dialogues someone else did
         candidates.measured.speaker = floor.dialogue_gap(scope.remainder, ranked, rows)
+    if not candidates.browse:  # an amount asked for: which candidates state none (palace.answer_types)
+        floor.answer_check(candidates.measured, ranked, rows)
+        # the focus words held together, but in one sentence? (palace.focus)
+        floor.sentence_check(candidates.measured, services.index.rows_by_rid, [rid for _, rid in ranked])
     ranked, strength = apply_floor(ranked, candidates, top_k, include_weak=include_weak,
                                    notes=candidates.notes)
     results = explain(ranked, rows, relevance, candidates, sources, terms, decay, weights, placement,

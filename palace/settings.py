@@ -180,6 +180,11 @@ class Settings:
         "Near misses: when no memory holds the question's focus words together (nouns and "
         "names the palace knows, by their own word or a close concept; 爸爸 and 生日), every "
         "result is weak and the note says what is missing. Measured in docs/search-quality.md.")
+    answer_types: bool = setting(
+        "MEMORY_ANSWER_TYPES", True, _parse_bool,
+        "A question asking for an amount or a number (多少钱, 几级, 'how much', 'what score') "
+        "is answered only by a memory stating one (not a date or a clock time); the others are "
+        "weak, with a note. Measured in docs/search-quality.md, Round 5.")
     focus_dialogue: bool = setting(
         "MEMORY_FOCUS_DIALOGUE", False, _parse_bool,
         "Memories written as dialogues (lines 'Name: text'): a question naming one speaker "

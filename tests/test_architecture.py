@@ -31,6 +31,7 @@ LAYERS: dict[str, int] = {
     "palace.embedders": 2, "palace.relevance": 2,
     "palace.turns": 2,  # keyword scores of dialogues by their best turn (pure, over texts read)
     "palace.focus": 2,  # near misses: focus words held together, who said it (pure functions)
+    "palace.answer_types": 2,  # does a memory state the amount or number a question asks for (pure)
     "palace.feedback": 2,  # query expansion from the palace itself: feedback, vector neighbours
     "palace.graph": 2,  # the entity graph: normalise, facts, extract, supersede, paths, review
     # 3 search: the pipeline over explicit collaborators

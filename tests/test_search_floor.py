@@ -289,3 +289,106 @@ def test_a_result_with_no_evidence_of_its_own_is_no_companion(tmp_path):
     hidden = {r.memory.id: r.explanation for r in shown if r.explanation.confidence == "weak"}
     assert "db" in hidden and hidden["db"].retrievers["vector"]["relevance"] == 0.0
     pm.close()
+
+
+# ------------------------------------------------ the kind of answer asked for (round 5)
+
+SHOP = {
+    "flight": "Qi booked her flight home: Edinburgh – Amsterdam – Xiamen on KLM, landing in "
+              "Xiamen on December 16 at 11:40.",
+    "visa": "Qi's UK student visa was extended to September 2027.",
+    "repair": "店里意式咖啡机的冲煮头漏水，维修师傅换了密封圈，收了 260 元。",
+    "beans": "Ben 说新到的咖啡豆 168 一公斤，我问他多少钱能包邮。",
+    "rent": "Kai and I moved into the flat on Daxue Road: rent 5,200 a month.",
+    "rota": "面包房周末排班：阿珍早班，小吴晚班。",
+}
+
+
+@pytest.fixture
+def shop_pm(tmp_path):
+    pm = _palace(tmp_path / "shop")
+    for number, (memory_id, text) in enumerate(SHOP.items()):
+        pm.store(text, id=memory_id, created_at=f"2026-07-0{number + 1}T10:00:00+08:00")
+    yield pm
+    pm.close()
+
+
+def test_an_amount_no_memory_states_is_nothing_found_and_says_why(shop_pm):
+    """The flight memory says when Qi lands (a date, a clock time), not what it cost."""
+    results = shop_pm.search("How much was Qi's flight?", now=NOW)
+    assert list(results) == []
+    assert any("asks for an amount" in note and "no matching memory states one" in note
+               for note in results.notes), results.notes
+    assert _journal(shop_pm) == []  # weak results are never journalled
+    shown = shop_pm.search("How much was Qi's flight?", now=NOW, include_weak=True)
+    reasons = {r.memory.id: r.explanation.notes for r in shown}
+    assert "weak: the question asks for an amount; this memory states none" in reasons["flight"]
+
+
+def test_an_amount_a_memory_states_is_found(shop_pm):
+    assert [r.memory.id for r in shop_pm.search("How much is the rent on Daxue Road?", now=NOW)] == ["rent"]
+    assert "repair" in {r.memory.id for r in shop_pm.search("咖啡机修了多少钱", now=NOW)}
+    # a question about a date is no amount question: the landing day answers it
+    assert "flight" in {r.memory.id for r in shop_pm.search("When does Qi land?", now=NOW)}
+
+
+def test_the_words_asking_for_an_amount_are_no_evidence_of_the_topic(shop_pm):
+    """The beans chat holds 多少 and 钱 and states a price: of coffee beans, not of a
+    printer's repair. Without the rule its asking words alone clear the floor."""
+    results = shop_pm.search("打印机修了多少钱", now=NOW)
+    assert list(results) == [], [r.memory.id for r in results]
+    assert any("the words asking for an amount, '多少', '钱', count for no topic" in note
+               for note in results.notes), results.notes
+
+
+def test_the_answer_type_check_has_its_setting_and_no_floor_means_none(tmp_path):
+    for options in ({"answer_types": False}, {"min_relevance": 0.0}):
+        pm = _palace(tmp_path / str(len(options)) / next(iter(options)), **options)
+        for memory_id, text in SHOP.items():
+            pm.store(text, id=memory_id, created_at="2026-07-01T10:00:00+08:00")
+        assert "flight" in {r.memory.id for r in pm.search("How much was Qi's flight?", now=NOW)}
+        pm.close()
+
+
+# ------------------------------------------------ the joint floor (round 5, USE v3)
+
+CREW = {
+    "roster": "Roster for December: four Shenzhen-Bangkok turns, one Tokyo Narita layover on "
+              "the 12th, and a simulator check on the 20th.",
+    "trip": "苏婉：爸妈那边说今年冬天还是想在哈尔滨过年。\n高远：那我们 12 月 20 号就回去吧。",
+    "walker": "给爸爸买了一台助行器和浴室防滑垫，寄到哈尔滨，京东物流三天就到了。",
+    "card": "信用卡换成了招行的 Visa 经典白金卡，境外消费有 1% cashback。",
+    "piano": "给高欣买了一台 Kawai 立式钢琴，旧的电钢琴送给了表妹。",
+    "crm": "公司的 CRM（Crew Resource Management）复训安排在 12 月 8 号，地点在宝安基地。",
+}
+
+
+def test_little_of_the_question_and_a_cosine_at_noise_is_weak_however_it_was_lifted(tmp_path, monkeypatch):
+    """The roster mentions Bangkok (a graph link through one name) and nothing else the
+    question asks; its cosine with USE is far below noise. Without the joint floor it was
+    claimed, and so were companions riding on it."""
+    import palace.floor
+
+    settings = Settings.from_env(workspace_dir=str(tmp_path / "ws"), timezone="Asia/Shanghai",
+                                 decay_enabled=False, vector_enabled=True, vector_mode="inprocess",
+                                 vector_model="use-multilingual")
+    pm = MemoryPalaceManager(tmp_path / "ws", settings=settings)
+    for memory_id, text in CREW.items():
+        pm.store(text, id=memory_id, created_at="2026-11-20T10:00:00+08:00")
+    pm.embed_pending()
+    question = "What's the Wi-Fi password at the Bangkok crew hotel?"
+    assert list(pm.search(question, now=NOW)) == []
+    weak = {r.memory.id: r.explanation for r in pm.search(question, now=NOW, include_weak=True)}
+    assert any("holds little of the question" in note for note in weak["roster"].notes)
+    assert weak["roster"].retrievers["vector"]["cosine"] < palace.floor.JOINT_FLOORS["use-multilingual"]
+    # an answerable question beside it keeps its answer
+    assert "walker" in {r.memory.id for r in pm.search("给爸爸买的助行器寄到哪里", now=NOW)}
+    monkeypatch.setattr(palace.floor, "JOINT_FLOORS", {})
+    assert list(pm.search(question, now=NOW)) != []
+    pm.close()
+    monkeypatch.undo()
+    unfloored = MemoryPalaceManager(tmp_path / "ws", settings=Settings.from_env(
+        workspace_dir=str(tmp_path / "ws"), timezone="Asia/Shanghai", decay_enabled=False, vector_enabled=True,
+        vector_mode="inprocess", vector_model="use-multilingual", min_relevance=0.0))
+    assert list(unfloored.search(question, now=NOW)) != []  # MEMORY_MIN_RELEVANCE=0: no joint floor either
+    unfloored.close()

@@ -308,3 +308,71 @@ def test_a_time_word_is_never_a_focus_word_even_with_time_reasoning_off(tmp_path
     assert "meeting" in [r.memory.id for r in results]
     assert not any("together" in note for note in results.notes)
     pm.close()
+
+
+# ------------------------------------------------ held together, but in one sentence? (round 5)
+
+TWINS = {
+    "chat": "苏婉：高乐说想去冰雪大世界，高欣想去东北虎林园。\n"
+            "高远：两个都去，冰雪大世界晚上去。\n"
+            "苏婉：高欣的钢琴不能断，哈尔滨那边有琴吗？\n"
+            "高远：楼下邻居家有一台，可以借着练。",
+    "exam": "高欣的钢琴考了八级，考官说踏板用得好。",
+    "swim": "高乐报了周六上午的游泳队训练，教练姓覃。",
+}
+
+
+@pytest.fixture
+def twins(tmp_path):
+    pm = _palace(tmp_path / "twins")
+    _fill(pm, TWINS)
+    yield pm
+    pm.close()
+
+
+def test_focus_words_a_memory_holds_only_in_different_sentences_are_a_near_miss(twins):
+    """The chat holds 高乐 and 钢琴, in different lines about different children: no memory
+    says anything about 高乐's piano."""
+    results = twins.search("高乐的钢琴考了几级", now=NOW)
+    assert list(results) == []
+    assert any("no memory mentions '高乐', '钢琴' in one sentence" in note for note in results.notes), results.notes
+    shown = {r.memory.id: r.explanation.notes for r in twins.search("高乐的钢琴考了几级", now=NOW, include_weak=True)}
+    assert "weak: mentions '高乐', '钢琴' in different sentences" in shown["chat"]
+
+
+def test_focus_words_in_one_sentence_keep_their_answer(twins):
+    assert [r.memory.id for r in twins.search("高欣的钢琴考了几级", now=NOW)][:1] == ["exam"]
+    assert "swim" in {r.memory.id for r in twins.search("高乐游泳的教练", now=NOW)}
+    # the chat's own line about 高欣's piano is one sentence
+    assert "chat" in {r.memory.id for r in twins.search("高欣的钢琴去哈尔滨怎么练", now=NOW)}
+
+
+def test_sentences_end_at_full_stops_and_lines_not_at_commas():
+    from palace.focus import held_in_one_sentence, sentences
+
+    assert sentences("苏婉：高乐说想去，高欣想去。\n高远：好") == ["苏婉：高乐说想去，高欣想去", "高远：好"]
+    surfaces = {"高乐": [(("高乐",), False)], "钢琴": [(("钢琴",), False)]}
+    assert not held_in_one_sentence("高乐去滑雪。高欣练钢琴。", surfaces)
+    assert held_in_one_sentence("高乐周末练钢琴，练了两小时。", surfaces)
+    # a word the memory holds some other way (an expansion, a pinyin spelling): cannot tell
+    assert held_in_one_sentence("Doudou 去滑雪。高欣练钢琴。", {"豆豆": [(("豆豆",), False)], **surfaces})
+
+
+CAKE = {
+    "chat": "郑浩：妹，妈六十大寿，我在酒楼订了三桌。\n郑颖：好，寿宴那天我早点到。",
+    "cake": "妈妈喜欢芒果，生日蛋糕做芒果奶油的。",
+    "bread": "店里新上了碱水面包，周末卖得最好。",
+}
+
+
+def test_a_name_jieba_joins_with_its_verb_is_still_the_name(tmp_path):
+    """jieba reads "郑浩要给妈妈…" as 郑浩要 (no memory holds it) + 妈妈: the focus rule saw
+    only 妈妈, which the cake memory holds. 郑浩 is mentioned, never with 妈妈."""
+    pm = _palace(tmp_path / "cake")
+    _fill(pm, CAKE)
+    results = pm.search("郑浩要给妈妈做什么蛋糕", now=NOW)
+    assert list(results) == []
+    assert any("'郑浩', '妈妈' together" in note for note in results.notes), results.notes
+    assert [r.memory.id for r in pm.search("妈妈喜欢什么蛋糕", now=NOW)][:1] == ["cake"]
+    assert "chat" in {r.memory.id for r in pm.search("郑浩要订几桌酒楼", now=NOW)}
+    pm.close()
