@@ -144,7 +144,7 @@ def settings_for(config: str, workspace: Path, model: str, **tuning) -> Settings
                     min_relevance=0.0, feedback=False, neighbours=False, dialogue_turns=False)
     elif config == "vector":
         base.update(weight_vector=1.0, time_reasoning_enabled=False, concepts_enabled=False,
-                    min_relevance=0.0, feedback=False, neighbours=False)
+                    min_relevance=0.0, feedback=False, neighbours=False, second_chunk=0.0)
     return Settings.from_env(**base)
 
 
@@ -301,5 +301,11 @@ def apply_tuning_args(args) -> dict:
         tuning["min_relevance"] = args.min_relevance
     for item in getattr(args, "setting", []):
         field_name, _, raw = item.partition("=")
-        tuning[field_name] = {"true": True, "false": False}.get(raw.lower(), raw)
+        value: object = {"true": True, "false": False}.get(raw.lower(), raw)
+        if isinstance(value, str):
+            try:
+                value = float(raw)
+            except ValueError:
+                pass
+        tuning[field_name] = value
     return tuning
