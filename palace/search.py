@@ -376,7 +376,8 @@ def graph_retriever(services: SearchServices, text: str, now: datetime, pool: in
     def scores(filters: Filters) -> tuple[Scores, str | None]:
         if not getattr(services.index, "supports_graph", False):
             return {}, None
-        keys = entities_in(services.index, text) if text.strip() else []
+        keys = [key for key in (entities_in(services.index, text) if text.strip() else [])
+                if not names_no_one(key)]
         if not keys:
             return {}, None
         reached = reach(services.index, keys, GRAPH_DEPTH, now=now)
@@ -418,6 +419,22 @@ def tag_retriever(services: SearchServices, text: str, pool: int) -> Retriever:
         return found, None
 
     return Retriever("tag", "tagged", scores)
+
+
+def names_no_one(key: str) -> bool:
+    """An entity key the graph retriever does not follow from a query: the user ("I",
+    "my", 我: every memory of a personal palace is theirs, and which ones state a
+    relation of theirs says nothing of the question) and a lone function word ("how",
+    "the", 什么: an extractor's capitalised sentence start). Both were named by nearly
+    every LongMemEval question and lifted the 7–13 sessions that hold such a relation
+    (docs/search-quality.md, Round 5); ``pm.recall`` still follows them when asked."""
+    from .graph.normalise import USER_KEY
+    from .tokenize import EN_STOPWORDS, ZH_STOPWORDS
+
+    return key == USER_KEY or (GRAPH_SKIP_FUNCTION_WORDS and (key in EN_STOPWORDS or key in ZH_STOPWORDS))
+
+
+GRAPH_SKIP_FUNCTION_WORDS = True
 
 
 def graph_specificity(reached: int, total: int) -> float:
