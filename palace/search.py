@@ -261,6 +261,9 @@ class Retriever:
     name: str
     score_label: str
     scores: Callable[[Filters], tuple[Scores, str | None]]
+    # the scores fusion ranks by, from the ones shown (None: the same): the vector
+    # retriever ranks a memory by its best chunks, shows and is judged by its best one
+    ranking: Callable[[Scores], Scores] | None = None
 
 
 def keyword_retriever(index: Index, terms: QueryTerms, pool: int, *, turns: bool = True) -> Retriever:
@@ -298,10 +301,36 @@ def by_best_turn(index: Index, found: Scores, groups: Sequence[tuple[float, Sequ
 
 def vector_retriever(services: SearchServices, text: str, pool: int,
                      toward: Sequence[int] = (), memo: dict[str, Any] | None = None) -> Retriever:
+    memo = {} if memo is None else memo
+
     def scores(filters: Filters) -> tuple[Scores, str | None]:
         return vector_scores(services, text, filters, pool, toward, memo)
 
-    return Retriever("vector", "cosine", scores)
+    def ranking(found: Scores) -> Scores:
+        share = services.settings.second_chunk
+        if share <= 0 or toward or not found or text not in memo:  # the moved vector ranks alone
+            return found
+        embedder, _why = services.embedder()
+        if embedder is None:
+            return found
+        return by_best_chunks(found, services.vectors.chunk_cosines(embedder.name, memo[text], list(found)),
+                              share)
+
+    return Retriever("vector", "cosine", scores, ranking)
+
+
+def by_best_chunks(found: Scores, cosines: Mapping[int, Sequence[float]], share: float) -> Scores:
+    """A memory's vector ranking score: its best chunk's cosine, ``share`` of it
+    replaced by its second best's (MEMORY_SECOND_CHUNK). A memory of one chunk keeps its
+    cosine. Why: a long text scored by one chunk alone wins on one lucky chunk, and
+    where the evidence is a passage two chunks hold it loses to it (LongMemEval's
+    multi-session questions, docs/search-quality.md Round 5)."""
+    out = {}
+    for rid, best in found.items():
+        near = cosines.get(rid, ())
+        second = near[1] if len(near) > 1 else best
+        out[rid] = (1.0 - share) * best + share * min(best, second)
+    return out
 
 
 def vector_scores(services: SearchServices, text: str, filters: Filters,
@@ -347,7 +376,8 @@ def graph_retriever(services: SearchServices, text: str, now: datetime, pool: in
     def scores(filters: Filters) -> tuple[Scores, str | None]:
         if not getattr(services.index, "supports_graph", False):
             return {}, None
-        keys = entities_in(services.index, text) if text.strip() else []
+        keys = [key for key in (entities_in(services.index, text) if text.strip() else [])
+                if not names_no_one(key)]
         if not keys:
             return {}, None
         reached = reach(services.index, keys, GRAPH_DEPTH, now=now)
@@ -389,6 +419,22 @@ def tag_retriever(services: SearchServices, text: str, pool: int) -> Retriever:
         return found, None
 
     return Retriever("tag", "tagged", scores)
+
+
+def names_no_one(key: str) -> bool:
+    """An entity key the graph retriever does not follow from a query: the user ("I",
+    "my", 我: every memory of a personal palace is theirs, and which ones state a
+    relation of theirs says nothing of the question) and a lone function word ("how",
+    "the", 什么: an extractor's capitalised sentence start). Both were named by nearly
+    every LongMemEval question and lifted the 7–13 sessions that hold such a relation
+    (docs/search-quality.md, Round 5); ``pm.recall`` still follows them when asked."""
+    from .graph.normalise import USER_KEY
+    from .tokenize import EN_STOPWORDS, ZH_STOPWORDS
+
+    return key == USER_KEY or (GRAPH_SKIP_FUNCTION_WORDS and (key in EN_STOPWORDS or key in ZH_STOPWORDS))
+
+
+GRAPH_SKIP_FUNCTION_WORDS = True
 
 
 def graph_specificity(reached: int, total: int) -> float:
@@ -433,11 +479,13 @@ Measure = Callable[[Mapping[str, Scores]], Measured]
 
 
 def fuse_candidates(found: Mapping[str, Scores], vector_share: float,
-                    measured: Measured | None = None) -> Scores:
+                    measured: Measured | None = None, ranking: Mapping[str, Scores] | None = None) -> Scores:
     """The candidates' fused relevance (palace/floor.py ``fused_relevance``);
-    ``measured`` holds their calibrated scores (none: the plain normalised fusion)."""
-    fused = fused_relevance(found.get("bm25", {}), found.get("vector", {}), measured or Measured(),
-                            vector_share=vector_share)
+    ``measured`` holds their calibrated scores (none: the plain normalised fusion),
+    ``ranking`` a retriever's scores to rank by where they differ from ``found``'s."""
+    ranking = ranking or {}
+    fused = fused_relevance(found.get("bm25", {}), ranking.get("vector", found.get("vector", {})),
+                            measured or Measured(), vector_share=vector_share)
     # graph closeness adds to text relevance: a memory linked to a named entity rises, and
     # one the words missed is still found (at most GRAPH_SHARE of full relevance). Added
     # as a probabilistic "or" (r + g·(1 − r)), not capped at 1: a cap tied every boosted
@@ -454,9 +502,12 @@ def fuse_candidates(found: Mapping[str, Scores], vector_share: float,
 
 
 def measure_and_fuse(found: Mapping[str, Scores], vector_share: float,
-                     measure_found: Measure | None) -> tuple[Measured, Scores]:
+                     measure_found: Measure | None,
+                     sources: Sequence[Retriever] = ()) -> tuple[Measured, Scores]:
     measured = measure_found(found) if measure_found is not None else Measured()
-    return measured, fuse_candidates(found, vector_share, measured)
+    ranking = {source.name: source.ranking(found[source.name]) for source in sources
+               if source.ranking is not None and found.get(source.name)}
+    return measured, fuse_candidates(found, vector_share, measured, ranking)
 
 
 @dataclass
@@ -481,7 +532,7 @@ def collect(sources: Sequence[Retriever], scope: TimeScope, terms: QueryTerms, b
             measure_found: Measure | None = None) -> Candidates:
     notes: list[str] = []
     found = gather(sources, base if soft else timed, notes)
-    measured, relevance = measure_and_fuse(found, vector_share, measure_found)
+    measured, relevance = measure_and_fuse(found, vector_share, measure_found, sources)
     if not relevance and not terms.own and scope.bounded:
         # a query that is only a time ("上周") lists that period, newest first
         rows = list_rows(replace(timed, end_ts=scope.end.timestamp() if scope.end else None), pool)
@@ -492,7 +543,7 @@ def collect(sources: Sequence[Retriever], scope: TimeScope, terms: QueryTerms, b
         # nothing at all in that period: better the best matches from any time,
         # clearly labelled, than an empty answer
         found = gather(sources, base, notes)
-        measured, relevance = measure_and_fuse(found, vector_share, measure_found)
+        measured, relevance = measure_and_fuse(found, vector_share, measure_found, sources)
         if relevance:
             notes.append(f"nothing found in {scope.parsed.text!r}; showing matches from any time")
     return Candidates(found, relevance, notes=notes, measured=measured)

@@ -196,6 +196,12 @@ class Settings:
         "Memories written as dialogues (lines 'Name: text', speakers coming back): the keyword "
         "retriever scores each by its best turn, not the whole conversation. Measured on "
         "LoCoMo (docs/search-quality.md, Round 4).")
+    second_chunk: float = setting(
+        "MEMORY_SECOND_CHUNK", 0.15, _parse_float_01,
+        "Vector ranking of a memory embedded in several chunks: this share of its best "
+        "chunk's cosine is replaced by its second best's (0 = the best chunk alone). The "
+        "cosine shown and judged by the floor stays the best chunk's (docs/search-quality.md, "
+        "Round 5).")
     graph_extract: bool = setting(
         "MEMORY_GRAPH_EXTRACT", True, _parse_bool,
         "On store, add entities and relations found in the text (jieba POS tags, "

@@ -144,7 +144,7 @@ def settings_for(config: str, workspace: Path, model: str, **tuning) -> Settings
                     min_relevance=0.0, feedback=False, neighbours=False, dialogue_turns=False)
     elif config == "vector":
         base.update(weight_vector=1.0, time_reasoning_enabled=False, concepts_enabled=False,
-                    min_relevance=0.0, feedback=False, neighbours=False)
+                    min_relevance=0.0, feedback=False, neighbours=False, second_chunk=0.0)
     return Settings.from_env(**base)
 
 
@@ -190,11 +190,14 @@ def rank_workspace(docs: Iterable[Doc], queries: list[tuple[str, object]], *, em
         pm.close()
         run.store_seconds += time.perf_counter() - started
         import palace.floor
+        import palace.search
 
-        palace_fusion = palace.floor.FUSION
+        palace_fusion, graph_share = palace.floor.FUSION, palace.search.GRAPH_SHARE
         for config in configs:
-            # BM25 alone is plain BM25 (rank-normalised fusion of one retriever = its order)
+            # BM25 alone is plain BM25 (rank-normalised fusion of one retriever = its order),
+            # dense alone plain cosines: neither is lifted by the entity graph
             palace.floor.FUSION = palace_fusion if config == "palace" else "normalised"
+            palace.search.GRAPH_SHARE = graph_share if config == "palace" else 0.0
             settings = settings_for(config, workspace, model, **(tuning or {}))
             pm = MemoryPalaceManager(workspace, settings=settings,
                                      embedder=None if config == "bm25" else embedder)
@@ -206,7 +209,7 @@ def rank_workspace(docs: Iterable[Doc], queries: list[tuple[str, object]], *, em
                 run.rankings[config].append([r.memory.id for r in results])
             run.seconds[config] += time.perf_counter() - started
             pm.close()
-        palace.floor.FUSION = palace_fusion
+        palace.floor.FUSION, palace.search.GRAPH_SHARE = palace_fusion, graph_share
 
 
 def progress(done: int, total: int, started: float) -> None:
@@ -301,5 +304,11 @@ def apply_tuning_args(args) -> dict:
         tuning["min_relevance"] = args.min_relevance
     for item in getattr(args, "setting", []):
         field_name, _, raw = item.partition("=")
-        tuning[field_name] = {"true": True, "false": False}.get(raw.lower(), raw)
+        value: object = {"true": True, "false": False}.get(raw.lower(), raw)
+        if isinstance(value, str):
+            try:
+                value = float(raw)
+            except ValueError:
+                pass
+        tuning[field_name] = value
     return tuning

@@ -160,6 +160,41 @@ def test_best_chunks_agree_on_both_backends(embedder, minilm_path, postgres_url,
         remote.close()
 
 
+LONG = ["\n\n".join(["The mechanic replaced the brake pads and rotated the tyres. " * 6,
+                      "My sourdough starter looked flat, so I fed it rye flour and warm water.",
+                      "The mechanic replaced the brake pads and rotated the tyres. " * 6,
+                      "Keep the starter jar on the counter and discard half before each feeding."]),
+        "Is my sourdough starter still alive?", *TEXTS]
+
+
+def test_chunk_cosines_and_the_ranking_by_two_chunks_agree_on_both_backends(embedder, minilm_path,
+                                                                            postgres_url, tmp_path):
+    """MEMORY_SECOND_CHUNK ranks by a memory's best two chunks: both stores give the same
+    cosines, best first, the first of them the memory's cosine, and rank alike."""
+    local, remote = local_and_postgres(embedder, minilm_path, postgres_url, tmp_path)
+    question = embedder.embed_query("how do I keep my sourdough starter alive")
+    try:
+        found = []
+        for pm in (local, remote):
+            for i, text in enumerate(LONG):
+                pm.store(text, id=f"c{i}", created_at=NOW - timedelta(hours=i))
+            pm.embed_pending()
+            scores = pm._vectors.scores(embedder.name, question, allowed=None, limit=10)
+            near = pm._vectors.chunk_cosines(embedder.name, question, list(scores))
+            assert set(near) == set(scores)
+            assert all(abs(near[rid][0] - scores[rid]) < 1e-5 and list(near[rid]) == sorted(near[rid], reverse=True)
+                       for rid in scores)
+            ids = {rid: row["id"] for rid, row in pm.index.rows_by_rid(list(near)).items()}
+            assert len(near[next(r for r in ids if ids[r] == "c0")]) == 2 and len(near[next(r for r in ids if ids[r] == "c1")]) == 1
+            ranking = [(r.memory.id, round(r.score, 5)) for r in pm.search(
+                "how do I keep my sourdough starter alive", now=NOW, record_access=False, include_weak=True)]
+            found.append(({ids[rid]: tuple(round(c, 4) for c in cosines) for rid, cosines in near.items()}, ranking))
+        assert found[0] == found[1]
+    finally:
+        local.close()
+        remote.close()
+
+
 DIALOGUES = ["Caroline: Hey Mel, how was your week?\nMelanie: Busy. I signed up for a pottery class and made a bowl.\n"
              "Caroline: I went to a support group for trans people, it was moving.\nMelanie: I'm proud of you.\n"
              "Caroline: Thanks! Next month I start the counseling course.\nMelanie: You will be great at it.",

@@ -269,6 +269,23 @@ class VectorStore:
                 best[rid] = (sim, row)
         return {rid: cache.matrix[row].copy() for rid, (_sim, row) in best.items()}
 
+    def chunk_cosines(self, model: str, query_vector: Any, rids: "Collection[int]",
+                      n: int = 2) -> dict[int, tuple[float, ...]]:
+        """Per memory of ``rids``, the cosines of its ``n`` chunks closest to
+        ``query_vector``, best first (fewer when it has fewer chunks)."""
+        import numpy as np
+
+        cache = self._load(model)
+        if cache.used == 0 or not rids:
+            return {}
+        live = cache.rids[:cache.used]
+        rows = np.flatnonzero(np.isin(live, np.asarray(list(rids), dtype=np.int64)))
+        sims = cache.matrix[rows] @ np.asarray(query_vector, dtype=np.float32)
+        found: dict[int, list[float]] = {}
+        for row, sim in zip(rows.tolist(), sims.tolist()):
+            found.setdefault(int(live[row]), []).append(float(sim))
+        return {rid: tuple(sorted(cosines, reverse=True)[:n]) for rid, cosines in found.items()}
+
     def scores(self, model: str, query_vector: Any, *, allowed: "Collection[int] | None",
                limit: int, statuses: tuple[str, ...] = ("active",)) -> dict[int, float]:
         """Best-chunk cosine per memory rid, top ``limit`` (vectors are normalised).

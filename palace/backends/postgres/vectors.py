@@ -131,6 +131,23 @@ class PgVectors:
             rows = conn.execute(sql, (model, [int(r) for r in rids], _literal(query_vector))).fetchall()
         return {row["rid"]: np.array(row["vec"].strip("[]").split(","), dtype=np.float32) for row in rows}
 
+    def chunk_cosines(self, model: str, query_vector: Any, rids: "Collection[int]",
+                      n: int = 2) -> dict[int, tuple[float, ...]]:
+        """Per memory of ``rids``, the cosines of its ``n`` chunks closest to
+        ``query_vector``, best first (as the SQLite store's ``chunk_cosines``)."""
+        if not rids:
+            return {}
+        sql = ("SELECT rid, sim FROM (SELECT m.rid, 1 - (v.vec <=> %(q)s::vector) AS sim, ROW_NUMBER() "
+               "OVER (PARTITION BY m.rid ORDER BY v.vec <=> %(q)s::vector) AS place FROM vectors v "
+               "JOIN memories m ON m.content_hash = v.content_hash WHERE v.model = %(m)s "
+               "AND m.rid = ANY(%(r)s)) near WHERE place <= %(n)s ORDER BY rid, place")
+        found: dict[int, list[float]] = {}
+        with self.palace.connection() as conn:
+            for row in conn.execute(sql, {"q": _literal(query_vector), "m": model,
+                                          "r": [int(r) for r in rids], "n": n}):
+                found.setdefault(row["rid"], []).append(float(row["sim"]))
+        return {rid: tuple(cosines) for rid, cosines in found.items()}
+
     def scores(self, model: str, query_vector: Any, *, allowed: "Collection[int] | None",
                limit: int, statuses: tuple[str, ...] = ("active",)) -> dict[int, float]:
         total = self._count(model)
