@@ -30,6 +30,10 @@ from .tokenize import query_terms
 # MiniLM on LongMemEval and LoCoMo gains nothing at any value, so it has none; a model
 # never measured has none.
 JOINT_COVERAGE = 0.2
+# a result inside the period the query names ("两周前工作上出了什么状况") has the time as
+# evidence: the joint floor leaves it alone (found on new_6 after its first score;
+# measured on the tuning halves, docs/search-quality.md "Round 5: after the merge")
+JOINT_SPARES_PERIOD = True
 JOINT_FLOORS: dict[str, float] = {"use-multilingual": 0.15}
 
 
@@ -71,6 +75,7 @@ class Measured:
     joint: float | None = None  # the model's joint floor cosine (JOINT_FLOORS), None: no joint floor
     asked: AskedKind | None = None  # the question asks for an amount or a number (palace.answer_types)
     cannot_answer: frozenset[int] = frozenset()  # with ``asked``: candidates stating no such number
+    in_period: frozenset[int] = frozenset()  # candidates inside the period the query names
     asking: tuple[str, ...] = ()  # with ``asked``: the query words asking for it, not counted as topic
 
     @property
@@ -101,7 +106,8 @@ class Measured:
         Such a result is weak whatever lifted it (a companion of the best, a graph link
         through one name): each retriever's evidence alone is below its noise."""
         return (self.joint is not None and cosine is not None and cosine < self.joint
-                and self.coverage.get(rid, 0.0) < JOINT_COVERAGE)
+                and self.coverage.get(rid, 0.0) < JOINT_COVERAGE
+                and not (JOINT_SPARES_PERIOD and rid in self.in_period))
 
     def has_evidence(self, rid: int, cosine: float | None) -> bool:
         """Whether ``rid`` has any evidence of its own: a query word it holds, or a cosine

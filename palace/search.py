@@ -857,6 +857,7 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
             keep_first_pass(candidates, first, read)
     rows = services.index.rows_by_rid(list(candidates.relevance))
     relevance, placement = place_in_time(candidates.relevance, rows, scope, browse=candidates.browse)
+    candidates.measured.in_period = frozenset(rid for rid, where in placement.items() if where == "inside")
     if soft and placement and "inside" not in placement.values():
         candidates.notes.append(f"nothing found in {scope.parsed.text!r}; showing matches from any time")
     rows_list = list(rows.values())

@@ -392,3 +392,25 @@ def test_little_of_the_question_and_a_cosine_at_noise_is_weak_however_it_was_lif
         vector_mode="inprocess", vector_model="use-multilingual", min_relevance=0.0))
     assert list(unfloored.search(question, now=NOW)) != []  # MEMORY_MIN_RELEVANCE=0: no joint floor either
     unfloored.close()
+
+
+def test_a_result_inside_the_period_asked_about_is_spared_the_joint_floor(tmp_path, monkeypatch):
+    """"两周前工作上遇到了什么麻烦": the note from two weeks ago shares only 工作 with the
+    question and reads unlike it to USE, so the joint floor made it weak; the period the
+    question names is evidence of its own (found on new_queries_6 after its first score)."""
+    import palace.floor
+
+    settings = Settings.from_env(workspace_dir=str(tmp_path / "ws"), timezone="Asia/Shanghai",
+                                 decay_enabled=False, vector_enabled=True, vector_mode="inprocess",
+                                 vector_model="use-multilingual")
+    pm = MemoryPalaceManager(tmp_path / "ws", settings=settings)
+    pm.store("工作群里说基地的 ACARS printers 在雷雨后全部 offline，小葛去机库只修好两台，剩下的要重买。",
+             id="printers", created_at="2026-11-17T10:00:00+08:00")
+    for memory_id, text in CREW.items():
+        pm.store(text, id=memory_id, created_at="2026-08-01T10:00:00+08:00")
+    pm.embed_pending()
+    now = "2026-12-01T10:00:00+08:00"
+    assert [r.memory.id for r in pm.search("两周前工作上遇到了什么麻烦", now=now)][:1] == ["printers"]
+    monkeypatch.setattr(palace.floor, "JOINT_SPARES_PERIOD", False)
+    assert "printers" not in {r.memory.id for r in pm.search("两周前工作上遇到了什么麻烦", now=now)}
+    pm.close()
