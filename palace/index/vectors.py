@@ -252,19 +252,27 @@ class VectorStore:
             self._mark_complete(model, after, memories_version)
         return done
 
-    def best_chunks(self, model: str, query_vector: Any, rids: "Collection[int]") -> dict[int, Any]:
-        """Per memory of ``rids``, its chunk vector closest to ``query_vector``."""
+    def _chunk_sims(self, model: str, query_vector: Any, rids: "Collection[int]") -> Any:
+        """(cache, rows, memory of each row, cosine of each row) over every chunk of
+        ``rids``, or None when there is nothing to compare."""
         import numpy as np
 
         cache = self._load(model)
         if cache.used == 0 or not rids:
-            return {}
+            return None
         live = cache.rids[:cache.used]
         rows = np.flatnonzero(np.isin(live, np.asarray(list(rids), dtype=np.int64)))
         sims = cache.matrix[rows] @ np.asarray(query_vector, dtype=np.float32)
+        return cache, rows.tolist(), live[rows].tolist(), sims.tolist()
+
+    def best_chunks(self, model: str, query_vector: Any, rids: "Collection[int]") -> dict[int, Any]:
+        """Per memory of ``rids``, its chunk vector closest to ``query_vector``."""
+        found = self._chunk_sims(model, query_vector, rids)
+        if found is None:
+            return {}
+        cache, rows, owners, sims = found
         best: dict[int, tuple[float, int]] = {}
-        for row, sim in zip(rows.tolist(), sims.tolist()):
-            rid = int(live[row])
+        for row, rid, sim in zip(rows, owners, sims):
             if rid not in best or sim > best[rid][0]:
                 best[rid] = (sim, row)
         return {rid: cache.matrix[row].copy() for rid, (_sim, row) in best.items()}
@@ -273,18 +281,14 @@ class VectorStore:
                       n: int = 2) -> dict[int, tuple[float, ...]]:
         """Per memory of ``rids``, the cosines of its ``n`` chunks closest to
         ``query_vector``, best first (fewer when it has fewer chunks)."""
-        import numpy as np
-
-        cache = self._load(model)
-        if cache.used == 0 or not rids:
+        found = self._chunk_sims(model, query_vector, rids)
+        if found is None:
             return {}
-        live = cache.rids[:cache.used]
-        rows = np.flatnonzero(np.isin(live, np.asarray(list(rids), dtype=np.int64)))
-        sims = cache.matrix[rows] @ np.asarray(query_vector, dtype=np.float32)
-        found: dict[int, list[float]] = {}
-        for row, sim in zip(rows.tolist(), sims.tolist()):
-            found.setdefault(int(live[row]), []).append(float(sim))
-        return {rid: tuple(sorted(cosines, reverse=True)[:n]) for rid, cosines in found.items()}
+        _cache, _rows, owners, sims = found
+        cosines: dict[int, list[float]] = {}
+        for rid, sim in zip(owners, sims):
+            cosines.setdefault(int(rid), []).append(float(sim))
+        return {rid: tuple(sorted(values, reverse=True)[:n]) for rid, values in cosines.items()}
 
     def scores(self, model: str, query_vector: Any, *, allowed: "Collection[int] | None",
                limit: int, statuses: tuple[str, ...] = ("active",)) -> dict[int, float]:
