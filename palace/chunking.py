@@ -68,7 +68,8 @@ def chunk_spans(text: str, max_chars: int, overlap_chars: int | None = None) -> 
             for first, last in _pack(text, units, max_chars, overlap_chars)]
 
 
-def dialogue_turns(text: str) -> list[tuple[int, int]]:
+def dialogue_turns(text: str, *, min_turns: int = DIALOGUE_MIN_TURNS,
+                   per_speaker: float = DIALOGUE_TURNS_PER_SPEAKER) -> list[tuple[int, int]]:
     """The ``(start, end)`` spans of the turns of ``text`` when it is a dialogue, else ``[]``.
 
     A dialogue: at least ``DIALOGUE_MIN_TURNS`` lines open with a speaker label, they
@@ -88,13 +89,30 @@ def dialogue_turns(text: str) -> list[tuple[int, int]]:
                 starts.append(offset)
                 speakers.add(match.group(1).strip().casefold())
         offset += len(line)
-    if (len(starts) < DIALOGUE_MIN_TURNS or len(starts) < DIALOGUE_LINE_SHARE * lines
-            or len(starts) < DIALOGUE_TURNS_PER_SPEAKER * len(speakers)):
+    if (len(starts) < min_turns or len(starts) < DIALOGUE_LINE_SHARE * lines
+            or len(starts) < per_speaker * len(speakers)):
         return []
     bounds = [*starts, len(text)]
     if text[:starts[0]].strip():  # a heading above the first turn joins it
         bounds[0] = 0
     return [_strip_span(text, start, end) for start, end in zip(bounds, bounds[1:])]
+
+
+def speaker_turns(text: str, *, min_turns: int = DIALOGUE_MIN_TURNS,
+                  per_speaker: float = DIALOGUE_TURNS_PER_SPEAKER) -> list[tuple[str, str]]:
+    """(speaker, what they said) for each turn of ``text`` when it is a dialogue (the
+    rule of ``dialogue_turns``, with its thresholds), else ``[]``. A heading above the
+    first turn is left out."""
+    out = []
+    for start, end in dialogue_turns(text, min_turns=min_turns, per_speaker=per_speaker):
+        offset = start
+        for line in text[start:end].splitlines(keepends=True):
+            match = _SPEAKER_LINE.match(line)
+            if match:  # the turn's label (below a heading, for the first turn)
+                out.append((match.group(1).strip(), text[offset + match.end():end].strip()))
+                break
+            offset += len(line)
+    return out
 
 
 def _turn_chunks(text: str, turns: list[tuple[int, int]], max_chars: int,

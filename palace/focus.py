@@ -276,9 +276,8 @@ def result_reason(gap: FocusGap, held: Iterable[str]) -> str:
 
 # ------------------------------------------------------------- who said it
 
-# a memory written as a dialogue: lines "Name: what they said" (a chat log, a meeting
-# transcript; LoCoMo's sessions). The label is a short name, Latin or Chinese.
-_SPEAKER_LINE = re.compile(r"^\s*([A-Z][\w.'’\- ]{0,30}?|[\u4e00-\u9fff]{1,4})\s*[:：]\s*(.+)$")
+# a memory written as a dialogue: turns "Name: what they said" (a chat log, a meeting
+# transcript; LoCoMo's sessions), by the one rule embedding uses (palace.chunking)
 # the named speaker's own lines must cover more than this share (a third) of the question
 # words the other speakers' best line covers. LoCoMo's tuning half (MiniLM; adversarial
 # questions emptied vs answerable ones losing recall): 0.25 → 4 vs 2, 0.34 → 11 vs 2,
@@ -325,13 +324,13 @@ class SpeakerGap:
 
 
 def dialogue_lines(content: str) -> list[tuple[str, str]]:
-    """(speaker, text) for each line of ``content`` written as "Name: text"."""
-    out = []
-    for line in content.splitlines():
-        match = _SPEAKER_LINE.match(line)
-        if match:
-            out.append((match.group(1).strip(), match.group(2)))
-    return out
+    """(speaker, what they said) for each turn of ``content`` when it is a dialogue
+    (``chunking.speaker_turns``: the labels and lines of the rule that embeds a dialogue
+    by its turns), else ``[]``. Two turns are enough here: "A: …\nB: …" says who said
+    what, though it is too short to embed turn by turn."""
+    from .chunking import speaker_turns
+
+    return speaker_turns(content, min_turns=2, per_speaker=1)
 
 
 def speaker_gap(text: str, contents: Sequence[str], share: float | None = None) -> SpeakerGap | None:
