@@ -103,18 +103,20 @@ def asked_kind(text: str) -> AskedKind | None:
 
 _MONTHS = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
            r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
-# what looks like a number and is a date, a year or a clock time: taken out before looking
+# what looks like a number and is a date, a year or a clock time: taken out before looking.
+# Every run (letters, digits, numerals) is tried from its start only (the lookbehinds):
+# tried at each of its characters, a 1 MB memory of one run took minutes (quadratic)
 _NOT_AMOUNTS = re.compile(
     r"\d{4}[-/.]\d{1,2}(?:[-/.]\d{1,2})?"           # 2026-12-01, 2026/12
     r"|\d{1,2}:\d{2}(?::\d{2})?"                     # 11:40
-    r"|\d+\s*[年月日号点](?!元|块)"                     # 12 月 20 号, 2026 年, 3 点
+    r"|(?<!\d)\d+\s*[年月日号点](?!元|块)"              # 12 月 20 号, 2026 年, 3 点
     r"|第\s*\d+\s*[天次届期]"                          # 第1天
     rf"|\b{_MONTHS}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b"  # Dec 18, December 16th
     rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTHS}\b"  # 18 December
     r"|\b\d{1,2}(?:st|nd|rd|th)\b"                   # the 12th
     r"|\b(?:19|20)\d{2}\b"                           # a year
     r"|\b(?:day|week|chapter|room|gate|flight|no\.?)\s+\d+\b"  # Day 4 (a label)
-    r"|[A-Za-z]+\d[\w\-]*|\d+[A-Za-z][\w\-]*",        # A320, K-300, 3rd-party: names
+    r"|(?<![A-Za-z])[A-Za-z]+\d[\w\-]*|(?<!\d)\d+[A-Za-z][\w\-]*",  # A320, K-300, 3rd-party: names
     re.IGNORECASE)
 _DIGITS = re.compile(r"\d[\d,.]*")
 _ZH_NUMERAL = "零一二两三四五六七八九十百千万亿半"
@@ -122,8 +124,8 @@ _ZH_MEASURE = ("个次级岁天年月周小时分钟秒块元角毛万千百斤�
                "套双对趟回页首顿碗盒包袋间辆架株棵颗粒")
 # 两个小时, 八级, 三千块, 一万二: a Chinese numeral and a measure word (or a numeral run of
 # two or more: 一万二, 八千八); 一起 / 一下 / 一直 are no numbers
-_ZH_COUNT = re.compile(rf"[{_ZH_NUMERAL}]+[{_ZH_MEASURE}]|[零一二两三四五六七八九十][百千万亿][{_ZH_NUMERAL}]*")
-_ZH_MONEY = re.compile(rf"[{_ZH_NUMERAL}]+(?:块|元|万|千|百|毛|角)|免费|没收钱|不要钱|不收费|白送")
+_ZH_COUNT = re.compile(rf"(?<![{_ZH_NUMERAL}])[{_ZH_NUMERAL}]+[{_ZH_MEASURE}]|[零一二两三四五六七八九十][百千万亿][{_ZH_NUMERAL}]*")
+_ZH_MONEY = re.compile(rf"(?<![{_ZH_NUMERAL}])[{_ZH_NUMERAL}]+(?:块|元|万|千|百|毛|角)|免费|没收钱|不要钱|不收费|白送")
 _EN_NUMBER_WORDS = re.compile(
     r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
     r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|"
