@@ -27,13 +27,14 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-__all__ = ["AMOUNT", "NUMBER", "AskedKind", "asked_kind", "states_kind", "KIND_WORDS", "type_terms"]
+__all__ = ["AMOUNT", "NUMBER", "COLOUR", "AskedKind", "asked_kind", "states_kind", "KIND_WORDS", "type_terms"]
 
 AMOUNT = "amount"  # money: a price, a cost, a fee, a salary
 NUMBER = "number"  # a level, a score, a measure, a number such as a plate or a password
+COLOUR = "colour"  # "伊犁租的车是什么颜色", "What colour is the Volvo?": a colour word answers it
 
 # what the note calls each kind
-KIND_WORDS = {AMOUNT: "an amount", NUMBER: "a number"}
+KIND_WORDS = {AMOUNT: "an amount", NUMBER: "a number", COLOUR: "a colour"}
 
 _ZH_MONEY_NOUNS = "价格|价钱|报价|费用|票价|房租|租金|工资|薪水|月薪|年薪|学费|押金|运费|花费|开销|预算|售价|定价|收费|车费|门票钱"
 # zh: 多少钱 / 几块钱 / 多贵 / 花了多少; a money noun with 多少 or 几 after it ("押金是多少")
@@ -53,6 +54,10 @@ _EN_AMOUNT = re.compile(rf"\bhow\s+much\b(?!\s+(?:time|longer|weight|water|sleep
 _ZH_NUMBER = re.compile(r"几(?:级|分|度|楼|层)|多少(?=分|度|号|[？?。，！!\s]|$)")
 _EN_NUMBER = re.compile(r"\bhow\s+(?:tall|heavy|far|high)\b"
                         r"|\bwhat\s+(?:score|number|grade|level|percentage|size|rating)\b", re.IGNORECASE)
+
+# a colour asked for: 什么颜色 / 啥颜色 / 颜色是什么, "what colour", "which color"
+_ZH_COLOUR = re.compile(r"(?:什么|啥|哪种|哪个|哪一种)\s*颜色|颜色\s*是?\s*(?:什么|啥)|什么色")
+_EN_COLOUR = re.compile(r"\b(?:what|which)\s+colou?rs?\b|\bcolou?r\s+(?:is|was|are|were)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -78,7 +83,7 @@ class AskedKind:
 # the query words that ask for the amount, not for a topic: a memory holding them holds
 # the question's form ("多少钱一公斤？" in a chat about coffee beans), not its subject
 _TYPE_WORDS = frozenset("""much many 多少 钱 多少钱 几 多久 多长 多大 多贵 cost costs price prices
-    价格 价钱 费用 报价 块 long old far often""".split())
+    价格 价钱 费用 报价 块 long old far often 颜色 colour color colours colors""".split())
 
 
 def type_terms(asked: AskedKind, terms: Iterable[str]) -> set[str]:
@@ -96,6 +101,9 @@ def asked_kind(text: str) -> AskedKind | None:
     number = [m.group(0) for m in (*_ZH_NUMBER.finditer(text), *_EN_NUMBER.finditer(text))]
     if number:
         return AskedKind(NUMBER, tuple(dict.fromkeys(number)))
+    colour = [m.group(0) for m in (*_ZH_COLOUR.finditer(text), *_EN_COLOUR.finditer(text))]
+    if colour:
+        return AskedKind(COLOUR, tuple(dict.fromkeys(colour)))
     return None
 
 
@@ -139,11 +147,23 @@ _EN_FREE = re.compile(r"\bfor\s+free\b|\bfree\s+of\s+charge\b|\bno\s+charge\b|\b
                       re.IGNORECASE)
 
 
+# a colour named: a Chinese colour character (红, 深蓝, 米色; loose on purpose: 红包 passes,
+# and a memory that cannot answer is only ever let through, never one that can held back)
+# or an English colour word
+_ZH_COLOURS = re.compile(r"[红橙黄绿青蓝紫黑白灰粉棕褐金银]|米色|咖啡色|卡其|藏青|香槟色")
+_EN_COLOURS = re.compile(
+    r"\b(?:red|orange|yellow|green|blue|purple|violet|black|white|gr[ae]y|pink|brown|gold(?:en)?|"
+    r"silver|beige|navy|maroon|burgundy|teal|turquoise|cyan|magenta|cream|ivory|khaki|olive|"
+    r"charcoal|champagne|tan|lilac|lavender|coral|crimson|scarlet|indigo|bronze)\b", re.IGNORECASE)
+
+
 def states_kind(content: str, kind: str) -> bool:
     """Whether ``content`` states a number of ``kind``: for AMOUNT, digits that are no
     date, year or clock time, a Chinese numeral with a money unit (三千块), a number
     word with a currency, a multiple ("triple what I paid") or "free"; for NUMBER, any of those, a Chinese numeral with a measure word (八级,
     两个小时) or an English number word ("twenty times")."""
+    if kind == COLOUR:
+        return bool(_ZH_COLOURS.search(content) or _EN_COLOURS.search(content))
     plain = _NOT_AMOUNTS.sub(" ", content)
     if _DIGITS.search(plain) or _ZH_MONEY.search(plain) or _EN_FREE.search(plain) or _MULTIPLE.search(plain):
         return True

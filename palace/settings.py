@@ -182,9 +182,9 @@ class Settings:
         "result is weak and the note says what is missing. Measured in docs/search-quality.md.")
     answer_types: bool = setting(
         "MEMORY_ANSWER_TYPES", True, _parse_bool,
-        "A question asking for an amount or a number (多少钱, 几级, 'how much', 'what score') "
-        "is answered only by a memory stating one (not a date or a clock time); the others are "
-        "weak, with a note. Measured in docs/search-quality.md, Round 5.")
+        "A question asking for an amount, a number or a colour (多少钱, 几级, 什么颜色, 'how much', "
+        "'what score') is answered only by a memory stating one (not a date or a clock time); the "
+        "others are weak, with a note. Measured in docs/search-quality.md, Round 5.")
     focus_dialogue: bool = setting(
         "MEMORY_FOCUS_DIALOGUE", False, _parse_bool,
         "Memories written as dialogues (lines 'Name: text'): a question naming one speaker "

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from palace.answer_types import AMOUNT, NUMBER, asked_kind, states_kind, type_terms
+from palace.answer_types import AMOUNT, COLOUR, NUMBER, asked_kind, states_kind, type_terms
 from palace.tokenize import query_terms
 
 
@@ -77,3 +77,15 @@ def test_a_memory_of_one_long_run_is_read_in_one_pass(run):
     started = time.perf_counter()
     states_kind(content, AMOUNT), states_kind(content, NUMBER)
     assert time.perf_counter() - started < 10  # quadratic: hours
+
+
+@pytest.mark.parametrize("question", ["伊犁租的车是什么颜色", "车漆颜色是什么", "What colour is the Volvo?",
+                                      "Which color did we pick for the logo?"])
+def test_a_colour_question_is_answered_only_by_a_memory_naming_a_colour(question):
+    asked = asked_kind(question)
+    assert asked is not None and asked.kind == COLOUR
+    assert not states_kind("车是 2022 款沃尔沃 XC60，在南山 4S 店做了四万公里保养。", COLOUR)
+    assert not states_kind("Bought the Volvo XC60 from the Nanshan dealer.", COLOUR)
+    assert states_kind("租的是一辆白色的汉兰达。", COLOUR) and states_kind("The logo is navy on cream.", COLOUR)
+    # "颜色好看吗" asks an opinion, not which colour
+    assert asked_kind("颜色好看吗") is None

@@ -341,6 +341,14 @@ def test_the_words_asking_for_an_amount_are_no_evidence_of_the_topic(shop_pm):
                for note in results.notes), results.notes
 
 
+def test_a_colour_no_memory_names_is_nothing_found_and_one_named_is_found(shop_pm):
+    results = shop_pm.search("店里的咖啡机是什么颜色", now=NOW)
+    assert list(results) == []
+    assert any("asks for a colour" in note for note in results.notes), results.notes
+    shop_pm.store("新买的咖啡机是奶白色的，放在吧台左边。", id="machine", created_at="2026-07-10T10:00:00+08:00")
+    assert [r.memory.id for r in shop_pm.search("店里的咖啡机是什么颜色", now=NOW)][:1] == ["machine"]
+
+
 def test_the_answer_type_check_has_its_setting_and_no_floor_means_none(tmp_path):
     for options in ({"answer_types": False}, {"min_relevance": 0.0}):
         pm = _palace(tmp_path / str(len(options)) / next(iter(options)), **options)
