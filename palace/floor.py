@@ -324,6 +324,9 @@ def split_trailing_words(units: Sequence[QueryUnit], holders: Mapping[str, Any],
 ONE_SENTENCE = True
 # ... read in at most this many memories (their text); more, and some sentence is assumed to
 SENTENCE_READ_MAX = 20
+# ... and a memory longer than this is not read: it may hold them in one sentence (five
+# 650 kB memories holding both words made each such search 2 s slower, tokenizing them)
+SENTENCE_READ_CHARS = 20_000
 
 
 def sentence_check(measured: Measured, rows_of: Callable[[list[int]], Mapping[int, Any]],
@@ -335,7 +338,10 @@ def sentence_check(measured: Measured, rows_of: Callable[[list[int]], Mapping[in
     if together is None or measured.gap is not None or not together.rids or len(together.rids) > SENTENCE_READ_MAX:
         return
     rows = rows_of(sorted(together.rids))
-    if any(held_in_one_sentence(row["content"], together.surfaces) for row in rows.values()):
+    contents = sorted((row["content"] for row in rows.values()), key=len)
+    if contents and len(contents[-1]) > SENTENCE_READ_CHARS:
+        return  # a memory too long to read on every search: it may say it in one sentence
+    if any(held_in_one_sentence(content, together.surfaces) for content in contents):
         return
     measured.gap = FocusGap(together.focus, (), (), (), apart=True)
     measured.focus_held = {rid: together.focus for rid in candidates if rid in together.rids}

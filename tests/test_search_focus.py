@@ -376,3 +376,15 @@ def test_a_name_jieba_joins_with_its_verb_is_still_the_name(tmp_path):
     assert [r.memory.id for r in pm.search("妈妈喜欢什么蛋糕", now=NOW)][:1] == ["cake"]
     assert "chat" in {r.memory.id for r in pm.search("郑浩要订几桌酒楼", now=NOW)}
     pm.close()
+
+
+def test_a_memory_too_long_to_read_on_every_search_is_not_split_into_sentences(twins, monkeypatch):
+    """The sentence check tokenizes the memories holding the focus words on each search;
+    one longer than SENTENCE_READ_CHARS is not read (it may say it in one sentence), so a
+    long log keeps its answer and no search pays for reading it."""
+    import palace.floor
+
+    monkeypatch.setattr(palace.floor, "SENTENCE_READ_CHARS", len(TWINS["chat"]) - 1)
+    results = twins.search("高乐的钢琴考了几级", now=NOW)
+    assert "chat" in {r.memory.id for r in results}
+    assert not any("in one sentence" in note for note in results.notes)
