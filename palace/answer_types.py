@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-__all__ = ["AMOUNT", "NUMBER", "COLOUR", "AskedKind", "asked_kind", "states_kind", "KIND_WORDS", "type_terms"]
+__all__ = ["AMOUNT", "NUMBER", "COLOUR", "AskedKind", "asked_kind", "states_kind", "KIND_WORDS", "type_terms", "type_phrase_words"]
 
 AMOUNT = "amount"  # money: a price, a cost, a fee, a salary
 NUMBER = "number"  # a level, a score, a measure, a number such as a plate or a password
@@ -170,3 +170,22 @@ def states_kind(content: str, kind: str) -> bool:
     if kind == AMOUNT:
         return bool(_EN_MONEY.search(plain) and _EN_NUMBER_WORDS.search(plain))
     return bool(_ZH_COUNT.search(plain) or _EN_NUMBER_WORDS.search(plain))
+
+
+# ------------------------------------------------------------- the type a question names
+
+# the words between an English question word and its verb name the answer's type, not
+# its topic ("What European countries has Maria been to?": the answer names Spain, and
+# John is the one who says "countries"), as the Chinese question word's noun does
+_EN_TYPE_PHRASE = re.compile(r"\b(?:what|which|whose)\s+((?:[A-Za-z\-]+\s+){1,3}?)"
+                             r"(?=(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|"
+                             r"should|might|must)\b)", re.IGNORECASE)
+
+
+def type_phrase_words(text: str) -> set[str]:
+    """The words of ``text`` (as ``tokenize`` gives them) between an English question
+    word and its verb: the answer's type ("What European countries has…"), not a thing
+    a memory must mention."""
+    from .tokenize import tokenize
+
+    return {t for m in _EN_TYPE_PHRASE.finditer(text) for t in tokenize(m.group(1))}

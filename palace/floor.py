@@ -15,9 +15,9 @@ from typing import Any, Callable, Mapping, Sequence
 from .relevance import (CosineScale, ExpansionMatch, Floors, QueryUnit, absent_words, confidence,
                         cosine_relevance, coverage_by_candidate, floors_for, fuse_calibrated,
                         informative_words, keyword_relevance, query_units, scale_for, smoothed_idf)
-from .focus import (LOOSE_RELATIONS, FocusGap, SpeakerGap, answer_type_words, find_gap, focus_words,
+from .focus import (LOOSE_RELATIONS, FocusGap, SpeakerGap, find_gap, focus_words,
                     held_in_one_sentence, latin_spellings, names_may_be_new, result_reason, speaker_gap)
-from .answer_types import AskedKind, asked_kind, states_kind, type_terms
+from .answer_types import AskedKind, asked_kind, states_kind, type_phrase_words, type_terms
 from .retrieval import fuse, phrase_words
 from .tokenize import query_terms
 
@@ -182,7 +182,7 @@ def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
         covered = {e.source for e in expansions if any(holders.get(t) for t in e.terms)}
         frequency = {t: len(holders[t]) for t in own_terms}
         absent = absent_words(query_units(own_terms), frequency,
-                              informative_words(text, absent_rule) - answer_type_words(text), covered)
+                              informative_words(text, absent_rule) - type_phrase_words(text), covered)
         close = max(measured.vector.values(), default=0.0) >= ABSENT_VECTOR_OVERRIDE and scale.measured
         measured.absent = () if close else tuple(absent)
         measured.names_entity = bool(absent) and names_an_entity(index, text)
@@ -192,16 +192,30 @@ def measure(index: Any, own_terms: Sequence[str], groups: Sequence[Any],
 def names_an_entity(index: Any, text: str) -> bool:
     """Whether ``text`` names an entity the graph knows (a name given in a memory's
     frontmatter, a tag), other than the user: a word no text holds may be one of those.
-    "I" and 我 are no such name (every memory of the user's own reaches them), nor a
-    stop word or a title the extraction took for a name at a sentence start ("How", "Dr")."""
+    Not the user or a function word (``names_no_one``), nor a short Latin key, a title
+    the extraction took for a name at a sentence start ("Dr")."""
     if not getattr(index, "supports_graph", False):
         return False
-    from .graph.normalise import USER_KEY
     from .graph.service import entities_in
-    from .tokenize import EN_STOPWORDS
 
-    return any(key != USER_KEY and key not in EN_STOPWORDS and (len(key) >= 3 or not key.isascii())
+    return any(not names_no_one(key) and (len(key) >= 3 or not key.isascii())
                for key in entities_in(index, text))
+
+
+def names_no_one(key: str) -> bool:
+    """An entity key the graph retriever does not follow from a query: the user ("I",
+    "my", 我: every memory of a personal palace is theirs, and which ones state a
+    relation of theirs says nothing of the question) and a lone function word ("how",
+    "the", 什么: an extractor's capitalised sentence start). Both were named by nearly
+    every LongMemEval question and lifted the 7–13 sessions that hold such a relation
+    (docs/search-quality.md, Round 5); ``pm.recall`` still follows them when asked."""
+    from .graph.normalise import USER_KEY
+    from .tokenize import EN_STOPWORDS, ZH_STOPWORDS
+
+    return key == USER_KEY or (GRAPH_SKIP_FUNCTION_WORDS and (key in EN_STOPWORDS or key in ZH_STOPWORDS))
+
+
+GRAPH_SKIP_FUNCTION_WORDS = True
 
 
 # The focus rule (palace.focus; setting MEMORY_FOCUS): which Latin words count as focus

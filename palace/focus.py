@@ -29,7 +29,9 @@ import re
 from dataclasses import dataclass
 from typing import AbstractSet, Iterable, Mapping, Sequence
 
-__all__ = ["sentences", "held_in_one_sentence", "answer_type_words", "names_may_be_new", "latin_spellings", "SPELLINGS_MAX", "FocusGap", "SpeakerGap", "speaker_gap", "dialogue_lines", "SPEAKER_SHARE", "FOCUS_TAGS", "LOOSE_RELATIONS", "focus_words", "find_gap", "result_reason"]
+from .answer_types import type_phrase_words
+
+__all__ = ["sentences", "held_in_one_sentence", "names_may_be_new", "latin_spellings", "SPELLINGS_MAX", "FocusGap", "SpeakerGap", "speaker_gap", "dialogue_lines", "SPEAKER_SHARE", "FOCUS_TAGS", "LOOSE_RELATIONS", "focus_words", "find_gap", "result_reason"]
 
 # jieba tags of the words a question is *about*: common nouns (n), names of people,
 # places, organisations and other proper nouns (nr, nrt, nrfg, ns, nt, nz), time nouns
@@ -291,21 +293,6 @@ SPEAKER_MIN_WORDS = 2
 # "what did A say / tell / mention": the question's verb of speech is what the rule is
 # about, not a topic either speaker must hold ("What did Yue tell me?": Qin says "Tell him")
 _SPEECH_VERBS = frozenset({"say", "said", "tell", "told", "talk", "mention", "ask", "think", "thought"})
-# the words between an English question word and its verb name the answer's type, not
-# its topic ("What European countries has Maria been to?": the answer names Spain, and
-# John is the one who says "countries"), as the Chinese question word's noun does
-_EN_TYPE_PHRASE = re.compile(r"\b(?:what|which|whose)\s+((?:[A-Za-z\-]+\s+){1,3}?)"
-                             r"(?=(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|"
-                             r"should|might|must)\b)", re.IGNORECASE)
-
-
-def answer_type_words(text: str) -> set[str]:
-    """The words of ``text`` (as ``tokenize`` gives them) between an English question
-    word and its verb: the answer's type ("What European countries has…"), not a thing
-    a memory must mention."""
-    from .tokenize import tokenize
-
-    return {t for m in _EN_TYPE_PHRASE.finditer(text) for t in tokenize(m.group(1))}
 
 
 @dataclass(frozen=True)
@@ -352,7 +339,7 @@ def speaker_gap(text: str, contents: Sequence[str], share: float | None = None) 
     if len(named) != 1:
         return None
     name_terms = {stem(t) for t in tokenize(named[0])}
-    type_terms = {stem(t) for t in answer_type_words(text)}
+    type_terms = {stem(t) for t in type_phrase_words(text)}
     speech = {stem(v) for v in _SPEECH_VERBS} & asked
     words = {w for w in asked - name_terms - type_terms - speech if len(w) >= 3 or not w.isascii()}
     if not words:

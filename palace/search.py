@@ -37,7 +37,7 @@ from .decay import DecayInfo, DecayParams, decay_info
 from .errors import EmbedderUnavailableError, InvalidInputError
 from .index import Filters, Index, VectorStore, row_to_memory
 from . import floor
-from .floor import Measured, fused_relevance, measure
+from .floor import Measured, fused_relevance, measure, names_no_one
 from .models import Explanation, SearchResult, SearchResults
 from .retrieval import (TermGroup, document_stems, final_score, matched_terms, phrase_words,
                         term_groups)
@@ -421,20 +421,6 @@ def tag_retriever(services: SearchServices, text: str, pool: int) -> Retriever:
     return Retriever("tag", "tagged", scores)
 
 
-def names_no_one(key: str) -> bool:
-    """An entity key the graph retriever does not follow from a query: the user ("I",
-    "my", 我: every memory of a personal palace is theirs, and which ones state a
-    relation of theirs says nothing of the question) and a lone function word ("how",
-    "the", 什么: an extractor's capitalised sentence start). Both were named by nearly
-    every LongMemEval question and lifted the 7–13 sessions that hold such a relation
-    (docs/search-quality.md, Round 5); ``pm.recall`` still follows them when asked."""
-    from .graph.normalise import USER_KEY
-    from .tokenize import EN_STOPWORDS, ZH_STOPWORDS
-
-    return key == USER_KEY or (GRAPH_SKIP_FUNCTION_WORDS and (key in EN_STOPWORDS or key in ZH_STOPWORDS))
-
-
-GRAPH_SKIP_FUNCTION_WORDS = True
 
 
 def graph_specificity(reached: int, total: int) -> float:
