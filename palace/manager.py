@@ -502,14 +502,15 @@ class MemoryPalaceManager:
                tags: Sequence[str] | None = None, location: str | None = None,
                type: str | None = None, include_archived: bool = False,
                start: Any = None, end: Any = None, record_access: bool = True,
-               include_weak: bool = False) -> SearchResults:
+               include_weak: bool = True) -> SearchResults:
         """Best memories for ``query``, best first, each with its score explained.
 
         Time words in the query ("上周", "last Friday") name a period relative to
         ``now`` that ranks (MEMORY_TIME_FILTER=soft) or filters (strict) memories;
-        ``start``/``end`` give an exact range (end exclusive). Results below the
-        relevance floor are left out unless ``include_weak`` (then marked
-        ``explanation.confidence == "weak"``). ``MEMORY_REINFORCE`` says which
+        ``start``/``end`` give an exact range (end exclusive). Each result carries
+        ``explanation.confidence``, ``"strong"`` or ``"weak"`` (with its reason among
+        the notes); weak results come after the strong ones, and ``include_weak=False``
+        leaves them out (what injection uses). ``MEMORY_REINFORCE`` says which
         results count as accessed at ``now`` (weak ones never). The returned list
         also carries ``.notes`` and ``.time_range``, so an empty answer says why.
         The pipeline lives in ``palace.search``.
