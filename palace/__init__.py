@@ -21,7 +21,7 @@ from .errors import (
 )
 from .manager import DecayReport, MemoryPalaceManager
 from .models import Explanation, Memory, SearchResult, SearchResults
-from .settings import Settings
+from .settings import SearchWeights, Settings
 
 try:  # the installed distribution's version, so it is written in one place (pyproject.toml)
     __version__ = _distribution_version("palace-memory")
@@ -29,7 +29,7 @@ except PackageNotFoundError:  # imported from a checkout that was never pip-inst
     __version__ = "0+unknown"
 
 __all__ = [
-    "MemoryPalaceManager", "Memory", "SearchResult", "SearchResults", "Explanation", "DecayReport", "Settings",
+    "MemoryPalaceManager", "Memory", "SearchResult", "SearchResults", "Explanation", "DecayReport", "Settings", "SearchWeights",
     "PalaceError", "InvalidInputError", "MemoryNotFoundError", "MemoryFileError", "ConfigError",
     "EmbedderUnavailableError", "EssenceTooLargeError", "IndexVersionError", "__version__",
 ]

@@ -34,7 +34,7 @@ Experience search ranks by::
     score = 0.7 × memory_score + 0.3 × effectiveness
 
 where ``memory_score`` is the ordinary search score of the memory (relevance,
-importance and decay mixed by the MEMORY_WEIGHT_* settings), so relevance
+importance and decay mixed by MEMORY_SEARCH_WEIGHTS), so relevance
 dominates and trust breaks near-ties and lifts proven lessons. See
 docs/experiences.md.
 """

@@ -263,10 +263,11 @@ def build_server(pm, *, sync_interval_s: float = SYNC_INTERVAL_S):
         type: Annotated[str | None, Field(description="Only this type, e.g. 'decision'.")] = None,
         include_archived: Annotated[bool, Field(description="Also search archived (faded) "
                                                             "memories.")] = False,
-        include_weak: Annotated[bool, Field(description="Also return matches below the relevance "
-                                                        "floor, marked confidence 'weak' (by "
-                                                        "default an empty answer means nothing "
-                                                        "relevant is stored).")] = False,
+        include_weak: Annotated[bool, Field(description="Also return weak matches (listed after "
+                                                        "the strong ones, each with confidence "
+                                                        "'weak' and its reason); false = strong "
+                                                        "results only, the evidence for the "
+                                                        "query.")] = True,
         now: Now = None,
     ):
         results = pm.search(query, top_k=top_k, now=now, tags=tags, location=location, type=type,

@@ -28,7 +28,6 @@ MAX_TOP_K = 100
 # Memories embedded right after an index call. Embedding now keeps the next search
 # fast (search would otherwise embed everything missing first); the cap keeps one
 # index call short when a bulk import left many memories without vectors.
-EMBED_AFTER_INDEX_LIMIT = 64
 
 
 class VectorSearchResult(TypedDict):
@@ -87,6 +86,9 @@ class PalaceVectorSearchProvider:
     def __init__(self, manager: "MemoryPalaceManager"):
         self.manager = manager
         self._lock = threading.RLock()
+        self._worker_lock = threading.Lock()
+        self._worker: threading.Thread | None = None
+        self._more = False
 
     def search(self, query: str, top_k: int = 10,
                filter: Mapping[str, Any] | None = None) -> list[VectorSearchResult]:
@@ -123,7 +125,7 @@ class PalaceVectorSearchProvider:
             else:
                 fields["extra"] = {k: v for k, v in fields["extra"].items() if v is not None}
                 self.manager.store(content, id=id, **fields)
-            self._embed_pending()
+        self.embed_in_background()
         return {"id": id, "created": not exists}
 
     def _restore(self, id: str) -> bool:
@@ -135,13 +137,32 @@ class PalaceVectorSearchProvider:
             return False
         return True
 
-    def _embed_pending(self) -> None:
+    def embed_in_background(self) -> None:
+        """Embed what the write could not in its MEMORY_VECTOR_TIMEOUT (a long memory) in
+        a worker thread that takes the lock only to read and write the index: searches
+        never wait for an embedding. One worker at a time; it stops when nothing is left."""
         if self.manager.embedder is None:
             return
-        try:
-            self.manager.embed_pending(limit=EMBED_AFTER_INDEX_LIMIT)
-        except Exception as exc:  # the memory is stored; search embeds it later
-            log.warning("could not embed after indexing (%s); search will retry", exc)
+        with self._worker_lock:
+            self._more = True
+            if self._worker is not None and self._worker.is_alive():
+                return
+            self._worker = threading.Thread(target=self._embed_all, name="palace-embed", daemon=True)
+            self._worker.start()
+
+    def _embed_all(self) -> None:
+        while True:
+            with self._worker_lock:
+                if not self._more:
+                    self._worker = None
+                    return
+                self._more = False
+            try:
+                self.manager.embed_pending(lock=lambda: self._lock)
+            except Exception as exc:  # the memory is stored and found by keywords meanwhile
+                log.warning("background embedding failed (%s: %s); the next index retries",
+                            type(exc).__name__, exc)
+                return
 
     def remove(self, id: str) -> bool:
         if not isinstance(id, str) or not id:
@@ -190,6 +211,7 @@ def _result(result: "SearchResult") -> VectorSearchResult:
         "createdAt": memory.created_at.isoformat() if memory.created_at else None,
         "updatedAt": memory.updated_at.isoformat() if memory.updated_at else None,
         "decayScore": memory.decay_score,
+        "confidence": result.explanation.confidence,
         "explanation": result.explanation.to_dict(),
     })
     return {"id": memory.id, "score": float(result.score), "content": memory.content,

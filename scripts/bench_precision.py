@@ -54,7 +54,7 @@ sys.path.insert(0, str(HERE))
 
 from _bench_common import (HALVES, CachingEmbedder, half_of, make_embedder, mean,  # noqa: E402
                            minilm_path, patch_constants, safe_id)
-from palace import MemoryPalaceManager, Settings  # noqa: E402
+from palace import MemoryPalaceManager, SearchWeights, Settings  # noqa: E402
 
 JSON_SETS = {"zh": "zh_retrieval.json", "new": "new_queries.json",
              **{f"new_{n}": f"new_queries_{n}.json" for n in range(2, 8)}}
@@ -155,20 +155,33 @@ EXTRA: dict = {}  # --min-relevance etc.
 
 
 def settings_for(config: str, workspace: Path, timezone: str | None) -> Settings:
-    options = dict(**EXTRA, workspace_dir=str(workspace), weight_importance=0.0, weight_decay=0.0,
-                   weight_relevance=1.0, decay_enabled=False)
+    options = dict(**EXTRA, workspace_dir=str(workspace), decay_enabled=False,
+                   search_weights=SearchWeights(relevance=1.0, importance=0.0, decay=0.0))
     if timezone:
         options["timezone"] = timezone
-    if MODELS[config] is None:
+    if MODELS[config] is None or config in BASELINES:
         options.update(vector_enabled=False)
     else:
         options.update(vector_mode="inprocess", vector_model=MODELS[config])
-    if config == "bm25":
-        options.update(time_reasoning_enabled=False, concepts_enabled=False, min_relevance=0.0)
-    if config == "dense":
-        options.update(weight_vector=1.0, time_reasoning_enabled=False, concepts_enabled=False,
-                       min_relevance=0.0)
     return Settings.from_env(**options)
+
+
+# outside palace's pipeline (scripts/_baselines.py): every result they give counts as strong
+BASELINES = ("bm25", "dense")
+
+
+def baseline_rows(stack: "Haystack", pm, config: str, embedder) -> list[dict]:
+    from _baselines import Bm25, Dense, live_docs
+
+    docs = live_docs(pm)
+    engine = Bm25(docs) if config == "bm25" else Dense(docs, embedder)
+    rows = []
+    for q in stack.questions:
+        t0 = time.perf_counter()
+        found = engine.search(q.text, TOP_K)
+        rows.append({"key": q.key, "query": q.text, "prompt": q.prompt, "found": found,
+                     "seconds": time.perf_counter() - t0})
+    return rows
 
 
 def build(stack: Haystack, workspace: Path) -> None:
@@ -243,9 +256,11 @@ def run(haystacks: list[Haystack], config: str, embedder, label: str) -> list[di
             build(stack, workspace)
             with MemoryPalaceManager(workspace, settings=settings_for(config, workspace, stack.timezone),
                                      embedder=embedder) as pm:
-                if embedder is not None:
+                if embedder is not None and config not in BASELINES:
                     pm.embed_pending()
                 relevant_of = anchored(stack, pm) if stack.anchors else {}
+                outside = {row["key"]: row for row in baseline_rows(stack, pm, config, embedder)} \
+                    if config in BASELINES else {}
                 for q in stack.questions:
                     relevant = q.relevant
                     if relevant is not None and q.key in relevant_of:
@@ -253,6 +268,16 @@ def run(haystacks: list[Haystack], config: str, embedder, label: str) -> list[di
                     row = {"key": q.key, "half": half_of(q.key), "query": q.text, "prompt": q.prompt,
                            "relevant": None if relevant is None else sorted(relevant)}
                     t0 = time.perf_counter()
+                    if q.key in outside:
+                        found = outside[q.key]["found"]
+                        if q.prompt:
+                            row["injected"] = found[:3]
+                        else:
+                            row["results"] = [{"id": i, "confidence": "strong"} for i in found]
+                            row["notes"] = []
+                        row["seconds"] = outside[q.key]["seconds"]
+                        rows.append(row)
+                        continue
                     if q.prompt:
                         row["injected"] = get_context(pm, q.text, now=q.now).ids
                     else:

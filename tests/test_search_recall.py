@@ -1,6 +1,6 @@
 """Round 5 of issue 11, recall side (docs/search-quality.md, "Round 5: recall").
 
-- A memory embedded in several chunks is ranked by its best two (MEMORY_SECOND_CHUNK):
+- A memory embedded in several chunks is ranked by its best two (calibration.SECOND_CHUNK):
   one lucky chunk no longer beats a memory two of whose chunks answer; the cosine shown
   and judged by the floor stays the best chunk's.
 - The graph retriever does not follow the user ("I", "my") nor a lone function word
@@ -14,7 +14,9 @@ import pytest
 
 from palace import MemoryPalaceManager, Settings
 from palace.embedders import InProcessEmbedder
-from palace.search import by_best_chunks, names_no_one
+from palace import SearchWeights
+from palace.search import retrievers
+from palace.search.retrievers import by_best_chunks, names_no_one
 
 pytest_plugins = ["conftest_vectors"]
 
@@ -34,10 +36,10 @@ def minilm(minilm_path):
         return InProcessEmbedder(Settings(vector_model=minilm_path, vector_mode="inprocess"))
 
 
-def _dense_ranking(tmp_path, minilm, **settings):
+def _dense_ranking(tmp_path, minilm):
+    weights = SearchWeights(relevance=1.0, importance=0.0, decay=0.0, vector=1.0)
     pm = MemoryPalaceManager(tmp_path, settings=Settings.from_env(
-        workspace_dir=str(tmp_path), vector_enabled=True, weight_vector=1.0, feedback=False,
-        weight_importance=0.0, weight_decay=0.0, decay_enabled=False, **settings), embedder=minilm)
+        workspace_dir=str(tmp_path), vector_enabled=True, search_weights=weights, decay_enabled=False), embedder=minilm)
     try:
         pm.store(LUCKY, id="lucky")
         pm.store(STEADY, id="steady")
@@ -54,11 +56,13 @@ def _dense_ranking(tmp_path, minilm, **settings):
         pm.close()
 
 
-def test_two_answering_chunks_outrank_one_lucky_chunk_and_the_cosine_shown_stays_the_best(tmp_path, minilm):
+def test_two_answering_chunks_outrank_one_lucky_chunk_and_the_cosine_shown_stays_the_best(
+        tmp_path, minilm, monkeypatch):
     order, shown, found, near = _dense_ranking(tmp_path / "on", minilm)
     assert order == ["steady", "lucky"]
     assert found["lucky"] > found["steady"]  # by its best chunk alone the lucky one is closer
-    assert _dense_ranking(tmp_path / "off", minilm, second_chunk=0.0)[0] == ["lucky", "steady"]
+    monkeypatch.setattr(retrievers, "SECOND_CHUNK", 0.0)
+    assert _dense_ranking(tmp_path / "off", minilm)[0] == ["lucky", "steady"]
     # what the user sees (and the floor judges) is still the best chunk's cosine
     assert shown == {memory: round(cosine, 4) for memory, cosine in found.items()}
     assert all(near[m][0] == pytest.approx(found[m], abs=1e-6) and len(near[m]) == 2 for m in found)

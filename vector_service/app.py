@@ -179,7 +179,8 @@ def create_app(
                     embedder=embedder,
                 )
                 state["managers"][identity] = manager
-                state["providers"][identity] = PalaceVectorSearchProvider(manager)
+                made = state["providers"][identity] = PalaceVectorSearchProvider(manager)
+                made.embed_in_background()  # what earlier writes left without a vector
             return state["providers"][identity]
 
     def check_text(text: str, what: str) -> None:

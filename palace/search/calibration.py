@@ -22,6 +22,7 @@ class CosineScale:
     strong: float
     floor: float | None
     measured: bool = True
+    languages: frozenset[str] = frozenset({"en", "zh"})  # those it was measured on
 
     def relevance(self, cosine: float) -> float:
         """The cosine mapped to [0, 1]: 0 at noise, 1 at strong."""
@@ -36,7 +37,9 @@ class CosineScale:
 # tuning halves of the sets in the model's languages; floor: the grid of
 # calibrate_relevance.py --max-recall-loss 0.01, or where no floor keeps recall (MiniLM
 # on the English sets) the lowest per-set 10th percentile of answering cosines.
-_MINILM = CosineScale(noise=0.35, strong=0.52, floor=0.33)
+# MiniLM is an English model: every Chinese text reads alike to it (cosine ~0.5 between
+# unrelated ones), so its scale holds for English queries only
+_MINILM = CosineScale(noise=0.35, strong=0.52, floor=0.33, languages=frozenset({"en"}))
 COSINE_SCALES: dict[str, CosineScale] = {
     "minilm": _MINILM,
     "c86691ccf474": _MINILM,
@@ -48,9 +51,12 @@ COSINE_SCALES: dict[str, CosineScale] = {
 UNMEASURED = CosineScale(noise=0.3, strong=0.6, floor=None, measured=False)
 
 
-def scale_for(model_name: str | None) -> CosineScale:
+def scale_for(model_name: str | None, language: str = "en") -> CosineScale:
+    """The scale of this model's cosines for a query in ``language`` ("zh" when it holds
+    Chinese, else "en"); UNMEASURED where it was never measured."""
     name = (model_name or "").lower()
-    return next((scale for key, scale in COSINE_SCALES.items() if key in name), UNMEASURED)
+    scale = next((scale for key, scale in COSINE_SCALES.items() if key in name), UNMEASURED)
+    return scale if language in scale.languages else UNMEASURED
 
 
 # keyword coverage (the share of the query's idf its words hold) a result needs to be
@@ -60,3 +66,19 @@ KEYWORD_FLOOR = 0.15
 PART_CREDIT = 0.5
 # a graph score (closeness × specificity) that is evidence of its own
 GRAPH_STRONG = 0.5
+
+# --- fusion (palace.search.fusion) ---------------------------------------------------
+GRAPH_SHARE = 0.3  # the most graph closeness adds to a candidate's relevance
+TAG_SHARE = 0.3    # what a tag named in the query adds
+# a long memory's vector ranking score: 0.85 × its best chunk's cosine + 0.15 × its
+# second best (the cosine shown and judged stays the best chunk's): one lucky chunk of
+# a long text no longer beats a passage two chunks hold (LongMemEval tuning half)
+SECOND_CHUNK = 0.15
+
+# --- time (palace.search.ranking) ----------------------------------------------------
+# A query naming a period: memories of up to 30 days after it keep LATE_FACTOR of their
+# relevance (what was written about it later), those outside it OUTSIDE_FACTOR (soft
+# filter); at the edge of an "N units ago" window a memory keeps 1 - POINT_FALLOFF.
+LATE_FACTOR = 0.7
+OUTSIDE_FACTOR = 0.5
+POINT_FALLOFF = 0.3

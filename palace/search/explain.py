@@ -53,8 +53,6 @@ def explain(ranked: Sequence[tuple[float, int]], rows: Mapping[int, Any], releva
         memory = row_to_memory(row, root, decay_score=info.score, access_count=info.access_count,
                                last_accessed_at=info.last_accessed_at)
         notes = tuple(candidates.notes) + ((f"superseded by {retired}",) if retired else ())
-        if rid in verdict.reasons:
-            notes += (verdict.reasons[rid],)
         explanation = Explanation(
             relevance=round(relevance[rid], 4), importance=row["importance"], decay=round(info.score, 4),
             weights=weights, retrievers=retriever_info(sources, candidates, rank_of, evidence, rid),
@@ -63,6 +61,6 @@ def explain(ranked: Sequence[tuple[float, int]], rows: Mapping[int, Any], releva
                                      for e in evidence.expansions.get(rid, ())),
             time_range=dict(period, placement=placement[rid]) if period and rid in placement else period,
             filters=shown_filters, superseded_by=retired, notes=notes,
-            confidence=verdict.strength.get(rid, "strong"))
+            confidence=verdict.strength.get(rid, "strong"), reason=verdict.reasons.get(rid, ""))
         results.append(SearchResult(memory=memory, score=round(score, 6), explanation=explanation))
     return results

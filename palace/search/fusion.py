@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from .calibration import GRAPH_SHARE, TAG_SHARE
 from .retrievers import Candidates, Scores
 
-GRAPH_SHARE = 0.3  # the most graph closeness adds to a candidate's relevance
-TAG_SHARE = 0.3    # what a tag named in the query adds
 
 
 def normalise(scores: Mapping[int, float]) -> Scores:

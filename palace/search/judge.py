@@ -40,12 +40,9 @@ class Verdict:
     reasons: dict[int, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
-    def set(self, rid: int, label: str, reason: str | None = None) -> None:
+    def set(self, rid: int, label: str, reason: str) -> None:
         self.strength[rid] = label
-        if reason:
-            self.reasons[rid] = reason
-        elif label == STRONG:
-            self.reasons.pop(rid, None)
+        self.reasons[rid] = reason
 
 
 class Rule(Protocol):
@@ -66,23 +63,35 @@ class OwnEvidence:
         found, ev = case.candidates.found, case.evidence
         override = case.min_relevance
         for _score, rid in case.ranked:
-            if case.candidates.browse or override == 0:
-                verdict.set(rid, STRONG)
+            if case.candidates.browse:
+                verdict.set(rid, STRONG, "in the period asked for")
+                continue
+            if override == 0:
+                verdict.set(rid, STRONG, "MEMORY_MIN_RELEVANCE=0: every result is strong")
                 continue
             coverage = ev.coverage.get(rid, 0.0)
             cosine = ev.cosine.get(rid)
             if override is not None:
-                strong = coverage >= override or (ev.calibrated(rid) or 0.0) >= override
+                keyword_floor, calibrated = override, ev.calibrated(rid)
+                by_vector = calibrated is not None and calibrated >= override
             else:
-                floor = ev.scale.floor if ev.scale is not None else None
-                strong = coverage >= KEYWORD_FLOOR or (cosine is not None and floor is not None and cosine >= floor)
-            strong = strong or found.get("graph", {}).get(rid, 0.0) >= GRAPH_STRONG or rid in found.get("tag", {})
-            verdict.set(rid, STRONG if strong else WEAK, None if strong else self.reason(coverage, cosine))
+                keyword_floor, floor = KEYWORD_FLOOR, ev.scale.floor if ev.scale is not None else None
+                by_vector = cosine is not None and floor is not None and cosine >= floor
+            if coverage >= keyword_floor:
+                verdict.set(rid, STRONG, f"holds the question's words (keyword coverage {coverage:.2f})")
+            elif by_vector:
+                verdict.set(rid, STRONG, f"reads like the question (cosine {cosine:.2f})")
+            elif found.get("graph", {}).get(rid, 0.0) >= GRAPH_STRONG:
+                verdict.set(rid, STRONG, "linked to an entity the question names")
+            elif rid in found.get("tag", {}):
+                verdict.set(rid, STRONG, "carries a tag the question names")
+            else:
+                verdict.set(rid, WEAK, self.weak_reason(coverage, cosine))
 
     @staticmethod
-    def reason(coverage: float, cosine: float | None) -> str:
+    def weak_reason(coverage: float, cosine: float | None) -> str:
         read = f" and reads unlike it (cosine {cosine:.2f})" if cosine is not None else ""
-        return f"weak: holds little of the question (keyword coverage {coverage:.2f}){read}"
+        return f"holds little of the question (keyword coverage {coverage:.2f}){read}"
 
 
 RULES: tuple[Rule, ...] = (OwnEvidence(),)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ..decay import DecayParams, decay_info
 from ..index import Index, VectorStore
+from ..tokenize import has_han
 from ..models import SearchResults
 from . import retrievers
 from .calibration import scale_for
@@ -43,8 +44,9 @@ class SearchServices:
 
 
 def weights_of(settings: "Settings", params: DecayParams) -> dict[str, float]:
-    return {"relevance": settings.weight_relevance, "importance": settings.weight_importance,
-            "decay": settings.weight_decay if params.enabled else 0.0}
+    weights = settings.search_weights
+    return {"relevance": weights.relevance, "importance": weights.importance,
+            "decay": weights.decay if params.enabled else 0.0}
 
 
 def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 10,
@@ -59,16 +61,16 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
     settings = services.settings
     check_request(query, top_k)
     request = make_request(query, top_k=top_k, now=now, tz=services.tz,
-                           reasoner=services.time_reasoner() if settings.time_reasoning_enabled and query.strip() else None,
+                           reasoner=services.time_reasoner() if query.strip() else None,
                            time_filter=settings.time_filter, tags=tags, location=location, type=type,
                            include_archived=include_archived, start=start, end=end, include_weak=include_weak)
     text = request.scope.remainder
-    expander = services.concept_expander() if settings.concepts_enabled and text.strip() else None
+    expander = services.concept_expander() if text.strip() else None
     asked = analyse(text, expander)
     pool = max(50, top_k * 5)
     sources = retrievers.standard(services, asked, pool, now)
     candidates = retrievers.retrieve(services, request, asked, sources, pool)
-    relevance = fuse(candidates, settings.weight_vector)
+    relevance = fuse(candidates, settings.search_weights.vector)
     rows = services.index.rows_by_rid(list(relevance))
     relevance, placement = place_in_time(relevance, rows, request.scope, browse=candidates.browse)
     if request.soft and placement and "inside" not in placement.values():
@@ -78,8 +80,9 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
     weights = weights_of(settings, services.decay_params)
     ranked = rank(relevance, rows, decay, weights, browse=candidates.browse)
     model = services.embedder()[0].name if candidates.found.get("vector") else None
+    language = "zh" if has_han(asked.text) else "en"
     evidence = measure(asked, candidates.postings, [rid for _, rid in ranked], candidates.found.get("vector", {}),
-                       scale_for(model) if model else None)
+                       scale_for(model, language) if model else None)
     verdict = judge(Case(asked, candidates, evidence, ranked, rows, settings.min_relevance))
     ordered = strong_first(ranked, verdict)
     shown = ordered if include_weak else [item for item in ordered if verdict.strength.get(item[1]) == "strong"]
@@ -104,6 +107,6 @@ def answer_notes(candidates: retrievers.Candidates, verdict: Any, ordered: Seque
                      "include_weak=True / --include-weak shows them)")
     scale = evidence.scale
     if scale is not None and not scale.measured and candidates.found.get("vector"):
-        notes.append("the relevance floor is not calibrated for this embedding model: "
-                     "vector matches are not filtered")
+        notes.append("this embedding model's cosines are not calibrated for this query's language: "
+                     "vectors rank results but alone never make one strong")
     return notes

@@ -15,12 +15,10 @@ import json
 from typing import Any, Mapping
 
 from ..decay import DecayInfo
+from .calibration import LATE_FACTOR, OUTSIDE_FACTOR, POINT_FALLOFF
 from .request import TimeScope
 from .retrievers import Scores
 
-LATE_FACTOR = 0.7
-OUTSIDE_FACTOR = 0.5
-POINT_FALLOFF = 0.3  # at the edge of an "N units ago" window a memory keeps 70 %
 
 
 def place_in_time(relevance: Scores, rows: Mapping[int, Any], scope: TimeScope, *,

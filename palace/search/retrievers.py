@@ -24,14 +24,12 @@ from ..index.postings import Postings
 from .query import Query
 from .request import Request
 
+from .calibration import SECOND_CHUNK
+
 Scores = dict[int, float]  # memory row id → a retriever's score
 
 GRAPH_DEPTH = 1    # hops the graph retriever follows from the entities a query names
 GRAPH_SMALL_PALACE = 20  # graph_specificity: the smallest palace size it divides by
-# a long memory's vector ranking score: 0.85 × its best chunk's cosine + 0.15 × its
-# second best (the cosine shown and judged stays the best chunk's): one lucky chunk of
-# a long text no longer beats a passage two chunks hold (docs/search-quality.md)
-SECOND_CHUNK = 0.15
 
 
 @dataclass
@@ -97,6 +95,11 @@ def vector(services: Any, query: Query, pool: int) -> Retriever:
         allowed = services.index.filtered_rids(filters) if filters != Filters(statuses=filters.statuses) else None
         found = services.vectors.scores(model, memo["q"], allowed=allowed, limit=pool, statuses=filters.statuses)
         out.found["vector"] = found
+        waiting = services.vectors.pending(model)
+        if waiting:  # stored, not embedded yet: a search never embeds them (they would stall it)
+            many = f"{waiting}+" if waiting >= 1000 else str(waiting)
+            out.add_note(f"{many} memories have no vector yet (being embedded in the background, or "
+                         "`palace reindex --vectors`); keyword search finds them meanwhile")
         if found:
             chunks = services.vectors.chunk_cosines(model, memo["q"], list(found))
             out.ranking["vector"] = by_best_chunks(found, chunks, SECOND_CHUNK)
