@@ -508,15 +508,17 @@ class MemoryPalaceManager:
                tags: Sequence[str] | None = None, location: str | None = None,
                type: str | None = None, include_archived: bool = False,
                start: Any = None, end: Any = None, record_access: bool = True,
-               include_weak: bool = True) -> SearchResults:
+               include_weak: bool = True, injection: bool = False) -> SearchResults:
         """Best memories for ``query``, best first, each with its score explained.
 
         Time words in the query ("上周", "last Friday") name a period relative to
         ``now`` that ranks (MEMORY_TIME_FILTER=soft) or filters (strict) memories;
         ``start``/``end`` give an exact range (end exclusive). Each result carries
-        ``explanation.confidence``, ``"strong"`` or ``"weak"`` (with its reason among
-        the notes); weak results come after the strong ones, and ``include_weak=False``
-        leaves them out (what injection uses). ``MEMORY_REINFORCE`` says which
+        ``explanation.confidence``, ``"strong"`` or ``"weak"``, with its reason
+        (``explanation.reason``); weak results come after the strong ones, and
+        ``include_weak=False`` leaves them out. ``injection=True`` judges at the
+        precision-first operating point (the floors injection uses: get_context, the
+        prompt hooks), so an unrelated prompt finds nothing strong. ``MEMORY_REINFORCE`` says which
         results count as accessed at ``now`` (weak ones never). The returned list
         also carries ``.notes`` and ``.time_range``, so an empty answer says why.
         The pipeline lives in ``palace.search``.
@@ -531,7 +533,7 @@ class MemoryPalaceManager:
             embedder=lambda: (self.embedder, self._embedder_error))
         results = search(services, query, now=when, top_k=top_k, tags=tags, location=location,
                          type=type, include_archived=include_archived, start=start, end=end,
-                         include_weak=include_weak)
+                         include_weak=include_weak, injection=injection)
         if record_access:
             strong = [r.memory.id for r in results if r.explanation.confidence == "strong"]
             reinforced = {"returned": strong, "top": strong[:1], "used": []}[self.settings.reinforce]

@@ -130,8 +130,8 @@ class SearchResult:
 
 class SearchResults(list):
     """The results of one search, best first (a plain ``list`` of ``SearchResult``),
-    carrying what the response says as a whole: ``notes`` ("nothing above the
-    relevance floor", "vectors unavailable…", "nothing found in '上周'…") and the
+    carrying what the response says as a whole: ``notes`` ("no strong match…",
+    "vectors unavailable…", "nothing found in '上周'…") and the
     ``time_range`` understood from the query, so that an empty answer says why."""
 
     def __init__(self, results=(), *, notes: tuple[str, ...] | list[str] = (),

@@ -13,8 +13,9 @@ use camelCase.
 from __future__ import annotations
 
 import logging
+import contextlib
 import threading
-from typing import TYPE_CHECKING, Any, Mapping, Protocol, TypedDict, runtime_checkable
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Protocol, TypedDict, runtime_checkable
 
 from .errors import InvalidInputError, MemoryNotFoundError
 
@@ -50,6 +51,24 @@ class VectorSearchProvider(Protocol):
     def index(self, id: str, content: str,
               metadata: Mapping[str, Any] | None = None) -> IndexResult: ...
 
+    @contextlib.contextmanager
+    def _while_open(self) -> Iterator[None]:
+        """The lock, for the worker: once ``close`` began, the index is not touched again."""
+        with self._lock:
+            if self._closing:
+                raise _Closing()
+            yield
+
+    def close(self) -> None:
+        """Stop the background worker (it stops at its next index access) and close
+        the manager; a worker in the middle of embedding never sees a closed index."""
+        with self._lock:
+            self._closing = True
+            self.manager.close()
+        worker = self._worker
+        if worker is not None:
+            worker.join(timeout=5)
+
     def remove(self, id: str) -> bool:
         """True if the memory existed; removing an unknown id is not an error."""
         ...
@@ -79,6 +98,10 @@ _METADATA_KEYS = {
 }
 
 
+class _Closing(Exception):
+    """The provider is closing: the background worker stops."""
+
+
 class PalaceVectorSearchProvider:
     """``VectorSearchProvider`` on a ``MemoryPalaceManager``; calls are serialised,
     so one provider can serve a threaded web server."""
@@ -89,6 +112,7 @@ class PalaceVectorSearchProvider:
         self._worker_lock = threading.Lock()
         self._worker: threading.Thread | None = None
         self._more = False
+        self._closing = False
 
     def search(self, query: str, top_k: int = 10,
                filter: Mapping[str, Any] | None = None) -> list[VectorSearchResult]:
@@ -158,7 +182,9 @@ class PalaceVectorSearchProvider:
                     return
                 self._more = False
             try:
-                self.manager.embed_pending(lock=lambda: self._lock)
+                self.manager.embed_pending(lock=self._while_open)
+            except _Closing:
+                return
             except Exception as exc:  # the memory is stored and found by keywords meanwhile
                 log.warning("background embedding failed (%s: %s); the next index retries",
                             type(exc).__name__, exc)

@@ -29,8 +29,6 @@ class Bm25:
                                             show_progress=False, token_pattern=r"\S+"), show_progress=False)
 
     def search(self, query: str, k: int) -> list[str]:
-        import bm25s
-
         words = palace_tokens(query)
         if not words or not self.ids:
             return []

@@ -146,7 +146,7 @@ def settings_for(workspace: Path, model: str, *, vectors: bool = True, **tuning)
     return Settings.from_env(**base)
 
 
-STAGES = ("concepts", "time")  # what --without can take out of palace's pipeline
+STAGES = ("concepts", "time", "graph")  # what --without can take out of palace's pipeline
 
 
 def without(*stages: str):
@@ -156,18 +156,21 @@ def without(*stages: str):
     import contextlib
 
     import palace.search.pipeline as pipeline
+    import palace.search.retrievers as retrievers
 
     @contextlib.contextmanager
     def patched():
-        analyse, make_request = pipeline.analyse, pipeline.make_request
+        analyse, make_request, names = pipeline.analyse, pipeline.make_request, retrievers.entity_names
         if "concepts" in stages:
             pipeline.analyse = lambda text, expander=None: analyse(text, None)
         if "time" in stages:
             pipeline.make_request = lambda query, **kw: make_request(query, **(kw | {"reasoner": None}))
+        if "graph" in stages:
+            retrievers.entity_names = lambda services, text: []
         try:
             yield
         finally:
-            pipeline.analyse, pipeline.make_request = analyse, make_request
+            pipeline.analyse, pipeline.make_request, retrievers.entity_names = analyse, make_request, names
 
     unknown = set(stages) - set(STAGES)
     if unknown:

@@ -152,7 +152,7 @@ def main() -> int:
         try:
             times: dict[str, dict[str, list[float]]] = {"search": {"base": [], "big": []},
                                                         "context": {"base": [], "big": []}}
-            for name, pm in pms.items():  # warm: model loaded, caches filled
+            for pm in pms.values():  # warm: model loaded, caches filled
                 pm.search(questions[0], record_access=False)
                 get_context(pm, questions[0])
             for q in questions:
@@ -174,7 +174,7 @@ def main() -> int:
             sidecars = {name: start_sidecar(ws, model) for name, ws in (("base", base), ("big", big))}
             try:
                 http: dict[str, list[float]] = {"base": [], "big": []}
-                for name, (_proc, url) in sidecars.items():
+                for _proc, url in sidecars.values():
                     post_search(url, questions[0])
                 for q in questions:
                     for name, (_proc, url) in sidecars.items():

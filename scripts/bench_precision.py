@@ -52,8 +52,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from _bench_common import (HALVES, CachingEmbedder, half_of, make_embedder, mean,  # noqa: E402
-                           minilm_path, patch_constants, safe_id)
+from _bench_common import (HALVES, STAGES, CachingEmbedder, half_of, make_embedder, mean,  # noqa: E402
+                           minilm_path, patch_constants, safe_id, without)
 from palace import MemoryPalaceManager, SearchWeights, Settings  # noqa: E402
 
 JSON_SETS = {"zh": "zh_retrieval.json", "new": "new_queries.json",
@@ -164,6 +164,18 @@ def settings_for(config: str, workspace: Path, timezone: str | None) -> Settings
     else:
         options.update(vector_mode="inprocess", vector_model=MODELS[config])
     return Settings.from_env(**options)
+
+
+DUMP_FEATURES = False  # --dump: also each prompt's search results with their evidence
+
+
+def features(result) -> dict:
+    e = result.explanation
+    bm25, vector = e.retrievers.get("bm25", {}), e.retrievers.get("vector", {})
+    return {"id": result.memory.id, "confidence": e.confidence, "coverage": bm25.get("coverage", 0.0),
+            "held_idf": bm25.get("held_idf", 0.0), "cosine": vector.get("cosine"),
+            "graph": "graph" in e.retrievers, "tag": "tag" in e.retrievers, "score": result.score,
+            "bm25": bm25.get("score", 0.0), "placement": (e.time_range or {}).get("placement")}
 
 
 # outside palace's pipeline (scripts/_baselines.py): every result they give counts as strong
@@ -283,10 +295,12 @@ def run(haystacks: list[Haystack], config: str, embedder, label: str) -> list[di
                     else:
                         results = pm.search(q.text, top_k=TOP_K, now=q.now, record_access=False,
                                             include_weak=True)
-                        row["results"] = [{"id": r.memory.id, "confidence": r.explanation.confidence}
-                                          for r in results]
+                        row["results"] = [features(r) for r in results]
                         row["notes"] = list(results.notes)
                     row["seconds"] = time.perf_counter() - t0
+                    if q.prompt and DUMP_FEATURES:  # what the judge saw, for studying it
+                        row["results"] = [features(r) for r in pm.search(q.text, top_k=TOP_K, now=q.now,
+                                                                         record_access=False)]
                     rows.append(row)
         if len(haystacks) > 5 and (number % 10 == 0 or number == len(haystacks)):
             print(f"  … {label}: {number}/{len(haystacks)} ({time.perf_counter() - started:.0f} s)",
@@ -374,6 +388,8 @@ def main() -> int:
     parser.add_argument("--min-relevance", type=float, help="MEMORY_MIN_RELEVANCE (0 = no floor)")
     parser.add_argument("--patch", action="append", default=[], metavar="MODULE.NAME=VALUE",
                         help="set a module constant for this run (see _bench_common.patch_constants)")
+    parser.add_argument("--without", default="", help="comma-separated stages taken out of palace's "
+                        "search for this run, to measure each: " + ",".join(STAGES))
     parser.add_argument("--dump", type=Path, help="write every question's results to this JSON file")
     parser.add_argument("--half", choices=("tune", "check", "all"), default="all",
                         help="ask only this half's questions (the palaces are built whole)")
@@ -388,6 +404,8 @@ def main() -> int:
             parser.error(f"unknown set or config {name!r}")
     MODELS["minilm"] = MODELS["dense"] = minilm_path()
     patch_constants(args.patch)
+    global DUMP_FEATURES
+    DUMP_FEATURES = args.dump is not None
     if args.min_relevance is not None:
         EXTRA["min_relevance"] = args.min_relevance
     data = Path(args.data)
@@ -411,7 +429,8 @@ def main() -> int:
             if MODELS[config] is not None:
                 cache = f"{args.embed_cache}-{set_name}-{config}.pkl" if args.embed_cache else None
                 embedder = make_embedder(MODELS[config], cache)
-            by_config[config] = run(haystacks, config, embedder, f"{set_name}/{config}")
+            with without(*[stage for stage in args.without.split(",") if stage]):
+                by_config[config] = run(haystacks, config, embedder, f"{set_name}/{config}")
             if isinstance(embedder, CachingEmbedder):
                 embedder.save()
         print_scores(set_name, by_config)

@@ -104,9 +104,6 @@ def test_fuse_normalises_each_retriever_and_mixes_by_the_vector_share():
     fused = fuse(Candidates(found={"bm25": {1: 4.0, 2: 2.0}, "vector": {2: 0.8}}), vector_share=0.25)
     assert fused == {1: 0.75, 2: 0.75 * 0.5 + 0.25}
     assert fuse(Candidates(found={"bm25": {1: 4.0}}), vector_share=0.25) == {1: 1.0}
-    # the vector ranking score (best two chunks) is what fusion ranks by, when there is one
-    two = Candidates(found={"vector": {1: 0.8, 2: 0.6}}, ranking={"vector": {1: 0.3, 2: 0.6}})
-    assert fuse(two, vector_share=1.0) == {1: 0.5, 2: 1.0}
 
 
 def _services(rows):
@@ -168,10 +165,10 @@ def test_explained_ranks_are_per_retriever_and_keep_its_score_label():
     sources = [fixed("bm25", {}), Retriever("vector", "cosine", lambda f, out: None)]
     found = Candidates(found={"bm25": {1: 3.0, 2: 5.0}, "vector": {1: 0.91234}})
     ranked = {name: ranks(scores) for name, scores in found.found.items()}
-    evidence = Evidence(coverage={1: 0.5})
+    evidence = Evidence(coverage={1: 0.5}, held_idf={1: 1.25})
     assert ranks({4: 1.0, 5: 2.0, 6: 1.0}) == {5: 1, 4: 2, 6: 3}  # ties keep their order
     assert retriever_info(sources, found, ranked, evidence, 1) == {
-        "bm25": {"rank": 2, "score": 3.0, "coverage": 0.5}, "vector": {"rank": 1, "cosine": 0.9123}}
+        "bm25": {"rank": 2, "score": 3.0, "coverage": 0.5, "held_idf": 1.25}, "vector": {"rank": 1, "cosine": 0.9123}}
     assert retriever_info(sources, found, ranked, evidence, 2) == {"bm25": {"rank": 1, "score": 5.0}}
 
 

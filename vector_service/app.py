@@ -147,8 +147,8 @@ def create_app(
         if embedder.state == "not loaded":
             embedder.start_loading()
         yield
-        for manager in state["managers"].values():
-            manager.close()
+        for provider_ in state["providers"].values():
+            provider_.close()  # its background worker first, then its manager
 
     app = FastAPI(title="palace vector service", lifespan=lifespan,
                   docs_url=None, redoc_url=None)

@@ -22,6 +22,7 @@ from .query import Query
 @dataclass
 class Evidence:
     coverage: dict[int, float] = field(default_factory=dict)
+    held_idf: dict[int, float] = field(default_factory=dict)  # the idf the coverage counts, unscaled
     cosine: dict[int, float] = field(default_factory=dict)
     words: dict[int, tuple[str, ...]] = field(default_factory=dict)      # own words held
     expansions: dict[int, tuple[Any, ...]] = field(default_factory=dict)  # Expanded held
@@ -56,10 +57,12 @@ def measure(query: Query, postings: Postings | None, rids: Sequence[int], cosine
                 credit[i] = np.maximum(credit[i], exp.weight * hit)
         credit[i] = np.where(held[stem(unit.term)], 1.0, credit[i])
     total = sum(weights) or 1.0
-    coverage = np.asarray(weights) @ credit / total
+    held_idf = np.asarray(weights) @ credit
+    coverage = held_idf / total
     own = [(w, held.get(stem(w))) for w in query.words]
     for col, rid in enumerate(order.tolist()):
         out.coverage[rid] = float(coverage[col])
+        out.held_idf[rid] = float(held_idf[col])
         out.words[rid] = tuple(w for w, mask in own if mask is not None and mask[col])
         out.expansions[rid] = tuple(e for e in query.expansions
                                     if (np.all if e.needs_all else np.any)([held[stem(t)][col] for t in e.terms]))

@@ -33,6 +33,7 @@ def retriever_info(sources: Sequence[Retriever], candidates: Candidates, rank_of
             for name, scores in candidates.found.items() if rid in scores}
     if "bm25" in info and rid in evidence.coverage:
         info["bm25"]["coverage"] = round(evidence.coverage[rid], 4)
+        info["bm25"]["held_idf"] = round(evidence.held_idf.get(rid, 0.0), 3)
     if "vector" in info and evidence.calibrated(rid) is not None:
         info["vector"]["relevance"] = round(evidence.calibrated(rid) or 0.0, 4)
     return info

@@ -30,7 +30,7 @@ def fuse(candidates: Candidates, vector_share: float) -> Scores:
     if candidates.browse:
         return dict(candidates.found.get("time", {}))
     keyword = normalise(candidates.found.get("bm25", {}))
-    vector = normalise(candidates.ranking.get("vector", candidates.found.get("vector", {})))
+    vector = normalise(candidates.found.get("vector", {}))
     if vector:
         fused = {rid: (1.0 - vector_share) * keyword.get(rid, 0.0) + vector_share * vector.get(rid, 0.0)
                  for rid in set(keyword) | set(vector)}

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Protocol, Sequence
 
-from .calibration import GRAPH_STRONG, KEYWORD_FLOOR
+from .calibration import GRAPH_STRONG, INJECTION_COVERAGE, KEYWORD_FLOOR
 from .evidence import Evidence
 from .query import Query
 from .retrievers import Candidates
@@ -32,6 +32,7 @@ class Case:
     ranked: Sequence[tuple[float, int]]
     rows: Mapping[int, Any]
     min_relevance: float | None = None  # MEMORY_MIN_RELEVANCE (None: the measured floors)
+    injection: bool = False             # judged at the precision-first operating point
 
 
 @dataclass
@@ -55,7 +56,9 @@ class OwnEvidence:
     """A result is strong on its own evidence: it holds enough of the query's words
     (keyword coverage ≥ KEYWORD_FLOOR), or reads like it (a cosine at or above the
     model's floor), or the graph links it to an entity the query names, or it carries
-    a tag the query names; a time-only listing is all strong. Otherwise weak."""
+    a tag the query names; a time-only listing is all strong. Otherwise weak.
+    Injection judges the same evidence at its precision-first point: coverage ≥
+    INJECTION_COVERAGE, or a cosine at the model's ``strong`` level."""
 
     name = "evidence"
 
@@ -76,6 +79,9 @@ class OwnEvidence:
                 by_vector = calibrated is not None and calibrated >= override
             else:
                 keyword_floor, floor = KEYWORD_FLOOR, ev.scale.floor if ev.scale is not None else None
+                if case.injection:
+                    keyword_floor = INJECTION_COVERAGE
+                    floor = max(floor, ev.scale.strong) if floor is not None and ev.scale is not None else None
                 by_vector = cosine is not None and floor is not None and cosine >= floor
             if coverage >= keyword_floor:
                 verdict.set(rid, STRONG, f"holds the question's words (keyword coverage {coverage:.2f})")
@@ -94,7 +100,41 @@ class OwnEvidence:
         return f"holds little of the question (keyword coverage {coverage:.2f}){read}"
 
 
-RULES: tuple[Rule, ...] = (OwnEvidence(),)
+class AbsentName:
+    """A question naming someone or something no memory mentions (陈静 in "陈静的生日"
+    where only 妈妈's birthday is stored) cannot be answered from the palace: every
+    result is weak, with the name in the reason and the note. A name counts as
+    mentioned when a memory holds it, a part of it, or a concept expansion of it.
+    Measured on the held-out sets (docs/search-quality.md, "The judge")."""
+
+    name = "absent-name"
+
+    def apply(self, case: Case, verdict: Verdict) -> None:
+        postings = case.candidates.postings
+        if postings is None or case.candidates.browse or case.min_relevance == 0 or not case.query.names:
+            return
+        absent = [name for name in case.query.names if not self.mentioned(name, case.query, postings)]
+        if not absent:
+            return
+        said = ", ".join(repr(name) for name in absent)
+        for _score, rid in case.ranked:
+            verdict.set(rid, WEAK, f"no memory mentions {said}")
+        verdict.notes.append(f"no memory mentions {said}: nothing here can answer it")
+
+    @staticmethod
+    def mentioned(name: str, query: Query, postings: Any) -> bool:
+        from ..tokenize import stem
+
+        unit = next((u for u in query.units if u.term == name or name in u.parts), None)
+        terms = [name, *(unit.parts if unit else ())]
+        if any(postings.df(stem(t)) for t in terms):
+            return True
+        stands_for = [e for e in query.expansions if e.source == name or name in e.source]
+        return any(all(postings.df(stem(t)) for t in e.terms) if e.needs_all else
+                   any(postings.df(stem(t)) for t in e.terms) for e in stands_for)
+
+
+RULES: tuple[Rule, ...] = (OwnEvidence(), AbsentName())
 
 
 def judge(case: Case, rules: Sequence[Rule] = RULES) -> Verdict:

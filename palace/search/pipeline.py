@@ -52,7 +52,7 @@ def weights_of(settings: "Settings", params: DecayParams) -> dict[str, float]:
 def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 10,
            tags: Sequence[str] | None = None, location: str | None = None, type: str | None = None,
            include_archived: bool = False, start: Any = None, end: Any = None,
-           include_weak: bool = True) -> SearchResults:
+           include_weak: bool = True, injection: bool = False) -> SearchResults:
     """Best memories for ``query``, best first, each with its score explained and its
     confidence: strong results first, then weak ones (only strong ones without
     ``include_weak``). Time words in the query name a period relative to ``now``;
@@ -83,7 +83,7 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
     language = "zh" if has_han(asked.text) else "en"
     evidence = measure(asked, candidates.postings, [rid for _, rid in ranked], candidates.found.get("vector", {}),
                        scale_for(model, language) if model else None)
-    verdict = judge(Case(asked, candidates, evidence, ranked, rows, settings.min_relevance))
+    verdict = judge(Case(asked, candidates, evidence, ranked, rows, settings.min_relevance, injection))
     ordered = strong_first(ranked, verdict)
     shown = ordered if include_weak else [item for item in ordered if verdict.strength.get(item[1]) == "strong"]
     notes = answer_notes(candidates, verdict, ordered, shown[:top_k], include_weak, evidence)
@@ -95,7 +95,7 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
 def answer_notes(candidates: retrievers.Candidates, verdict: Any, ordered: Sequence[tuple[float, int]],
                  shown: Sequence[tuple[float, int]], include_weak: bool, evidence: Any) -> list[str]:
     """What the answer as a whole says: why it is empty, or that nothing in it is strong."""
-    notes = list(candidates.notes)
+    notes = list(candidates.notes) + list(verdict.notes)
     strong = sum(1 for _, rid in ordered if verdict.strength.get(rid) == "strong")
     weak = len(ordered) - strong
     if not ordered:
@@ -103,8 +103,8 @@ def answer_notes(candidates: retrievers.Candidates, verdict: Any, ordered: Seque
     elif not strong and include_weak:
         notes.append("no strong match: every result below is weak (it shares little with the question)")
     elif not strong:
-        notes.append(f"nothing above the relevance floor ({weak} weak matches hidden; "
-                     "include_weak=True / --include-weak shows them)")
+        notes.append(f"nothing strong ({weak} weak {'match' if weak == 1 else 'matches'} hidden: "
+                     "include_weak=True, or a search without --strong-only, shows them)")
     scale = evidence.scale
     if scale is not None and not scale.measured and candidates.found.get("vector"):
         notes.append("this embedding model's cosines are not calibrated for this query's language: "

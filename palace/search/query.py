@@ -8,7 +8,9 @@
   below the user's own words; a multiword one ("rate limiting") matches only whole;
 - **units for BM25**: the own words at weight 1.0, each expansion at its weight and
   tied to the word it stands for (``index.postings.Unit``);
-- **tags**: ``#tag`` words and words shaped like a tag path (``project/palace``).
+- **tags**: ``#tag`` words and words shaped like a tag path (``project/palace``);
+- **names**: the words naming someone or something (陈静, "Biscuit"), which the judge
+  needs some memory to mention.
 """
 
 from __future__ import annotations
@@ -100,6 +102,50 @@ def expand(own: Sequence[str], expansions: Iterable[Any]) -> tuple[list[Expanded
     return kept, groups
 
 
+# --- names: what a question is about, which the palace must mention to answer it -----
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’\-]*")
+_SENTENCE_START = re.compile(r"(^|[.!?。！？]\s*)$")
+NAME_TAGS = frozenset({"nr", "nrt", "nrfg", "ns", "nt", "nz"})  # jieba: person, place, organisation, other
+# nouns that name no particular thing (a question is not about 时候 or "things")
+GENERIC_NOUNS = frozenset("""时候 时间 东西 事情 事儿 情况 问题 方面 地方 样子 办法 方法 原因 结果 部分
+    内容 方式 感觉 建议 推荐 哪里 今天 昨天 明天 thing things something anything everything time
+    times kind kinds sort lot week weeks month months year years today yesterday tomorrow
+    last next first ever recently recommend suggest suggestions advice ideas idea tips""".split())
+# the answer's type in "What European countries has…": no thing a memory must mention
+_EN_TYPE_PHRASE = re.compile(r"\b(?:what|which|whose)\s+((?:[A-Za-z\-]+\s+){1,3}?)"
+                             r"(?=(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|"
+                             r"should|might|must)\b)", re.IGNORECASE)
+# a question asking for a guess or for what the assistant said: a name may be new to it
+_NAMES_MAY_BE_NEW = re.compile(
+    r"^\s*(?:would|could|might|is it likely|are they likely|do you think)\b"
+    r"|\byou (?:said|told|mentioned|recommended|suggested|provided|wrote|gave|listed)\b"
+    r"|\bour (?:previous|last|earlier) (?:chat|conversation|discussion)", re.IGNORECASE)
+
+
+def query_names(text: str) -> tuple[str, ...]:
+    """The query's words that name something, as ``query_terms`` gives them: a Latin
+    word capitalised where no sentence starts ("Biscuit", "NovaTech"), a Chinese word
+    jieba tags as a person, place, organisation or other proper noun (陈静, 杭州); none
+    when the question asks for a guess or for what the assistant said."""
+    if not text.strip() or _NAMES_MAY_BE_NEW.search(text):
+        return ()
+    from ..tokenize import has_han, tokenize
+
+    skip = {t for m in _EN_TYPE_PHRASE.finditer(text) for t in tokenize(m.group(1))}
+    names: dict[str, None] = {}
+    for match in _LATIN_WORD.finditer(text):
+        word = match.group(0)
+        if word[0].isupper() and not _SENTENCE_START.search(text[:match.start()]):
+            names.update((t, None) for t in tokenize(word) if t not in GENERIC_NOUNS and len(t) > 1)
+    if has_han(text):
+        import rjieba
+
+        for word, tag in rjieba.tag(text):
+            if tag in NAME_TAGS and has_han(word) and len(word) >= 2 and word not in GENERIC_NOUNS:
+                names.update((t, None) for t in tokenize(word))
+    return tuple(name for name in names if name not in skip)
+
+
 # A word of the query shaped like a tag path (project/palace) or written as #tag.
 _TAG_WORD = re.compile(r"(?<![^\s(（\[【,，;；])#([^\s#,，;；。()（）\[\]【】]+)"
                        r"|(?<![^\s(（\[【,，;；])([^\s/#,，;；。()（）\[\]【】]+(?:/[^\s/#,，;；。()（）\[\]【】]+)+)")
@@ -125,6 +171,7 @@ class Query:
     expansions: tuple[Expanded, ...]
     bm25: tuple[Unit, ...]              # what the keyword retriever scores
     tags: tuple[str, ...]
+    names: tuple[str, ...] = ()         # the words naming someone or something (query_names)
 
     @property
     def stems(self) -> list[str]:
@@ -140,4 +187,5 @@ def analyse(text: str, expander: Any = None) -> Query:
     raw = expander.expand(text) if expander is not None and text.strip() else []
     expansions, groups = expand(own, raw)
     return Query(text=text, words=tuple(own), units=tuple(informative_units(own)),
-                 expansions=tuple(expansions), bm25=tuple(query_units(groups)), tags=query_tags(text))
+                 expansions=tuple(expansions), bm25=tuple(query_units(groups)), tags=query_tags(text),
+                 names=query_names(text))

@@ -4,7 +4,7 @@
   once per search; the same postings tell the judge which query words each
   candidate holds, so no memory text is read for that;
 - **vector**: the best-chunk cosine of each memory to the query (vectors stored at
-  write time; a search never embeds a memory), ranked by its best two chunks;
+  write time; a search never embeds a memory);
 - **graph**: memories one hop from the entities the query names;
 - **tag**: memories carrying a tag the query names (or one below it).
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Sequence
 
 from ..errors import EmbedderUnavailableError
 from ..index import Filters
@@ -24,7 +24,6 @@ from ..index.postings import Postings
 from .query import Query
 from .request import Request
 
-from .calibration import SECOND_CHUNK
 
 Scores = dict[int, float]  # memory row id → a retriever's score
 
@@ -34,12 +33,10 @@ GRAPH_SMALL_PALACE = 20  # graph_specificity: the smallest palace size it divide
 
 @dataclass
 class Candidates:
-    """What the retrievers found: per retriever its scores (``ranking``: the scores
-    fusion ranks by where they differ from the ones shown), the postings of the
+    """What the retrievers found: per retriever its scores, the postings of the
     query's terms, and notes for the user."""
 
     found: dict[str, Scores] = field(default_factory=dict)
-    ranking: dict[str, Scores] = field(default_factory=dict)
     postings: Postings | None = None
     notes: list[str] = field(default_factory=list)
     browse: bool = False   # a time-only query: the period's memories, newest first
@@ -100,22 +97,8 @@ def vector(services: Any, query: Query, pool: int) -> Retriever:
             many = f"{waiting}+" if waiting >= 1000 else str(waiting)
             out.add_note(f"{many} memories have no vector yet (being embedded in the background, or "
                          "`palace reindex --vectors`); keyword search finds them meanwhile")
-        if found:
-            chunks = services.vectors.chunk_cosines(model, memo["q"], list(found))
-            out.ranking["vector"] = by_best_chunks(found, chunks, SECOND_CHUNK)
 
     return Retriever("vector", "cosine", find)
-
-
-def by_best_chunks(found: Scores, cosines: Mapping[int, Sequence[float]], share: float) -> Scores:
-    """A memory's vector ranking score: its best chunk's cosine, ``share`` of it replaced
-    by its second best's. A memory of one chunk keeps its cosine."""
-    out = {}
-    for rid, best in found.items():
-        near = cosines.get(rid, ())
-        second = near[1] if len(near) > 1 else best
-        out[rid] = (1.0 - share) * best + share * min(best, second)
-    return out
 
 
 def graph(services: Any, pool: int, names: Sequence[str], now: datetime) -> Retriever:
