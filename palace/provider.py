@@ -26,9 +26,6 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger(__name__)
 
 MAX_TOP_K = 100
-# Memories embedded right after an index call. Embedding now keeps the next search
-# fast (search would otherwise embed everything missing first); the cap keeps one
-# index call short when a bulk import left many memories without vectors.
 
 
 class VectorSearchResult(TypedDict):
@@ -50,24 +47,6 @@ class VectorSearchProvider(Protocol):
 
     def index(self, id: str, content: str,
               metadata: Mapping[str, Any] | None = None) -> IndexResult: ...
-
-    @contextlib.contextmanager
-    def _while_open(self) -> Iterator[None]:
-        """The lock, for the worker: once ``close`` began, the index is not touched again."""
-        with self._lock:
-            if self._closing:
-                raise _Closing()
-            yield
-
-    def close(self) -> None:
-        """Stop the background worker (it stops at its next index access) and close
-        the manager; a worker in the middle of embedding never sees a closed index."""
-        with self._lock:
-            self._closing = True
-            self.manager.close()
-        worker = self._worker
-        if worker is not None:
-            worker.join(timeout=5)
 
     def remove(self, id: str) -> bool:
         """True if the memory existed; removing an unknown id is not an error."""
@@ -113,6 +92,24 @@ class PalaceVectorSearchProvider:
         self._worker: threading.Thread | None = None
         self._more = False
         self._closing = False
+
+    @contextlib.contextmanager
+    def _while_open(self) -> Iterator[None]:
+        """The lock, for the worker: once ``close`` began, the index is not touched again."""
+        with self._lock:
+            if self._closing:
+                raise _Closing()
+            yield
+
+    def close(self) -> None:
+        """Stop the background worker (it stops at its next index access) and close
+        the manager; a worker in the middle of embedding never sees a closed index."""
+        with self._lock:
+            self._closing = True
+            self.manager.close()
+        worker = self._worker
+        if worker is not None:
+            worker.join(timeout=5)
 
     def search(self, query: str, top_k: int = 10,
                filter: Mapping[str, Any] | None = None) -> list[VectorSearchResult]:
@@ -165,7 +162,7 @@ class PalaceVectorSearchProvider:
         """Embed what the write could not in its MEMORY_VECTOR_TIMEOUT (a long memory) in
         a worker thread that takes the lock only to read and write the index: searches
         never wait for an embedding. One worker at a time; it stops when nothing is left."""
-        if self.manager.embedder is None:
+        if self.manager.embedder is None or self._closing:
             return
         with self._worker_lock:
             self._more = True
