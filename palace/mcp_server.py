@@ -9,7 +9,7 @@ A workspace without a palace (a new one, or a mistyped ``--workspace``) still ge
 running server: its instructions and every tool but ``save_memory`` say where it
 looked and how to create one, and ``save_memory`` creates it, as ``palace add`` does
 (``Palace``). ``palace mcp`` and ``python -m palace.mcp_server`` are one entry point,
-``main``.
+``serve``.
 
 Nothing an agent sends can crash the server: palace errors, arguments that do
 not match a tool's schema and unknown arguments all come back as tool results
@@ -701,23 +701,30 @@ def _stdin_is_terminal() -> bool:
         return False
 
 
+def serve(workspace: str | None = None) -> None:
+    """The MCP server's one start-up, behind both spellings: ``palace mcp [--workspace
+    DIR]`` (the command line renders its errors) and ``python -m palace.mcp_server
+    [--workspace DIR]`` (``main``). Raises PalaceError when it cannot serve."""
+    config = Settings.from_env(**({"workspace_dir": workspace} if workspace else {}))
+    if _stdin_is_terminal():
+        print(f"palace mcp: serving MCP (JSON-RPC) on stdin/stdout for {config.workspace}; an "
+              "agent's MCP client starts this command (see docs/mcp.md). Ctrl-C stops it.",
+              file=sys.stderr)
+    serve_stdio(config)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """The MCP server's one entry point: ``palace mcp [--workspace DIR]`` calls it, and
-    ``python -m palace.mcp_server [--workspace DIR]`` is the same. Exit status: 0 when
-    the client closed the connection, 2 bad input, 3 configuration, 4 other errors."""
+    """``python -m palace.mcp_server``: ``serve`` with the options of ``palace mcp``. Exit
+    status as the command line's: 0 when the client closed the connection, 2 bad input,
+    3 configuration, 4 other errors."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="palace mcp", description="palace MCP server (stdio)")
+    parser = argparse.ArgumentParser(prog="python -m palace.mcp_server",
+                                     description="palace MCP server (stdio); the same as `palace mcp`")
     parser.add_argument("--workspace", "-w", help="workspace folder (default: MEMORY_WORKSPACE_DIR or .)")
     args = parser.parse_args(argv)
     try:
-        overrides = {"workspace_dir": args.workspace} if args.workspace else {}
-        config = Settings.from_env(**overrides)
-        if _stdin_is_terminal():
-            print(f"palace mcp: serving MCP (JSON-RPC) on stdin/stdout for {config.workspace}; an "
-                  "agent's MCP client starts this command (see docs/mcp.md). Ctrl-C stops it.",
-                  file=sys.stderr)
-        serve_stdio(config)
+        serve(args.workspace)
     except PalaceError as exc:
         print(f"palace mcp: {exc}", file=sys.stderr)
         return 2 if isinstance(exc, InvalidInputError) else 3 if isinstance(exc, ConfigError) else 4

@@ -30,10 +30,9 @@ def mcp() -> None:
     """Run the MCP server on stdio (for Claude Code, OpenClaw and other agents). On a
     folder without a palace it starts all the same and tells the client how to create
     one; its save_memory creates it. `python -m palace.mcp_server` is the same command."""
-    from ..mcp_server import main as serve
+    from ..mcp_server import serve
 
-    workspace = state().workspace
-    click.get_current_context().exit(serve(["--workspace", workspace] if workspace else []))
+    serve(state().workspace)
 
 
 # --------------------------------------------------------------------------- sidecar
