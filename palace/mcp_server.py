@@ -705,7 +705,7 @@ def serve(workspace: str | None = None) -> None:
     """The MCP server's one start-up, behind both spellings: ``palace mcp [--workspace
     DIR]`` (the command line renders its errors) and ``python -m palace.mcp_server
     [--workspace DIR]`` (``main``). Raises PalaceError when it cannot serve."""
-    config = Settings.from_env(**({"workspace_dir": workspace} if workspace else {}))
+    config = Settings.from_env(workspace_dir=workspace) if workspace else Settings.from_env()
     if _stdin_is_terminal():
         print(f"palace mcp: serving MCP (JSON-RPC) on stdin/stdout for {config.workspace}; an "
               "agent's MCP client starts this command (see docs/mcp.md). Ctrl-C stops it.",
