@@ -1,7 +1,7 @@
 """Claude Code hook latency, as installed, direct path against warm path in one run.
 
-    python scripts/bench_hooks.py                       # 10,000 memories, 12 turns a path
-    python scripts/bench_hooks.py --size 2000 --turns 6
+    python scripts/bench_hooks.py                       # 10,000 memories, 2 sessions of 8 turns a path
+    python scripts/bench_hooks.py --size 2000 --sessions 1 --turns 4
 
 What it does, the way a user's Claude Code would:
 
@@ -18,9 +18,11 @@ What it does, the way a user's Claude Code would:
    ``hook_event_name``, and per event ``source``/``model``, ``prompt``, ``tool_name``/
    ``tool_input``/``tool_response``/``tool_use_id``, ``error``/``is_interrupt``,
    ``stop_hook_active``/``last_assistant_message``, ``reason``);
-4. the *direct* session runs each command with ``--no-service`` (every hook opens the
-   palace itself); the *warm* session runs them as installed: the first hook finds no
-   service, goes direct and starts one (reported on its own line), the rest talk to it.
+4. the *direct* sessions run each command with ``--no-service`` (every hook opens the
+   palace itself); the *warm* sessions run them as installed: the first hook finds no
+   service, starts one and waits for it (reported on its own line), the rest talk to it;
+5. stops the service (it stores what waits) and counts, per path, the observations and
+   session summaries stored, and the answers taken from the transcripts.
 
 Wall time of each command, start to exit, is what Claude Code waits for. Medians and
 95th percentiles per hook, and the direct/warm ratio. Targets (issue 25): median <= 150
@@ -229,10 +231,29 @@ def hook_processes(ws: Path) -> list[str]:
     return found
 
 
+def captured(ws: Path, played: dict[str, list[Session]]) -> dict[str, tuple[int, int, int]]:
+    """Per path: observations, session summaries, and answers that came from a transcript."""
+    from palace import MemoryPalaceManager, Settings
+
+    settings = Settings.from_env(workspace_dir=str(ws), vector_enabled=False)
+    out = {}
+    with MemoryPalaceManager(str(ws), settings=settings, embedder=None) as pm:
+        observations = pm.list(type="observation", limit=100_000)
+        summaries = pm.list(type="session", limit=100_000)
+        for path, sessions in played.items():
+            ids = {s.id for s in sessions}
+            mine = [m for m in observations if m.extra.get("sessionId") in ids]
+            answers = {f"({p[:40]})" for s in sessions for i, p in enumerate(s.prompts, 1) if i % 2 == 0}
+            out[path] = (len(mine), sum(1 for m in summaries if m.extra.get("sessionId") in ids),
+                         sum(1 for m in mine if any(a in m.content for a in answers)))
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", type=int, default=10_000)
-    parser.add_argument("--turns", type=int, default=12, help="turns per session (default 12)")
+    parser.add_argument("--sessions", type=int, default=2, help="sessions per path (default 2)")
+    parser.add_argument("--turns", type=int, default=8, help="turns per session (default 8)")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "palace-bench-hooks"))
     args = parser.parse_args()
@@ -249,25 +270,30 @@ def main() -> int:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
     env.update(HOME=str(home), MEMORY_VECTOR_ENABLED="false", MEMORY_TIMEZONE="Asia/Shanghai")
     commands = install(home, ws, env)
-    queries = [q.text for q in syn.generate_queries(240, seed=7)]
-    direct_prompts = queries[: args.turns]
-    warm_prompts = queries[args.turns: 2 * args.turns]
+    queries = iter(q.text for q in syn.generate_queries(240, seed=7))
+
+    def sessions(path: str) -> list[Session]:
+        return [Session(run_dir, f"{path}{i}", [next(queries) for _ in range(args.turns)])
+                for i in range(args.sessions)]
 
     load = os.getloadavg()
-    say(f"{args.size:,} memories, {args.turns} turns a session; load average {load[0]:.1f} {load[1]:.1f} "
-        f"{load[2]:.1f}; {os.cpu_count()} CPUs")
+    say(f"{args.size:,} memories, {args.sessions} sessions of {args.turns} turns a path; load average "
+        f"{load[0]:.1f} {load[1]:.1f} {load[2]:.1f}; {os.cpu_count()} CPUs")
     say(f"installed command, e.g.: {commands['user-prompt-submit']}")
     direct: dict[str, list[float]] = {}
     warm: dict[str, list[float]] = {}
     first: list[float] = []
+    played = {"direct": sessions("direct"), "warm": sessions("warm")}
     try:
-        play(Session(run_dir, "direct", direct_prompts), commands, env, " --no-service", direct)
-        play(Session(run_dir, "warm", warm_prompts), commands, env, "", warm, first)
+        for session in played["direct"]:
+            play(session, commands, env, " --no-service", direct)
+        for session in played["warm"]:
+            play(session, commands, env, "", warm, first)
         status = hook_client.status(str(ws))
     finally:
         stopped = hook_client.stop(str(ws))
     left = hook_processes(ws)
-
+    stored = captured(ws, played)
     say()
     say("| hook | runs | direct median | direct p95 | warm median | warm p95 | median ratio |")
     say("|---|---|---|---|---|---|---|")
@@ -284,7 +310,12 @@ def main() -> int:
         f"{pct(all_direct, 95) * 1000:.0f} ms | {statistics.median(all_warm) * 1000:.0f} ms | "
         f"{pct(all_warm, 95) * 1000:.0f} ms | {statistics.median(all_direct) / statistics.median(all_warm):.1f}x |")
     say()
-    say(f"first hook of the warm session (no service yet: direct, and starts one): {first[0] * 1000:.0f} ms")
+    say(f"first hook of the warm run (no service yet: starts one and waits for it): {first[0] * 1000:.0f} ms")
+    for path, (observations, summaries, from_transcript) in stored.items():
+        say(f"captured ({path}): {observations} observations of {args.sessions * args.turns} turns, "
+            f"{summaries} session summaries, {from_transcript} answers read from the transcript "
+            f"(of {sum(1 for s in played[path] for n in range(1, args.turns + 1) if n % 2 == 0)} "
+            "Stops without last_assistant_message)")
     say(f"service: {status.get('hooks_served')} hooks served, pid {status.get('pid')}, stopped: {stopped}")
     worst_median = max(statistics.median(v) for v in warm.values())
     prompt_p95 = pct(warm["user-prompt-submit"], 95)

@@ -200,3 +200,17 @@ def test_changed_code_on_disk_stops_the_service(workspace, tmp_path):
     assert wait_until(lambda: not hook_processes(workspace), 10), "kept serving old code"
     log = (Path(hook_client.service_dir(str(workspace))) / hook_client.LOG_FILE).read_text()
     assert "exiting: palace's code changed on disk" in log
+
+
+def test_the_service_command_says_whether_it_runs_and_stops_it(workspace, tmp_path):
+    run_hook("session-start", workspace, payload("SessionStart", tmp_path, source="startup"), "--no-capture",
+             service=True)
+    command = [sys.executable, "-m", "palace.integrations.hook_service", "--workspace", str(workspace)]
+    status = json.loads(subprocess.run([*command, "--status"], capture_output=True, text=True, env=hook_env(),
+                                       timeout=30).stdout)
+    assert status["running"] and hook_processes(workspace) == [status["pid"]]
+    stopped = subprocess.run([*command, "--stop"], capture_output=True, text=True, env=hook_env(), timeout=30)
+    assert stopped.stdout.strip() == "stopped"
+    assert not hook_processes(workspace)
+    again = subprocess.run([*command, "--stop"], capture_output=True, text=True, env=hook_env(), timeout=30)
+    assert again.stdout.strip() == "not running"

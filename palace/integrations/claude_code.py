@@ -105,7 +105,7 @@ def render(result, kind: str) -> str:
             f"{result.text}\n</palace-memory>")
 
 
-def open_manager(workspace: str | None):
+def open_manager(workspace: str | None, *, sync: bool = True):
     from ..embedders import make_embedder
     from ..manager import MemoryPalaceManager
     from ..settings import Settings
@@ -116,7 +116,7 @@ def open_manager(workspace: str | None):
         raise HookError("no workspace: pass --workspace DIR (palace install claude-code writes it) "
                         "or set MEMORY_WORKSPACE_DIR")
     embedder = make_embedder(settings, allow_inprocess=False)  # never torch in a hook
-    return MemoryPalaceManager(settings.workspace_dir, settings=settings, embedder=embedder)
+    return MemoryPalaceManager(settings.workspace_dir, settings=settings, embedder=embedder, sync=sync)
 
 
 def recall(pm, event: str, payload: dict[str, Any], args) -> str | None:
@@ -158,7 +158,9 @@ def run(event: str, payload: dict[str, Any], args, *, pm=None, defer_all: bool =
             sys.stderr.write(f"palace hook {event}: {message}\n")
     payload.setdefault("hook_event_name", event)
     if pm is None:
-        with open_manager(args.workspace) as opened:
+        # a hook that only joins the spool reads no memory: no need to sync the index first
+        spool_only = (event not in RECALL_EVENTS or args.no_recall) and (defer_all or event in DEFERRED_EVENTS)
+        with open_manager(args.workspace, sync=not spool_only) as opened:
             return run(event, payload, args, pm=opened, defer_all=defer_all, out=out, note=note)
     if event in RECALL_EVENTS and not args.no_recall:
         try:

@@ -327,7 +327,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workspace", "-w", required=True, help="the palace workspace")
     parser.add_argument("--idle", type=float, default=None,
                         help="exit after this many seconds without a hook (default MEMORY_HOOK_SERVICE_IDLE)")
+    what = parser.add_mutually_exclusive_group()
+    what.add_argument("--status", action="store_true", help="say whether it runs (JSON) instead")
+    what.add_argument("--stop", action="store_true", help="stop the running one instead (it stores what waits)")
     args = parser.parse_args(argv)
+    if args.status or args.stop:
+        target = hook_client.workspace_of(args.workspace) or args.workspace
+        if args.stop:
+            print("stopped" if hook_client.stop(target) else "not running")
+        else:
+            print(json.dumps(hook_client.status(target), indent=2))
+        return 0
     from ..settings import Settings
 
     try:  # stderr is hooks.log (append mode): keep it small
