@@ -7,6 +7,7 @@ checks /proc for leftovers."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -214,3 +215,46 @@ def test_the_service_command_says_whether_it_runs_and_stops_it(workspace, tmp_pa
     assert not hook_processes(workspace)
     again = subprocess.run([*command, "--stop"], capture_output=True, text=True, env=hook_env(), timeout=30)
     assert again.stdout.strip() == "not running"
+
+
+def test_a_bad_payload_through_the_service_is_the_same_one_line(workspace):
+    direct = run_hook("session-start", workspace, "not json")
+    warm = run_hook("session-start", workspace, "not json", service=True)
+    assert len(hook_processes(workspace)) == 1  # it went through the service
+    for done in (direct, warm):
+        assert done.returncode == 0 and done.stdout == ""
+    assert warm.stderr == direct.stderr and "not JSON" in warm.stderr and warm.stderr.count("\n") == 1
+
+
+def test_a_new_workspace_gets_its_palace_first_and_its_service_next(tmp_path):
+    workspace = tmp_path / "new-ws"
+    try:
+        first = run_hook("session-start", workspace, payload("SessionStart", tmp_path, source="startup"),
+                         service=True)
+        assert first.returncode == 0 and first.stderr == "", first.stderr
+        assert (workspace / "memory" / "palace").is_dir()  # the direct path made it
+        assert not hook_processes(workspace)
+        second = run_hook("user-prompt-submit", workspace, payload("UserPromptSubmit", tmp_path, prompt="hello"),
+                          service=True)
+        assert second.returncode == 0 and second.stderr == "", second.stderr
+        assert len(hook_processes(workspace)) == 1
+    finally:
+        stop_service(workspace)
+
+
+def test_a_workspace_too_deep_for_a_socket_path_still_gets_its_service(tmp_path):
+    workspace = tmp_path / ("a-rather-deeply-nested-project-folder-" * 3) / "ws"
+    socket = hook_client.socket_path(str(workspace))
+    assert len(os.fsencode(str(workspace / "memory/palace/.palace/hooks.sock"))) > hook_client.MAX_SOCKET_PATH
+    assert len(os.fsencode(socket)) <= hook_client.MAX_SOCKET_PATH
+    try:
+        for event, data in (("session-start", payload("SessionStart", tmp_path, source="startup")),
+                            ("user-prompt-submit", payload("UserPromptSubmit", tmp_path, prompt="hello")),
+                            ("user-prompt-submit", payload("UserPromptSubmit", tmp_path, prompt="hello"))):
+            done = run_hook(event, workspace, data, service=True)
+            assert done.returncode == 0 and done.stderr == "", done.stderr
+        assert hook_client.status(str(workspace))["socket"] == socket
+        assert oct(os.stat(os.path.dirname(socket)).st_mode & 0o777) == "0o700"
+    finally:
+        stop_service(workspace)
+    assert not os.path.exists(socket)
