@@ -13,11 +13,13 @@ What it does, the way a user's Claude Code would:
    on stdin as Claude Code does: SessionStart, then per turn UserPromptSubmit, three
    PostToolUse, one PostToolUseFailure, Stop (every other one without
    ``last_assistant_message``, so its answer comes from the transcript written beside
-   it), and SessionEnd. Payloads have the fields Claude Code's hooks reference gives
-   (``session_id``, ``transcript_path``, ``cwd``, ``permission_mode``,
-   ``hook_event_name``, and per event ``source``/``model``, ``prompt``, ``tool_name``/
-   ``tool_input``/``tool_response``/``tool_use_id``, ``error``/``is_interrupt``,
-   ``stop_hook_active``/``last_assistant_message``, ``reason``);
+   it), and SessionEnd. Payloads have the fields real Claude Code 2.1.328 sends
+   (recorded from the binary tests/test_claude_code_real.py drives): ``session_id``,
+   ``transcript_path``, ``cwd``, ``prompt_id``, ``permission_mode``, ``effort``,
+   ``hook_event_name``, and per event ``source``, ``prompt``, ``tool_name``/
+   ``tool_input``/``tool_response``/``tool_use_id``/``duration_ms``, ``error``/
+   ``is_interrupt`` (PostToolUseFailure, from the hooks reference), ``stop_hook_active``/
+   ``last_assistant_message``/``background_tasks``/``session_crons``, ``reason``;
 4. the *direct* sessions run each command with ``--no-service`` (every hook opens the
    palace itself); the *warm* sessions run them as installed: the first hook finds no
    service, starts one and waits for it (reported on its own line), the rest talk to it;
@@ -126,8 +128,16 @@ class Session:
         self.turn = 0
 
     def common(self, event: str) -> dict:
-        return {"session_id": self.id, "transcript_path": str(self.transcript), "cwd": self.cwd,
-                "permission_mode": "default", "hook_event_name": event}
+        """The fields Claude Code 2.1.328 sends with each event (as recorded from the real
+        binary: tests/test_claude_code_real.py runs it)."""
+        data = {"session_id": self.id, "transcript_path": str(self.transcript), "cwd": self.cwd}
+        if event != "SessionStart":
+            data["prompt_id"] = f"{self.id}-prompt{self.turn}"
+        if event not in ("SessionStart", "SessionEnd"):
+            data["permission_mode"] = "default"
+        if event in ("PostToolUse", "PostToolUseFailure", "Stop"):
+            data["effort"] = {"level": "medium"}
+        return {**data, "hook_event_name": event}
 
     def record(self, kind: str, content, **extra) -> None:
         self.lines.append({"type": kind, "sessionId": self.id, "cwd": self.cwd, "uuid": f"u{len(self.lines)}",
@@ -137,11 +147,10 @@ class Session:
             handle.write(json.dumps(self.lines[-1], ensure_ascii=False) + "\n")
 
     def events(self) -> list[tuple[str, dict]]:
-        out = [("session-start", {**self.common("SessionStart"), "source": "startup",
-                                  "model": "claude-sonnet-4-5"})]
+        out = [("session-start", {**self.common("SessionStart"), "source": "startup"})]
         for prompt in self.prompts:
             out += self.turn_events(prompt)
-        out.append(("session-end", {**self.common("SessionEnd"), "reason": "prompt_input_exit"}))
+        out.append(("session-end", {**self.common("SessionEnd"), "reason": "other"}))
         return out
 
     def turn_events(self, prompt: str) -> list[tuple[str, dict]]:
@@ -166,7 +175,7 @@ class Session:
             self.record("user", [{"type": "tool_result", "tool_use_id": use_id, "content": "ok"}])
             events.append(("post-tool-use", {**self.common("PostToolUse"), "tool_name": tool,
                                              "tool_input": tool_input, "tool_response": response,
-                                             "tool_use_id": use_id}))
+                                             "tool_use_id": use_id, "duration_ms": 41}))
         failing = f"toolu_{n:02d}9abcdef"
         self.record("assistant", [{"type": "tool_use", "id": failing, "name": "Bash",
                                    "input": {"command": "npm run lint"}}])
@@ -178,7 +187,7 @@ class Session:
                                                  "error": "Command exited with non-zero status code 1",
                                                  "is_interrupt": False}))
         self.record("assistant", [{"type": "text", "text": answer}])
-        stop = {**self.common("Stop"), "stop_hook_active": False}
+        stop = {**self.common("Stop"), "stop_hook_active": False, "background_tasks": [], "session_crons": []}
         if n % 2:
             stop["last_assistant_message"] = answer
         events.append(("stop", stop))
