@@ -8,8 +8,8 @@ no service starts it: ``hook_client.start_service``). It
 * listens on ``hooks.sock`` beside it (mode 0600) and answers each hook by running
   ``claude_code.run`` on its open palace, the direct path's code, so both answer alike;
   every capture only joins the session's spool, and the turns those captures end are
-  stored ``DRAIN_DELAY_S`` later by a worker (Claude Code writes the transcript
-  after the hook, and the next prompt's recall should not wait for it);
+  stored ``DRAIN_DELAY_S`` later by a worker, in a pause between hooks (Claude Code
+  writes the transcript after the hook, and no hook should wait behind the worker);
 * answers only hooks of its own install and settings (``code`` and ``env`` of the
   request): a hook with other MEMORY_* settings, or one run after palace's code
   changed on disk (an upgrade, a ``git pull``), makes it store what waits and exit, and
@@ -37,6 +37,8 @@ from typing import Any
 from . import claude_code, hook_client
 
 DRAIN_DELAY_S = 2.0        # a turn's end waits this long before it is stored
+DRAIN_QUIET_S = 0.5        # ...and for a moment without hooks, so no hook waits behind it
+DRAIN_MAX_DELAY_S = 15.0   # ...but never longer than this once due
 CHECK_EVERY_S = 0.5        # how often the service looks at its reasons to exit
 SYNC_INTERVAL_S = 2.0      # hand edits and other writers noticed at most this often
 LOCK_WAIT_S = 2.0          # a starting service waits this long for the lock (a probe holds it briefly)
@@ -81,7 +83,7 @@ class HookService:
         self.served = 0
         self.pm: Any = None
         self.lock = threading.Lock()           # one hook (or drain) on the palace at a time
-        self.due: dict[str, float] = {}        # session -> when its deferred turn ends are stored
+        self.due: dict[str, tuple[float, float]] = {}  # session -> (due from, stored by at the latest)
         self.due_changed = threading.Condition()
         self.exit_reason: str | None = None
         self.last_sync = time.monotonic()
@@ -295,19 +297,22 @@ class HookService:
 
     def schedule(self, session: str) -> None:
         with self.due_changed:
-            self.due[session] = time.monotonic() + DRAIN_DELAY_S
+            now = time.monotonic()
+            latest = self.due.get(session, (0.0, now + DRAIN_DELAY_S + DRAIN_MAX_DELAY_S))[1]
+            self.due[session] = (now + DRAIN_DELAY_S, latest)
             self.due_changed.notify()
 
     def drain_loop(self) -> None:
         while self.exit_reason is None:
             with self.due_changed:
                 now = time.monotonic()
-                ready = [s for s, at in self.due.items() if at <= now]
+                quiet = now - self.last_request >= DRAIN_QUIET_S
+                ready = [s for s, (due, latest) in self.due.items() if (due <= now and quiet) or latest <= now]
                 for session in ready:
                     del self.due[session]
                 if not ready:
-                    wait = min(self.due.values(), default=now + CHECK_EVERY_S) - now
-                    self.due_changed.wait(timeout=max(0.01, min(wait, CHECK_EVERY_S)))
+                    wait = min((due for due, _latest in self.due.values()), default=now + CHECK_EVERY_S) - now
+                    self.due_changed.wait(timeout=max(0.05, min(wait, CHECK_EVERY_S)))
                     continue
             self.drain(ready)
 
