@@ -82,7 +82,7 @@ def test_palace_in_real_claude_code_recalls_captures_and_carries_over(setup):
                        home=home, cwd=project, model_url=model.url)
         assert first.returncode == 0, first.stderr
         result = json.loads(first.stdout)
-        assert result["result"] == ANSWER and result["num_turns"] == 2
+        assert result["result"] == ANSWER and result["num_turns"] == 2, result
         sent = model.sent()
         # the hooks' additionalContext, in the request Claude Code sent the model
         assert 'SessionStart hook additional context: <palace-memory kind=\\"bootstrap\\"' in sent
@@ -93,14 +93,17 @@ def test_palace_in_real_claude_code_recalls_captures_and_carries_over(setup):
 
         # the service stores the session a moment after SessionEnd; a user's next session
         # comes later than this test's, so wait for it here
-        assert wait_until(lambda: hook_client.status(str(workspace)).get("sessions_waiting") == 0, 15)
+        assert wait_until(lambda: hook_client.status(str(workspace)).get("sessions_waiting") == 0, 30), \
+            hook_client.status(str(workspace))
         second = claude(["-p", "What did we do last time?", "--output-format", "json"],
                         home=home, cwd=project, model_url=model.url)
         assert second.returncode == 0, second.stderr
         carried = json.dumps(model.requests[-1], ensure_ascii=False)
         assert "# Recent sessions" in carried and prompt in carried
 
-    assert len(hook_processes(workspace)) == 1  # one warm service answered both sessions
+    # one warm service answered both sessions (Claude Code may exit before its SessionEnd
+    # hook process has: give that one a moment)
+    assert wait_until(lambda: len(hook_processes(workspace)) == 1, 15), hook_processes(workspace)
     stop_service(workspace)
     settings = Settings.from_env(workspace_dir=str(workspace), vector_enabled=False)
     with MemoryPalaceManager(str(workspace), settings=settings, embedder=None) as pm:
