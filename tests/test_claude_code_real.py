@@ -114,7 +114,7 @@ def test_palace_in_real_claude_code_recalls_captures_and_carries_over(setup):
     assert summaries
 
 
-def test_claude_mcp_list_shows_palace_connected_even_before_the_palace_exists(setup, tmp_path):
+def test_a_workspace_without_a_palace_is_connected_and_its_first_session_captured(setup, tmp_path):
     workspace, home, project = setup
     with StubModel(ANSWER, "true") as model:
         listed = claude(["mcp", "list"], home=home, cwd=project, model_url=model.url)
@@ -128,5 +128,15 @@ def test_claude_mcp_list_shows_palace_connected_even_before_the_palace_exists(se
         try:
             listed = claude(["mcp", "list"], home=home, cwd=project, model_url=model.url)
             assert "Connected" in listed.stdout.split("palace:", 1)[1].splitlines()[0], listed.stdout
+            # a new user's first session on it: the hooks create the palace and capture the turn
+            prompt = "Are the postgres backups fine?"
+            first = claude(["-p", prompt, "--allowedTools", "Bash(true)", "--output-format", "json"],
+                           home=home, cwd=project, model_url=model.url)
+            assert first.returncode == 0, first.stderr
+            session = json.loads(first.stdout)["session_id"]
         finally:
             stop_service(fresh)  # `claude mcp list` runs the session hooks too, which capture into it
+    settings = Settings.from_env(workspace_dir=str(fresh), vector_enabled=False)
+    with MemoryPalaceManager(str(fresh), settings=settings, embedder=None) as pm:
+        [observation] = [m for m in pm.list(type="observation") if m.extra.get("sessionId") == session]
+    assert prompt in observation.content and f"Answer: {ANSWER}" in observation.content
