@@ -140,3 +140,35 @@ def test_a_workspace_without_a_palace_is_connected_and_its_first_session_capture
     with MemoryPalaceManager(str(fresh), settings=settings, embedder=None) as pm:
         [observation] = [m for m in pm.list(type="observation") if m.extra.get("sessionId") == session]
     assert prompt in observation.content and f"Answer: {ANSWER}" in observation.content
+
+
+def test_the_plugin_folder_recalls_captures_and_connects(tmp_path):
+    """The other install docs/integrations.md gives: ``claude --plugin-dir
+    integrations/claude-code`` with PALACE_PYTHON and MEMORY_WORKSPACE_DIR in the settings' env."""
+    workspace, home, project = tmp_path / "ws", tmp_path / "home", tmp_path / "shop"
+    project.mkdir()
+    (home / ".claude").mkdir(parents=True)
+    settings = Settings.from_env(workspace_dir=str(workspace), vector_enabled=False)
+    with MemoryPalaceManager(str(workspace), settings=settings, embedder=None) as pm:
+        pm.store("Postgres backups are kept for 14 days in /srv/backups.", type="decision")
+    (home / ".claude" / "settings.json").write_text(json.dumps({"env": {
+        "PALACE_PYTHON": sys.executable, "MEMORY_WORKSPACE_DIR": str(workspace)}}))
+    plugin = ["--plugin-dir", str(HARNESS.parent)]
+    prompt = "How long do we keep the postgres backups?"
+    try:
+        with StubModel(ANSWER, "echo backups-ok") as model:
+            done = claude([*plugin, "-p", prompt, "--allowedTools", "Bash(echo:*)", "--output-format", "json"],
+                          home=home, cwd=project, model_url=model.url)
+            assert done.returncode == 0, done.stderr
+            session = json.loads(done.stdout)["session_id"]
+            sent = model.sent()
+            assert 'UserPromptSubmit hook additional context: <palace-memory kind=\\"context\\"' in sent
+            assert "Postgres backups are kept for 14 days in /srv/backups." in sent
+            listed = claude([*plugin, "mcp", "list"], home=home, cwd=project, model_url=model.url)
+            line = next(x for x in listed.stdout.splitlines() if "palace mcp" in x)
+            assert line.startswith("plugin:palace:palace:") and "Connected" in line, listed.stdout
+    finally:
+        stop_service(workspace)
+    with MemoryPalaceManager(str(workspace), settings=settings, embedder=None) as pm:
+        [observation] = [m for m in pm.list(type="observation") if m.extra.get("sessionId") == session]
+    assert prompt in observation.content and f"Answer: {ANSWER}" in observation.content
