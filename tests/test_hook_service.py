@@ -19,6 +19,7 @@ from hook_helpers import (HOOK, SESSION, hook_env, hook_processes, payload, run_
                           wait_until)
 
 from palace.context import set_essence
+from palace.index import INDEX_DIR
 from palace.integrations import hook_client
 from palace.manager import MemoryPalaceManager
 from palace.settings import Settings
@@ -44,6 +45,14 @@ def served(workspace) -> int:
     status = hook_client.status(str(workspace))
     assert status["running"], status
     return status["hooks_served"]
+
+
+def test_the_client_looks_for_the_service_in_the_palace_s_own_index_folder(workspace):
+    # hook_client reads palace.layout (no palace import); the palace's layers declare the
+    # same two names: they must agree, or hooks would look for the service elsewhere
+    with MemoryPalaceManager(str(workspace), settings=Settings.from_env(workspace_dir=str(workspace),
+                             vector_enabled=False), embedder=None) as pm:
+        assert hook_client.service_dir(str(workspace.resolve())) == str(pm.root.resolve() / INDEX_DIR)
 
 
 def test_the_warm_service_answers_exactly_as_the_direct_path(workspace, tmp_path):

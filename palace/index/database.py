@@ -22,7 +22,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence, cast
 
-from .. import layout
 from ..errors import IndexVersionError
 from ..models import Memory, embed_key
 from ..tokenize import index_text, stem
@@ -38,7 +37,7 @@ if TYPE_CHECKING:  # numpy is imported where vectors are used, not on CLI start-
     import numpy as np
 
 SCHEMA_VERSION = 10  # 9: the entity graph (graph_tables); 10: dialogues keyed by their chunk rule (models.embed_key)
-INDEX_DIR = layout.INDEX_DIR
+INDEX_DIR = ".palace"
 INDEX_FILE = "index.sqlite3"
 REMOVED_KEPT = 10_000  # deletions remembered for caches (pruned every REMOVED_PRUNE_EVERY)
 REMOVED_PRUNE_EVERY = 1000
