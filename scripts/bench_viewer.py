@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Viewer benchmark: page times over real HTTP on a 100k-memory palace.
 
-Builds (or reuses) the synthetic workspace of scripts/bench_scale.py, serves the
+Builds (or reuses) the real-text workspace of scripts/bench_scale.py (LongMemEval-S turns), serves the
 viewer on a free loopback port with uvicorn, and times with httpx, over several
 runs, p50/p95 of:
 
@@ -63,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--lme", default=str(bench_scale.DEFAULT_LME))
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--workdir", default=str(Path(tempfile.gettempdir()) / "palace-bench-viewer"))
     args = parser.parse_args(argv)
@@ -72,14 +73,16 @@ def main(argv: list[str] | None = None) -> int:
 
     from palace.viewer.app import create_viewer_app
 
-    ws = bench_scale.workspace_for(Path(args.workdir), args.size, args.seed)
-    if bench_scale.read_marker(ws, args.size, args.seed) is None:
-        print(f"building {args.size:,} memories in {ws} (once; reused afterwards) …", flush=True)
-        bench_scale.build_workspace(ws, args.size, args.seed)
-    bench_scale.reset_journal(ws)
-    MPM = bench_scale.manager_class()
+    from palace import MemoryPalaceManager
+
+    texts, _questions = bench_scale.corpus(Path(args.lme), args.size)
+    ws = bench_scale.workspace(Path(args.workdir), len(texts))
+    if not (ws / "built.json").exists():
+        print(f"building {len(texts):,} memories in {ws} (once; reused afterwards) …", flush=True)
+        bench_scale.write_files(ws, texts)
+        bench_scale.rebuild(ws)
     t = time.perf_counter()
-    pm = MPM(ws, settings=bench_scale.settings(vector_enabled=False))
+    pm = MemoryPalaceManager(ws, settings=bench_scale.keyword_settings(ws))
     print(f"palace: {ws} — {pm.stats()['total']:,} memories, manager opened in "
           f"{time.perf_counter() - t:.2f} s", flush=True)
 
@@ -97,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         time.sleep(0.02)
     base = f"http://127.0.0.1:{port}"
     rng = random.Random(args.seed)
-    ids = [m.id for m in pm.list_page(offset=rng.randrange(0, args.size - 500), limit=500)]
+    ids = [m.id for m in pm.list_page(offset=rng.randrange(0, max(1, len(texts) - 500)), limit=500)]
 
     def timed(client: httpx.Client, path: str, *, cold: bool = False) -> float:
         if cold:
@@ -147,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     results.append(line("/charts/rooms.svg first (computes)", rooms_first))
     results.append(line("/charts/rooms.svg later", rooms_svg))
     results.append(line("live feed: one poll", polls))
-    print(f"\nviewer over HTTP, {args.size:,} memories, {args.runs} runs each:")
+    print(f"\nviewer over HTTP, {len(texts):,} memories, {args.runs} runs each:")
     print("\n".join(results))
     ok = pct([t * 1000 for t in first_cold], 0.95) <= TARGET_FIRST_PAGE_MS
     print("\nfirst page target:", "met" if ok else "NOT met")
