@@ -1,28 +1,34 @@
 """Claude Code hook latency, as installed, direct path against warm path in one run.
 
     python scripts/bench_hooks.py                       # 10,000 memories, 2 sessions of 8 turns a path
+    python scripts/bench_hooks.py --pause 0.05          # no pause after Stop: turns stored while hooks run
     python scripts/bench_hooks.py --size 2000 --sessions 1 --turns 4
 
 What it does, the way a user's Claude Code would:
 
 1. builds (once, cached in --workdir) a workspace of --size synthetic memories
-   (scripts/_synthetic.py, stored through ``pm.store``), and copies it for this run;
-2. ``palace install claude-code --config-dir <temp HOME> --workspace <copy>`` and reads
-   the hook commands back from ``<temp HOME>/.claude/settings.json``;
+   (scripts/_synthetic.py, as Markdown files that palace indexes), and copies it once
+   per path for this run, so neither path syncs the other's captures;
+2. ``palace install claude-code --config-dir <temp HOME> --workspace <copy>`` per path
+   and reads the hook commands back from ``<temp HOME>/.claude/settings.json``;
 3. plays sessions through those commands, each run through ``sh -c`` with the payload
    on stdin as Claude Code does: SessionStart, then per turn UserPromptSubmit, three
    PostToolUse, one PostToolUseFailure, Stop (every other one without
    ``last_assistant_message``, so its answer comes from the transcript written beside
-   it), and SessionEnd. Payloads have the fields real Claude Code 2.1.328 sends
-   (recorded from the binary tests/test_claude_code_real.py drives): ``session_id``,
-   ``transcript_path``, ``cwd``, ``prompt_id``, ``permission_mode``, ``effort``,
-   ``hook_event_name``, and per event ``source``, ``prompt``, ``tool_name``/
-   ``tool_input``/``tool_response``/``tool_use_id``/``duration_ms``, ``error``/
-   ``is_interrupt`` (PostToolUseFailure, from the hooks reference), ``stop_hook_active``/
-   ``last_assistant_message``/``background_tasks``/``session_crons``, ``reason``;
+   it), --pause seconds (a user reading the answer), and SessionEnd. Payloads have the
+   fields real Claude Code 2.1.328 sends (recorded from the binary
+   tests/test_claude_code_real.py drives): ``session_id``, ``transcript_path``, ``cwd``,
+   ``prompt_id``, ``permission_mode``, ``effort``, ``hook_event_name``, and per event
+   ``source``, ``prompt``, ``tool_name``/``tool_input``/``tool_response``/``tool_use_id``/
+   ``duration_ms``, ``error``/``is_interrupt`` (PostToolUseFailure, from the hooks
+   reference), ``stop_hook_active``/``last_assistant_message``/``background_tasks``/
+   ``session_crons``, ``reason``;
 4. the *direct* sessions run each command with ``--no-service`` (every hook opens the
    palace itself); the *warm* sessions run them as installed: the first hook finds no
-   service, starts one and waits for it (reported on its own line), the rest talk to it;
+   service, starts one and waits for it (reported on its own line), the rest talk to it.
+   Direct and warm sessions alternate, so the machine's load falls on both alike; before
+   each session, five runs of the floor (a Python that imports the hook command and its
+   client, all the warm path loads, and exits);
 5. stops the service (it stores what waits) and counts, per path, the observations and
    session summaries stored, and the answers taken from the transcripts.
 
@@ -58,6 +64,7 @@ EVENT_OF = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSu
             "stop": "Stop", "session-end": "SessionEnd"}
 TARGET_MEDIAN_S = 0.150
 TARGET_PROMPT_P95_S = 0.400
+PATHS = ("direct", "warm")
 
 
 def say(text: str = "") -> None:
@@ -210,7 +217,7 @@ def run_hook(command: str, payload: dict, env: dict[str, str]) -> float:
 
 
 def play(session: Session, commands: dict[str, str], env: dict[str, str], suffix: str,
-         times: dict[str, list[float]], first: list[float] | None = None) -> None:
+         times: dict[str, list[float]], pause: float, first: list[float] | None = None) -> None:
     for hook, payload in session.events():
         seconds = run_hook(commands[hook] + suffix, payload, env)
         if first is not None and not first:
@@ -218,7 +225,19 @@ def play(session: Session, commands: dict[str, str], env: dict[str, str], suffix
             continue
         times.setdefault(hook, []).append(seconds)
         if hook == "stop":
-            time.sleep(0.05)  # a user reads the answer; the service stores the turn meanwhile
+            time.sleep(pause)  # a user reads the answer and types the next prompt
+
+
+def floor(env: dict[str, str], runs: int) -> list[float]:
+    """What no hook can beat: a Python process that imports the hook command and its
+    client (all the warm path loads), then exits."""
+    command = [sys.executable, "-c", "import palace.integrations.claude_code, palace.integrations.hook_client"]
+    out = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(command, env=env, check=True)
+        out.append(time.perf_counter() - started)
+    return out
 
 
 def pct(values: list[float], p: float) -> float:
@@ -240,22 +259,19 @@ def hook_processes(ws: Path) -> list[str]:
     return found
 
 
-def captured(ws: Path, played: dict[str, list[Session]]) -> dict[str, tuple[int, int, int]]:
-    """Per path: observations, session summaries, and answers that came from a transcript."""
+def captured(ws: Path, sessions: list[Session]) -> tuple[int, int, int]:
+    """Observations and session summaries of these sessions, and answers that came from a transcript."""
     from palace import MemoryPalaceManager, Settings
 
     settings = Settings.from_env(workspace_dir=str(ws), vector_enabled=False)
-    out = {}
     with MemoryPalaceManager(str(ws), settings=settings, embedder=None) as pm:
         observations = pm.list(type="observation", limit=100_000)
         summaries = pm.list(type="session", limit=100_000)
-        for path, sessions in played.items():
-            ids = {s.id for s in sessions}
-            mine = [m for m in observations if m.extra.get("sessionId") in ids]
-            answers = {f"({p[:40]})" for s in sessions for i, p in enumerate(s.prompts, 1) if i % 2 == 0}
-            out[path] = (len(mine), sum(1 for m in summaries if m.extra.get("sessionId") in ids),
-                         sum(1 for m in mine if any(a in m.content for a in answers)))
-    return out
+    ids = {s.id for s in sessions}
+    mine = [m for m in observations if m.extra.get("sessionId") in ids]
+    answers = {f"({p[:40]})" for s in sessions for i, p in enumerate(s.prompts, 1) if i % 2 == 0}
+    return (len(mine), sum(1 for m in summaries if m.extra.get("sessionId") in ids),
+            sum(1 for m in mine if any(a in m.content for a in answers)))
 
 
 def main() -> int:
@@ -264,6 +280,9 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=2, help="sessions per path (default 2)")
     parser.add_argument("--turns", type=int, default=8, help="turns per session (default 8)")
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--pause", type=float, default=1.0,
+                        help="seconds after each Stop before the next prompt (default 1; a real user "
+                             "takes longer, and the service stores the turn in that pause)")
     parser.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "palace-bench-hooks"))
     args = parser.parse_args()
 
@@ -273,36 +292,45 @@ def main() -> int:
     workdir.mkdir(parents=True, exist_ok=True)
     built = build(workdir, args.size, args.seed)
     run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=workdir))
-    ws = run_dir / "ws"
-    shutil.copytree(built, ws, ignore=shutil.ignore_patterns("hooks.*"))
-    home = run_dir / "home"
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
-    env.update(HOME=str(home), MEMORY_VECTOR_ENABLED="false", MEMORY_TIMEZONE="Asia/Shanghai")
-    commands = install(home, ws, env)
+    env.update(MEMORY_VECTOR_ENABLED="false", MEMORY_TIMEZONE="Asia/Shanghai")
+    # one copy of the workspace (and one install, one HOME) a path, so neither path's
+    # captures are the other's to sync
+    spaces: dict[str, Path] = {}
+    commands: dict[str, dict[str, str]] = {}
+    envs: dict[str, dict[str, str]] = {}
+    for path in PATHS:
+        spaces[path] = run_dir / f"ws-{path}"
+        shutil.copytree(built, spaces[path], ignore=shutil.ignore_patterns("hooks.*"))
+        envs[path] = {**env, "HOME": str(run_dir / f"home-{path}")}
+        commands[path] = install(run_dir / f"home-{path}", spaces[path], envs[path])
     queries = iter(q.text for q in syn.generate_queries(240, seed=7))
-
-    def sessions(path: str) -> list[Session]:
-        return [Session(run_dir, f"{path}{i}", [next(queries) for _ in range(args.turns)])
-                for i in range(args.sessions)]
+    played = {path: [Session(run_dir, f"{path}{i}", [next(queries) for _ in range(args.turns)])
+                     for i in range(args.sessions)] for path in PATHS}
 
     load = os.getloadavg()
-    say(f"{args.size:,} memories, {args.sessions} sessions of {args.turns} turns a path; load average "
-        f"{load[0]:.1f} {load[1]:.1f} {load[2]:.1f}; {os.cpu_count()} CPUs")
-    say(f"installed command, e.g.: {commands['user-prompt-submit']}")
-    direct: dict[str, list[float]] = {}
-    warm: dict[str, list[float]] = {}
+    say(f"{args.size:,} memories, {args.sessions} sessions of {args.turns} turns a path (alternating), "
+        f"{args.pause:g} s after each Stop; load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}; "
+        f"{os.cpu_count()} CPUs")
+    say(f"installed command, e.g.: {commands['warm']['user-prompt-submit']}")
+    times: dict[str, dict[str, list[float]]] = {path: {} for path in PATHS}
+    floors: list[float] = []
     first: list[float] = []
-    played = {"direct": sessions("direct"), "warm": sessions("warm")}
+    warm_ws = str(spaces["warm"])
     try:
-        for session in played["direct"]:
-            play(session, commands, env, " --no-service", direct)
-        for session in played["warm"]:
-            play(session, commands, env, "", warm, first)
-        status = hook_client.status(str(ws))
+        for i in range(args.sessions):
+            floors += floor(envs["warm"], 5)
+            play(played["direct"][i], commands["direct"], envs["direct"], " --no-service", times["direct"],
+                 args.pause)
+            floors += floor(envs["warm"], 5)
+            play(played["warm"][i], commands["warm"], envs["warm"], "", times["warm"], args.pause,
+                 None if i else first)
+        status = hook_client.status(warm_ws)
     finally:
-        stopped = hook_client.stop(str(ws))
-    left = hook_processes(ws)
-    stored = captured(ws, played)
+        stopped = hook_client.stop(warm_ws)
+    left = hook_processes(spaces["warm"]) + hook_processes(spaces["direct"])
+    stored = {path: captured(spaces[path], played[path]) for path in PATHS}
+    direct, warm = times["direct"], times["warm"]
     say()
     say("| hook | runs | direct median | direct p95 | warm median | warm p95 | median ratio |")
     say("|---|---|---|---|---|---|---|")
@@ -318,6 +346,8 @@ def main() -> int:
     say(f"| every hook | {len(all_direct)}/{len(all_warm)} | {statistics.median(all_direct) * 1000:.0f} ms | "
         f"{pct(all_direct, 95) * 1000:.0f} ms | {statistics.median(all_warm) * 1000:.0f} ms | "
         f"{pct(all_warm, 95) * 1000:.0f} ms | {statistics.median(all_direct) / statistics.median(all_warm):.1f}x |")
+    say(f"| floor: python -c 'import palace.integrations.claude_code, …hook_client' | {len(floors)} | | | "
+        f"{statistics.median(floors) * 1000:.0f} ms | {pct(floors, 95) * 1000:.0f} ms | |")
     say()
     say(f"first hook of the warm run (no service yet: starts one and waits for it): {first[0] * 1000:.0f} ms")
     for path, (observations, summaries, from_transcript) in stored.items():
