@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -86,6 +87,25 @@ def test_a_hook_through_the_service_loads_no_palace_code(workspace, tmp_path):
     heavy = {"palace.manager", "palace.storage", "palace.index", "palace.search", "palace.capture",
              "palace.settings", "sqlite3", "yaml", "numpy", "detect_secrets"}
     assert not heavy & imported, heavy & imported
+
+
+def test_a_memory_written_by_hand_reaches_the_warm_prompt_hook(workspace, tmp_path):
+    prompt = payload("UserPromptSubmit", tmp_path, prompt="Which port does the staging gateway listen on?")
+    first = run_hook("user-prompt-submit", workspace, prompt, "--no-capture", service=True)  # starts it
+    assert "8443" not in first.stdout
+    room = workspace / "memory" / "palace" / "projects" / "gateway"
+    room.mkdir(parents=True)
+    (room / "staging-port.md").write_text(
+        "---\nid: staging-port\ntype: fact\ncreated_at: 2026-11-30T10:00:00+08:00\n---\n"
+        "The staging gateway listens on port 8443.\n", encoding="utf-8")
+    # the service's worker syncs in a pause between hooks, so no hook pays for it
+    for _ in range(10):
+        time.sleep(1)  # a user's pause between prompts
+        if "8443" in run_hook("user-prompt-submit", workspace, prompt, "--no-capture", service=True).stdout:
+            break
+    else:
+        raise AssertionError("the hand-written memory never reached the prompt hook")
+    assert served(workspace) >= 2
 
 
 def transcript_of_one_turn(prompt: str, answer: str) -> str:

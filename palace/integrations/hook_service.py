@@ -10,6 +10,8 @@ no service starts it: ``hook_client.start_service``). It
   every capture only joins the session's spool, and the turns those captures end are
   stored ``DRAIN_DELAY_S`` later by a worker, in a pause between hooks (Claude Code
   writes the transcript after the hook, and no hook should wait behind the worker);
+  the same worker brings the index in line with files edited by hand (a sync stats
+  every file: ~0.1 s at 10,000 memories, which no hook should pay);
 * answers only hooks of its own install and settings (``code`` and ``env`` of the
   request): a hook with other MEMORY_* settings, or one run after palace's code
   changed on disk (an upgrade, a ``git pull``), makes it store what waits and exit, and
@@ -40,7 +42,8 @@ DRAIN_DELAY_S = 2.0        # a turn's end waits this long before it is stored
 DRAIN_QUIET_S = 0.5        # ...and for a moment without hooks, so no hook waits behind it
 DRAIN_MAX_DELAY_S = 15.0   # ...but never longer than this once due
 CHECK_EVERY_S = 0.5        # how often the service looks at its reasons to exit
-SYNC_INTERVAL_S = 2.0      # hand edits and other writers noticed at most this often
+SYNC_INTERVAL_S = 2.0      # hand edits noticed this soon while hooks come (in a pause between them)
+IDLE_SYNC_INTERVAL_S = 30.0  # ...and this soon while none do (or they never pause)
 LOCK_WAIT_S = 2.0          # a starting service waits this long for the lock (a probe holds it briefly)
 MAX_HEADER_BYTES = 64 * 1024
 MAX_LOG_BYTES = 1024 * 1024
@@ -119,6 +122,7 @@ class HookService:
             from ..capture import pipeline  # noqa: F401
         except Exception as exc:  # noqa: BLE001 - a warm-up is worth no failure
             log(f"warm-up search failed ({type(exc).__name__}: {exc})")
+        self.last_sync = time.monotonic()  # opening synced
 
     def bind(self) -> socketserver.UnixStreamServer:
         os.makedirs(os.path.dirname(self.socket_path), mode=0o700, exist_ok=True)
@@ -268,7 +272,6 @@ class HookService:
                     raise claude_code.HookError(f"hook payload over {claude_code.MAX_STDIN_BYTES} bytes; not read")
                 data = claude_code.parse_payload(payload)
                 session = data.get("session_id")
-                self.sync_if_due()
                 claude_code.run(event, data, args, pm=self.pm, defer_all=True, out=out, note=notes.append)
             except claude_code.HookError as exc:
                 notes.append(str(exc))
@@ -278,9 +281,14 @@ class HookService:
             self.schedule(session)  # a turn (or the session) ended: store it in a moment
         return {"status": "ok", "stdout": out.getvalue(), "notes": notes}
 
-    def sync_if_due(self) -> None:
-        if time.monotonic() - self.last_sync >= SYNC_INTERVAL_S:
-            self.pm.sync(full=None)  # memories written by the MCP server, the CLI, by hand
+    def sync(self) -> None:
+        """Files edited by hand, by git, restored from a backup (memories written by the
+        MCP server or the CLI are in the shared index already)."""
+        with self.lock:
+            try:
+                self.pm.sync(full=None)
+            except Exception as exc:  # noqa: BLE001 - the next one tries again
+                log(f"sync failed ({type(exc).__name__}: {exc})")
             self.last_sync = time.monotonic()
 
     def status(self) -> dict[str, Any]:
@@ -303,18 +311,31 @@ class HookService:
             self.due_changed.notify()
 
     def drain_loop(self) -> None:
+        """The worker: stores the turns that are due, else syncs when that is due."""
         while self.exit_reason is None:
-            with self.due_changed:
-                now = time.monotonic()
-                quiet = now - self.last_request >= DRAIN_QUIET_S
-                ready = [s for s, (due, latest) in self.due.items() if (due <= now and quiet) or latest <= now]
-                for session in ready:
-                    del self.due[session]
-                if not ready:
-                    wait = min((due for due, _latest in self.due.values()), default=now + CHECK_EVERY_S) - now
-                    self.due_changed.wait(timeout=max(0.05, min(wait, CHECK_EVERY_S)))
-                    continue
-            self.drain(ready)
+            ready, sync = self.next_chore()
+            if ready:
+                self.drain(ready)
+            elif sync:
+                self.sync()
+
+    def next_chore(self) -> tuple[list[str], bool]:
+        """The sessions due now, or whether a sync is; waits a moment when neither is."""
+        with self.due_changed:
+            now = time.monotonic()
+            quiet = now - self.last_request >= DRAIN_QUIET_S
+            ready = [s for s, (due, latest) in self.due.items() if (due <= now and quiet) or latest <= now]
+            for session in ready:
+                del self.due[session]
+            if ready:
+                return ready, False
+            hooks_came = self.last_request > self.last_sync
+            since = now - self.last_sync
+            if since >= IDLE_SYNC_INTERVAL_S or (quiet and hooks_came and since >= SYNC_INTERVAL_S):
+                return [], True
+            wait = min((due for due, _latest in self.due.values()), default=now + CHECK_EVERY_S) - now
+            self.due_changed.wait(timeout=max(0.05, min(wait, CHECK_EVERY_S)))
+            return [], False
 
     def drain(self, sessions: list[str]) -> None:
         from ..capture.service import drain_sessions
