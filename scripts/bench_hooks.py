@@ -2,6 +2,7 @@
 
     python scripts/bench_hooks.py                       # 10,000 memories, 2 sessions of 8 turns a path
     python scripts/bench_hooks.py --pause 0.05          # no pause after Stop: turns stored while hooks run
+    python scripts/bench_hooks.py --busy 4              # four other processes spinning on the CPUs
     python scripts/bench_hooks.py --size 2000 --sessions 1 --turns 4
 
 What it does, the way a user's Claude Code would:
@@ -280,6 +281,8 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=2, help="sessions per path (default 2)")
     parser.add_argument("--turns", type=int, default=8, help="turns per session (default 8)")
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--busy", type=int, default=0,
+                        help="keep this many other processes spinning on the CPUs meanwhile (a busy machine)")
     parser.add_argument("--pause", type=float, default=1.0,
                         help="seconds after each Stop before the next prompt (default 1; a real user "
                              "takes longer, and the service stores the turn in that pause)")
@@ -308,10 +311,11 @@ def main() -> int:
     played = {path: [Session(run_dir, f"{path}{i}", [next(queries) for _ in range(args.turns)])
                      for i in range(args.sessions)] for path in PATHS}
 
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.busy)]
     load = os.getloadavg()
     say(f"{args.size:,} memories, {args.sessions} sessions of {args.turns} turns a path (alternating), "
         f"{args.pause:g} s after each Stop; load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}; "
-        f"{os.cpu_count()} CPUs")
+        f"{os.cpu_count()} CPUs; {args.busy} spinning processes")
     say(f"installed command, e.g.: {commands['warm']['user-prompt-submit']}")
     times: dict[str, dict[str, list[float]]] = {path: {} for path in PATHS}
     floors: list[float] = []
@@ -328,6 +332,9 @@ def main() -> int:
         status = hook_client.status(warm_ws)
     finally:
         stopped = hook_client.stop(warm_ws)
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
     left = hook_processes(spaces["warm"]) + hook_processes(spaces["direct"])
     stored = {path: captured(spaces[path], played[path]) for path in PATHS}
     direct, warm = times["direct"], times["warm"]
