@@ -114,28 +114,27 @@ def test_palace_in_real_claude_code_recalls_captures_and_carries_over(setup):
     assert summaries
 
 
-def test_a_workspace_without_a_palace_is_connected_and_its_first_session_captured(setup, tmp_path):
-    workspace, home, project = setup
-    with StubModel(ANSWER, "true") as model:
-        listed = claude(["mcp", "list"], home=home, cwd=project, model_url=model.url)
-        assert listed.returncode == 0, listed.stderr
-        assert f"palace: {sys.executable} -m palace mcp --workspace {workspace}" in listed.stdout
-        assert "Connected" in listed.stdout.split("palace:", 1)[1].splitlines()[0]
-        fresh = tmp_path / "not-yet"  # a workspace the user has not filled yet
-        done = subprocess.run([sys.executable, "-m", "palace", "install", "claude-code", "--config-dir",
-                               str(home), "--workspace", str(fresh)], capture_output=True, text=True, timeout=60)
-        assert "holds no palace yet" in done.stdout
-        try:
+def test_a_workspace_without_a_palace_is_connected_and_its_first_session_captured(tmp_path):
+    fresh, home, project = tmp_path / "not-yet", tmp_path / "home", tmp_path / "shop"  # a new user's
+    project.mkdir()
+    done = subprocess.run([sys.executable, "-m", "palace", "install", "claude-code", "--config-dir", str(home),
+                           "--workspace", str(fresh)], capture_output=True, text=True, timeout=60,
+                          env={k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")})
+    assert done.returncode == 0 and "holds no palace yet" in done.stdout, done.stdout + done.stderr
+    try:
+        with StubModel(ANSWER, "true") as model:
             listed = claude(["mcp", "list"], home=home, cwd=project, model_url=model.url)
-            assert "Connected" in listed.stdout.split("palace:", 1)[1].splitlines()[0], listed.stdout
-            # a new user's first session on it: the hooks create the palace and capture the turn
+            assert listed.returncode == 0, listed.stderr
+            line = listed.stdout.split("palace:", 1)[1].splitlines()[0]
+            assert line.startswith(f" {sys.executable} -m palace mcp --workspace {fresh}") and "Connected" in line
+            # the first session: the hooks create the palace and capture the turn
             prompt = "Are the postgres backups fine?"
             first = claude(["-p", prompt, "--allowedTools", "Bash(true)", "--output-format", "json"],
                            home=home, cwd=project, model_url=model.url)
             assert first.returncode == 0, first.stderr
             session = json.loads(first.stdout)["session_id"]
-        finally:
-            stop_service(fresh)  # `claude mcp list` runs the session hooks too, which capture into it
+    finally:
+        stop_service(fresh)  # `claude mcp list` runs the session hooks too, which capture into it
     settings = Settings.from_env(workspace_dir=str(fresh), vector_enabled=False)
     with MemoryPalaceManager(str(fresh), settings=settings, embedder=None) as pm:
         [observation] = [m for m in pm.list(type="observation") if m.extra.get("sessionId") == session]
