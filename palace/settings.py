@@ -292,6 +292,11 @@ class Settings:
         "MEMORY_CAPTURE_EXCLUDE_PROJECTS", None, _parse_optional_str,
         "Comma-separated globs on a session's working directory or project name: "
         "matching sessions are not captured at all.")
+    # --- Claude Code hooks ----------------------------------------------------
+    hook_service_idle_s: float = setting(
+        "MEMORY_HOOK_SERVICE_IDLE", 900.0, _parse_positive_float,
+        "Seconds without a hook after which the Claude Code hooks' warm service (one per "
+        "workspace, started by the first hook) exits.")
     # Not an env setting: lets tests and the CLI say where a value came from.
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
