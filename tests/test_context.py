@@ -311,3 +311,17 @@ def test_cli_registers_the_commands():
     from palace.cli import cli
 
     assert {"context", "bootstrap", "essence", "summary", "mcp"} <= set(cli.commands)
+
+
+@pytest.mark.parametrize("count", [1, 2, 3])
+def test_a_new_users_first_memories_are_injected_for_a_direct_question(pm, count):
+    # in a palace of a few memories every held word is in most of them; the question's
+    # absent words ("how long", "keep") must not outweigh them, or nothing is ever injected
+    others = ["Session 2026-11-27: wired the backup cron job (pg_dump at 03:00).",
+              "周末去爬山，天气很好。"][:count - 1]
+    for text in others:
+        pm.store(text, created_at="2026-11-27T18:30:00+08:00")
+    answer = pm.store("Postgres backups are kept for 14 days in /srv/backups.", type="decision").id
+    asked = get_context(pm, "How long do we keep the postgres backups?", 500, now=NOW)
+    assert answer in {piece.id for piece in asked.pieces}
+    assert not get_context(pm, "Write a haiku about autumn leaves", 500, now=NOW).pieces

@@ -211,18 +211,18 @@ def test_the_deletion_log_says_when_it_no_longer_reaches_back(pm, monkeypatch):
 
 
 def test_a_multiword_expansion_needs_all_its_words(pm):
-    from palace.retrieval import term_groups
+    from palace.search.query import expand
 
     class Expansion:  # what ConceptExpander.expand returns, reduced to what is read
         def __init__(self, term, weight):
             self.term, self.weight, self.source, self.relation = term, weight, "前端框架", "translation"
 
-    groups = term_groups(["前端框架"], [Expansion("front-end framework", 0.6), Expansion("前端", 0.6)])
-    assert groups[1].units[0] == (("front", "end", "framework"), ("front", "end", "framework"))
+    kept, groups = expand(["前端框架"], [Expansion("front-end framework", 0.6), Expansion("前端", 0.6)])
+    assert kept[0].needs_all and kept[0].terms == ("front", "end", "framework")
     redis = pm.store("We put a Redis cache in front of the search API", location="notes").id
     vue = pm.store("Comparing front-end frameworks: Vue 3 against React", location="notes").id
     rid_to_id = dict(pm.index.conn.execute("SELECT rid, id FROM memories").fetchall())
-    scores = pm.index.keyword_scores([(g.weight, g.units) for g in groups], Filters(), 10)
+    scores = pm.index.keyword_scores(groups[1:], Filters(), 10)  # the expansions alone
     assert {rid_to_id[r] for r in scores} == {vue}
     # single words still match alone, as the user's own words do
     assert {rid_to_id[r] for r in pm.index.keyword_scores([(1.0, ["front"])], Filters(), 10)} == {redis, vue}

@@ -59,6 +59,12 @@ def scale_for(model_name: str | None, language: str = "en") -> CosineScale:
     return scale if language in scale.languages else UNMEASURED
 
 
+# the fewest memories a palace's word statistics are taken over: in a new user's palace
+# of 1-3 memories every held word has df = N and Lucene's idf all but drops it, so one
+# absent question word ("keep") outweighs the rest and no direct answer is injected;
+# counted as one of 20 (the others holding none of the words) it weighs as a rare word.
+# Palaces of 20 or more are unchanged (held-out figures identical).
+SMALL_PALACE = 20
 # keyword coverage (the share of the query's idf its words hold) a result needs to be
 # strong by keyword alone: explicit search's recall-first point (≥ 0.95 of the answers
 # found are strong on the tuning halves of new_7 and sessions)

@@ -1,7 +1,7 @@
 """What the judge reads about each candidate, measured once from what retrieval has.
 
 - **coverage**: the share of the query's informative weight a memory holds. Each
-  query word weighs its idf in the palace; a memory holding only a part of it
+  query word weighs its idf in the palace (counted as SMALL_PALACE memories at least); a memory holding only a part of it
   (数据 of 数据库) gets PART_CREDIT of it, one holding a concept expansion of it the
   expansion's weight. From the postings the keyword retriever read: no text is read.
 - **cosine**: the memory's best-chunk cosine, and that cosine on the model's scale.
@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 from ..index.postings import Postings, idf
 from ..tokenize import stem
-from .calibration import PART_CREDIT, CosineScale
+from .calibration import PART_CREDIT, SMALL_PALACE, CosineScale
 from .query import Query
 
 
@@ -45,7 +45,8 @@ def measure(query: Query, postings: Postings | None, rids: Sequence[int], cosine
     wanted = {stem(t) for u in query.units for t in (u.term, *u.parts)}
     wanted |= {stem(t) for e in query.expansions for t in e.terms}
     held = postings.holding(wanted, order)
-    weights = [idf(postings.df(stem(u.term)), postings.docs) for u in query.units]
+    docs = max(postings.docs, SMALL_PALACE)
+    weights = [idf(postings.df(stem(u.term)), docs) for u in query.units]
     credit = np.zeros((len(query.units), len(order)))
     for i, unit in enumerate(query.units):
         for part in unit.parts:

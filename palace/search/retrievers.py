@@ -21,6 +21,7 @@ from typing import Any, Callable, Sequence
 from ..errors import EmbedderUnavailableError
 from ..index import Filters
 from ..index.postings import Postings
+from .calibration import SMALL_PALACE
 from .query import Query
 from .request import Request
 
@@ -28,7 +29,6 @@ from .request import Request
 Scores = dict[int, float]  # memory row id → a retriever's score
 
 GRAPH_DEPTH = 1    # hops the graph retriever follows from the entities a query names
-GRAPH_SMALL_PALACE = 20  # graph_specificity: the smallest palace size it divides by
 
 
 @dataclass
@@ -122,10 +122,10 @@ def graph_specificity(reached: int, total: int) -> float:
     they reach. An entity every memory names (the two speakers of a conversation, the
     user's own name) singles nothing out (measured on LoCoMo). In a palace of a handful
     of memories everything is near everything, so small palaces count as
-    GRAPH_SMALL_PALACE memories."""
+    SMALL_PALACE memories."""
     if total <= 0:
         return 0.0
-    return max(0.0, 1.0 - reached / max(total, GRAPH_SMALL_PALACE))
+    return max(0.0, 1.0 - reached / max(total, SMALL_PALACE))
 
 
 def tag(services: Any, query: Query, pool: int) -> Retriever:
