@@ -3,6 +3,7 @@
 // and the hooks, dispatched by OpenClaw's own hook runner.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 
 import entry, { CAPTURED_HOOKS, PalaceVectorSearchProvider } from "../dist/index.js";
@@ -63,12 +64,15 @@ describe("tools and the memory slot", () => {
     const hits = await manager.search("what is the staging database called", { maxResults: 3 });
     const hit = hits[0];
     assert.equal(hit.path, `memory/palace/projects/infra/${stored.id}.md`);
-    assert.equal(hit.startLine, 1);
-    assert.equal(hit.endLine, 1);
+    // the line numbers are the file's: the memory's text, below its frontmatter
+    const fileLines = readFileSync(join(sidecar.workspace, hit.path), "utf8").split("\n");
+    assert.ok(hit.startLine > 5, `startLine ${hit.startLine} points into the frontmatter`);
+    assert.equal(hit.endLine, hit.startLine);
+    assert.equal(fileLines[hit.startLine - 1], stored.content);
     assert.equal(hit.source, "memory");
     assert.match(hit.snippet, /kestrel-db/);
     assert.ok(hit.score > 0 && hit.score <= 1.5);
-    assert.equal(hit.citation, `${hit.path}#L1-L1`);
+    assert.equal(hit.citation, `${hit.path}#L${hit.startLine}-L${hit.endLine}`);
     assert.deepEqual(await manager.search("what is the staging database called", { minScore: 5 }), []);
 
     const file = await manager.readFile({ relPath: hit.path });
@@ -79,15 +83,27 @@ describe("tools and the memory slot", () => {
     assert.equal((await manager.readFile({ relPath: "../../etc/passwd" })).status, "not_found");
   });
 
-  test("readFile pages through a long memory by lines", async () => {
+  test("readFile pages through a long memory by the lines its citation names", async () => {
     const content = Array.from({ length: 30 }, (_, i) => `line ${i + 1} of the release checklist`).join("\n");
     const { details } = await host.callTool("memory_store", { content, location: "projects/release" });
     const { manager } = await host.memoryCapabilities[0].runtime.getMemorySearchManager({ cfg: {}, agentId: "main" });
-    const page = await manager.readFile({ relPath: `memory/palace/projects/release/${details.id}.md`, from: 11, lines: 5 });
+    const [hit] = await manager.search("release checklist line", { maxResults: 1 });
+    const relPath = `memory/palace/projects/release/${details.id}.md`;
+    assert.equal(hit.path, relPath);
+    assert.equal(hit.endLine - hit.startLine, 29);
+    const file = readFileSync(join(sidecar.workspace, relPath), "utf8").split("\n");
+    assert.equal(file[hit.startLine - 1 + 10], "line 11 of the release checklist");
+    const page = await manager.readFile({ relPath, from: hit.startLine + 10, lines: 5 });
     assert.equal(page.text, "line 11 of the release checklist\nline 12 of the release checklist\n" +
       "line 13 of the release checklist\nline 14 of the release checklist\nline 15 of the release checklist");
+    assert.equal(page.from, hit.startLine + 10);
     assert.equal(page.truncated, true);
-    assert.equal(page.nextFrom, 16);
+    assert.equal(page.nextFrom, hit.startLine + 15);
+    // from the top (no from, or a line of the frontmatter): the text's first line
+    assert.equal((await manager.readFile({ relPath, lines: 1 })).text, "line 1 of the release checklist");
+    assert.equal((await manager.readFile({ relPath, from: 1, lines: 1 })).from, hit.startLine);
+    const end = await manager.readFile({ relPath, from: hit.endLine });
+    assert.deepEqual([end.text, end.truncated], ["line 30 of the release checklist", undefined]);
   });
 
   test("status and availability probes report the sidecar's model", async () => {
