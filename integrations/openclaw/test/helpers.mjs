@@ -81,6 +81,7 @@ export function createHostApi(pluginConfig) {
     tools: new Map(),
     memoryCapabilities: [],
     typedHooks: [],
+    cli: [],
     logs: [],
   };
   const api = {
@@ -98,6 +99,9 @@ export function createHostApi(pluginConfig) {
     },
     registerMemoryCapability(capability) {
       host.memoryCapabilities.push(capability);
+    },
+    registerCli(registrar, opts = {}) {
+      host.cli.push({ registrar, ...opts });
     },
     on(hookName, handler, opts = {}) {
       host.typedHooks.push({ pluginId: "palace", hookName, handler, source: api.source, ...opts });
