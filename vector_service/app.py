@@ -345,7 +345,7 @@ def add_capture_route(app: FastAPI, open_manager) -> None:
             # provider's lock so a capture never interleaves with them (and a retry
             # waits for the first attempt to finish, then finds its answer)
             with getattr(memories, "_lock", None) or capture_lock:
-                if remembered in answered:
+                if remembered is not None and remembered in answered:
                     return {**answered[remembered], "duplicate": True}
                 result = capture_payloads(manager, request.source, request.events)
                 if remembered:
