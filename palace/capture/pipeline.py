@@ -202,7 +202,7 @@ class Capturer:
         (hooks). A live turn never overwrites its transcript twin."""
         memory_id = stable_id("obs", obs.agent, obs.session, obs.key)
         room = room_of(obs.project, obs.session)
-        twin = self._twin(obs, memory_id, room)
+        twin = self._twin(obs, memory_id, room, turn_source)
         if twin is not None:
             self._claimed.add(twin.id)
             if turn_source == "live" and twin.extra.get("turnSource") == "transcript":
@@ -223,10 +223,12 @@ class Capturer:
         self.report.observations.append(memory_id)
         return memory_id
 
-    def _twin(self, obs: Observation, memory_id: str, room: str) -> Any:
+    def _twin(self, obs: Observation, memory_id: str, room: str, turn_source: str) -> Any:
         """The observation already stored for this turn under its other key, if any:
         first one that took this turn's key before (a re-import), else the unmatched one
-        with the same prompt nearest in time within TWIN_WINDOW_S."""
+        of the other source (hooks for a transcript's turn, and the reverse) with the same
+        prompt nearest in time within TWIN_WINDOW_S. Two turns of one source are two
+        turns, however alike ("continue", twice in a minute)."""
         if room not in self._room_turns:
             self._room_turns[room] = self.pm.list(location=room, type="observation", status="all")
         stored = [m for m in self._room_turns[room]
@@ -241,7 +243,8 @@ class Capturer:
             return None
         best, best_gap = None, TWIN_WINDOW_S
         for memory in stored:
-            if memory.id in self._claimed or " ".join(str(memory.extra.get("request") or "").split()) != request:
+            if (memory.id in self._claimed or memory.extra.get("turnSource") == turn_source
+                    or " ".join(str(memory.extra.get("request") or "").split()) != request):
                 continue
             gap = abs((memory.created_at - obs.start).total_seconds())
             if gap <= best_gap:
@@ -435,6 +438,8 @@ class Capturer:
             self._write_spool(spool, pending, state)
 
     def _live_event(self, event: Event, pending: list[Event], state: dict[str, Any]) -> list[Event]:
+        if _repeats_open_request(event, pending):
+            return pending
         if event.kind not in ("user_prompt", "turn_end", "session_end", "reset", "compaction",
                               "session_start"):
             pending.append(event)
@@ -472,6 +477,17 @@ class Capturer:
         observations = [(m.id, Observation.from_memory(m)) for m in memories]
         self.store_session(observations, session=event.session, agent=event.agent,
                            title=state.get("title"), turns=state.get("turns", len(observations)))
+
+
+def _repeats_open_request(event: Event, pending: list[Event]) -> bool:
+    """A prompt that repeats the request of the turn still open is that request given
+    by a second hook: OpenClaw reports a channel message through message_received and
+    through its run's before_prompt_build, in either order, from plugin instances that
+    cannot tell each other. A turn ends at its run's end, so the same words sent again
+    later open a turn of their own."""
+    if event.kind != "user_prompt" or not pending or pending[0].kind != "user_prompt":
+        return False
+    return " ".join((event.text or "").split()) == " ".join((pending[0].text or "").split())
 
 
 def _turns_of(events: list[Event]) -> Iterator[Turn]:
