@@ -379,12 +379,13 @@ def test_openclaw_message_hooks_with_only_a_session_key_join_their_session(pm, o
     assert obs.extra["commands"] == ["pytest tests/test_uploader.py"]
 
 
-@pytest.mark.parametrize("message_first", [True, False])
-def test_openclaw_request_given_by_two_hooks_is_one_turn(pm, message_first):
+@pytest.mark.parametrize("order", ["channel, run, end", "run, channel, end", "run, end, channel"])
+def test_openclaw_request_given_by_two_hooks_is_one_turn(pm, order):
     """A channel message reaches the plugin twice: message_received (the gateway's
     channel dispatch, key only, fired and forgotten) and before_prompt_build (the run),
-    in either order, and not through one plugin instance that could tell them apart.
-    The turn keeps one request; the same request after the turn ended is a new turn."""
+    in any order, even after the run's end (the real gateway does this), and not
+    through one plugin instance that could tell them apart. The turn keeps one request;
+    the same request sent again later is a turn of its own."""
     from palace.capture.service import capture_payloads
 
     key, sid, text = "agent:main:main", "ee03c948-8a68-4141-b306-a28bd7f78521", "Remember: the VPN is wg-orca."
@@ -397,7 +398,9 @@ def test_openclaw_request_given_by_two_hooks_is_one_turn(pm, message_first):
     end = {"messages": [{"role": "user", "content": text},
                         {"role": "assistant", "content": "Noted: the VPN is wg-orca."}],
            "success": True, "hook": "agent_end", "context": run}
-    for event in ([channel, prompt] if message_first else [prompt, channel]) + [end]:
+    compaction = {"messageCount": 2, "hook": "before_compaction", "context": run}
+    by_name = {"channel": channel, "run": prompt, "end": end}
+    for event in [by_name[name] for name in order.split(", ")] + [compaction]:
         result = capture_payloads(pm, "openclaw", [event])
         assert result["errors"] == [], result["errors"]
     [obs] = by_type(pm, "observation")
@@ -408,7 +411,8 @@ def test_openclaw_request_given_by_two_hooks_is_one_turn(pm, message_first):
     # its own (hooks carry no time; "ts" stands for the moment capture receives them)
     later = (datetime.now(timezone.utc) + timedelta(seconds=30)).isoformat()
     again = {**run, "runId": "chat-2"}
-    for event in [{**prompt, "context": again, "ts": later}, {**end, "context": again, "ts": later}]:
+    for event in [{**channel, "ts": later}, {**prompt, "context": again, "ts": later},
+                  {**end, "context": again, "ts": later}, {**compaction, "ts": later}]:
         capture_payloads(pm, "openclaw", [event])
     assert sorted(m.summary for m in by_type(pm, "observation")) == [text, text]
 

@@ -266,7 +266,8 @@ def from_openclaw_hook(payload: Any) -> list[Event]:
                 cwd=_str(ctx.get("workspaceDir") or event.get("workspaceDir") or data.get("cwd")),
                 ts=parse_ts(event.get("timestamp") or data.get("ts")),
                 meta={"sessionKey": key} if key else {})
-    if hook == "message_received":
+    if hook == "message_received":  # the run's before_prompt_build gives it again
+        base["meta"] = {**base["meta"], "channelMessage": True}
         return [Event(kind="user_prompt", text=as_text(event.get("content")), **base)]
     if hook == "before_agent_start" and event.get("prompt"):
         return [Event(kind="user_prompt", text=as_text(event.get("prompt")), **base)]

@@ -166,7 +166,7 @@ class Capturer:
             reason=r.clean(event.reason) if event.reason else event.reason,
             title=r.clean(event.title) if event.title else event.title,
             meta={k: r.clean_value(v) for k, v in event.meta.items()
-                  if k in ("source", "transcript_path")})
+                  if k in ("source", "transcript_path", "channelMessage")})
 
     # ------------------------------------------------------------------ writes
 
@@ -438,7 +438,7 @@ class Capturer:
             self._write_spool(spool, pending, state)
 
     def _live_event(self, event: Event, pending: list[Event], state: dict[str, Any]) -> list[Event]:
-        if _repeats_open_request(event, pending):
+        if _repeats_a_request(event, pending, state):
             return pending
         if event.kind not in ("user_prompt", "turn_end", "session_end", "reset", "compaction",
                               "session_start"):
@@ -461,7 +461,10 @@ class Capturer:
             self._summarize_live(event, state)
         # a prompt opens the next turn; the turn counter lives on after a session end,
         # so a resumed session continues its numbering
-        return [event] if event.kind == "user_prompt" else []
+        if event.kind != "user_prompt":
+            return []
+        state["lastRequest"] = {"text": _request_text(event), "at": event.ts.isoformat() if event.ts else None}
+        return [event]
 
     def _summarize_live(self, event: Event, state: dict[str, Any]) -> None:
         project = project_of(event.cwd) if event.cwd else None
@@ -479,15 +482,28 @@ class Capturer:
                            title=state.get("title"), turns=state.get("turns", len(observations)))
 
 
-def _repeats_open_request(event: Event, pending: list[Event]) -> bool:
-    """A prompt that repeats the request of the turn still open is that request given
-    by a second hook: OpenClaw reports a channel message through message_received and
-    through its run's before_prompt_build, in either order, from plugin instances that
-    cannot tell each other. A turn ends at its run's end, so the same words sent again
-    later open a turn of their own."""
-    if event.kind != "user_prompt" or not pending or pending[0].kind != "user_prompt":
+def _request_text(event: Event) -> str:
+    return " ".join((event.text or "").split())
+
+
+def _repeats_a_request(event: Event, pending: list[Event], state: Mapping[str, Any]) -> bool:
+    """Whether a prompt is a request already given by another hook, and so left out.
+    OpenClaw reports a channel message twice: through message_received (the channel's
+    dispatch, fired and forgotten) and through its run's before_prompt_build, from
+    plugin instances that cannot tell each other. They come in either order, and the
+    channel's report may come after the run has ended. So a prompt repeating the open
+    turn's request is left out, and so is a channel message repeating the session's
+    last request within TWIN_WINDOW_S. The same words sent again by the user come with
+    a run of their own, whose before_prompt_build opens their turn."""
+    if event.kind != "user_prompt":
         return False
-    return " ".join((event.text or "").split()) == " ".join((pending[0].text or "").split())
+    text = _request_text(event)
+    if pending and pending[0].kind == "user_prompt":
+        return text == _request_text(pending[0])
+    last = state.get("lastRequest") or {}
+    if not event.meta.get("channelMessage") or text != last.get("text") or not last.get("at") or not event.ts:
+        return False
+    return abs((event.ts - datetime.fromisoformat(last["at"])).total_seconds()) <= TWIN_WINDOW_S
 
 
 def _turns_of(events: list[Event]) -> Iterator[Turn]:
