@@ -12,9 +12,10 @@
  *   memory_restore, experience_record, experience_verify (src/tools.ts);
  * - `openclaw palace status|search|get` (src/cli.ts).
  *
- * Heartbeat runs get no recall and are not captured; a turn no channel message
- * opened gives its request from before_prompt_build; the tool-search wrapper's
- * repeat of a tool call is left out (src/turns.ts).
+ * Heartbeat runs get no recall and are not captured; every run gives its request
+ * from before_prompt_build (a channel message also from message_received, which
+ * capture keeps once); the tool-search wrapper's repeat of a tool call is left out
+ * (src/turns.ts).
  *
  * Everything goes through the palace sidecar (`scripts/vector-service.py
  * --workspace DIR`), whose URL and token come from the plugin config.
@@ -97,7 +98,7 @@ export function registerPalace(api: OpenClawPluginApi): PalacePlugin {
     if (turns.isHeartbeat(ctx)) return;
     const prompt = turns.promptToCapture(event, ctx);
     if (prompt) capture.push("before_prompt_build", prompt, ctx);
-    return recall.beforePromptBuild(event, ctx);
+    return recall.beforePromptBuild(event);
   }, { timeoutMs: config.recall.timeoutMs + 500 });
 
   // Capture: queue and return; the queue sends in the background.
@@ -105,26 +106,19 @@ export function registerPalace(api: OpenClawPluginApi): PalacePlugin {
     if (turns.isHeartbeat(ctx) || turns.isRepeatedToolCall(event, ctx)) return;
     capture.push("after_tool_call", event, ctx);
   });
-  api.on("message_received", (event, ctx) => {
-    turns.messageReceived(ctx);
-    capture.push("message_received", event, ctx);
-  });
+  api.on("message_received", (event, ctx) => capture.push("message_received", event, ctx));
   api.on("before_compaction", (event, ctx) => capture.push("before_compaction", event, ctx));
   api.on("agent_end", (event, ctx) => {
-    turns.runEnded(ctx);
     if (turns.isHeartbeat(ctx)) return;
     capture.push("agent_end", event, ctx);
     void capture.flush(); // a finished run is worth sending now
   });
   api.on("before_reset", (event, ctx) => {
     capture.push("before_reset", event, ctx);
-    recall.forget(ctx.sessionKey ?? ctx.sessionId);
     void capture.flush();
   });
   api.on("session_end", (event, ctx) => {
     capture.push("session_end", event, ctx);
-    recall.forget(event.sessionKey ?? ctx.sessionKey);
-    recall.forget(event.sessionId);
     void capture.flush();
   });
   api.on("gateway_stop", () => capture.close());
@@ -179,7 +173,7 @@ export {
   type VectorSearchProvider,
   type VectorSearchResult,
 } from "./provider.js";
-export { Recall, renderRecall } from "./recall.js";
+export { Recall, opensSession, renderRecall } from "./recall.js";
 export { TOOL_NAMES, createTools } from "./tools.js";
 export { TOOL_SEARCH_WRAPPER, Turns } from "./turns.js";
 export { classifyWorkspaceMemoryPaths, originOf } from "./workspace-memory.js";

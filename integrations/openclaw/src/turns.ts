@@ -3,14 +3,18 @@
  *
  * - a heartbeat run (`ctx.trigger: "heartbeat"`) is OpenClaw polling itself, not
  *   a conversation: it gets no recall and none of its events are captured;
- * - a turn's request reaches capture through `message_received`, which fires for
- *   channel messages only; a turn no channel message opened (`openclaw agent`,
- *   a cron run) gives its request through `before_prompt_build` instead;
+ * - a turn's request reaches capture through `before_prompt_build`, once per run:
+ *   it fires for every run, also one no channel message opened (`openclaw agent`,
+ *   a cron run), where `message_received` never fires. A channel message gives its
+ *   request through both hooks, in either order, and OpenClaw may dispatch them to
+ *   different instances of this plugin (the real gateway does), so no state here
+ *   could tell the two apart: palace's capture keeps a request repeated within its
+ *   open turn once;
  * - in OpenClaw's tool-search mode the model calls a tool through the `tool_call`
  *   wrapper, and `after_tool_call` fires for the tool and again for the wrapper:
  *   the wrapper's event repeats the call and is left out.
  *
- * State is kept per run id and session key, bounded, so a long-lived gateway
+ * State is kept per run id, bounded, so a long-lived gateway
  * never grows it without end.
  */
 
@@ -54,8 +58,6 @@ export interface PromptEvent {
 export class Turns {
   private readonly heartbeatRuns = new BoundedSet<string>();
   private readonly promptedRuns = new BoundedSet<string>();
-  /** Session keys whose next turn a channel message opened (and captured). */
-  private readonly inbound = new BoundedSet<string>();
   /** `runId toolName` of tool calls captured, for the wrapper's repeat. */
   private readonly toolCalls = new BoundedSet<string>();
 
@@ -69,15 +71,8 @@ export class Turns {
     return ctx.runId !== undefined && this.heartbeatRuns.has(ctx.runId);
   }
 
-  /** A channel message arrived for this session: it is the next turn's request. */
-  messageReceived(ctx: HookContext<"message_received">): void {
-    const key = ctx.sessionKey ?? ctx.conversationId;
-    if (key) this.inbound.add(key);
-  }
-
-  /** The request to capture for this run, when no channel message brought it (once per run). */
+  /** The request to capture for this run (once: the prompt is rebuilt within a run). */
   promptToCapture(event: HookEvent<"before_prompt_build">, ctx: HookContext<"before_prompt_build">): PromptEvent | null {
-    if (ctx.sessionKey && this.inbound.delete(ctx.sessionKey)) return null;
     if (ctx.runId) {
       if (this.promptedRuns.has(ctx.runId)) return null; // the prompt is rebuilt within one run
       this.promptedRuns.add(ctx.runId);
@@ -97,10 +92,5 @@ export class Turns {
     }
     const wrapped = wrappedToolName(event.params);
     return wrapped !== null && this.toolCalls.delete(`${run} ${wrapped}`);
-  }
-
-  /** The run ended: a channel message still marked belongs to no later turn. */
-  runEnded(ctx: HookContext<"agent_end">): void {
-    if (ctx.sessionKey) this.inbound.delete(ctx.sessionKey);
   }
 }

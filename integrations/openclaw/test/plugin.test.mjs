@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 
-import entry, { CAPTURED_HOOKS, PalaceVectorSearchProvider } from "../dist/index.js";
+import entry, { CAPTURED_HOOKS, PalaceVectorSearchProvider, opensSession } from "../dist/index.js";
 import { PLUGIN_DIR, createHostApi, startSidecar } from "./helpers.mjs";
 
 const manifest = JSON.parse(readFileSync(`${PLUGIN_DIR}/openclaw.plugin.json`, "utf8"));
@@ -164,17 +164,23 @@ describe("recall through before_prompt_build", () => {
     assert.match(first.prependContext, /Debian 13/);
     assert.ok(Number(/tokens="(\d+)"/.exec(first.prependContext)[1]) <= 400);
 
+    // the history OpenClaw passes: the messages before this prompt (as the real gateway sends them)
+    const history = [{ role: "user", content: "which OS do the CI runners use?" },
+                     { role: "assistant", content: [{ type: "text", text: "Debian 13." }] }];
     const second = await runner.runBeforePromptBuild(
-      { prompt: "and which Python?", currentUserMessage: "what Python version do the CI runners have", messages: [] }, ctx);
+      { prompt: "and which Python?", currentUserMessage: "what Python version do the CI runners have", messages: history }, ctx);
     assert.match(second.prependContext, /^<palace-memory kind="context"/);
     assert.doesNotMatch(second.prependContext, /# Open tasks/);
     assert.match(second.prependContext, /Python 3\.11/);
     assert.ok(Number(/tokens="(\d+)"/.exec(second.prependContext)[1]) <= 150);
 
-    // A new session (after session_end) starts with a bootstrap again.
-    await runner.runSessionEnd({ sessionId: "s1", sessionKey: "agent:main:s1", messageCount: 4 }, ctx);
+    // A reset session (its history empty again) starts with a bootstrap, whichever
+    // plugin instance saw the reset; a later prompt of a session with a history never
+    // does, even in a fresh instance (a gateway restarted mid-session).
     const again = await runner.runBeforePromptBuild({ prompt: "hello", messages: [] }, ctx);
     assert.match(again.prependContext, /kind="bootstrap"/);
+    assert.equal(opensSession(history), false);
+    assert.equal(opensSession([{ role: "user", content: "hello" }]), true); // no answer yet
   });
 });
 
