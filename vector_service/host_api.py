@@ -247,25 +247,15 @@ def search_view(pm, results) -> dict[str, Any]:
     view = search_response(results)
     for item, result in zip(view["results"], results):
         item["path"] = _relative_path(pm, result.memory.path)
-        _add_text_lines(item, result.memory)
+        _add_text_lines(pm, item, result.memory)
     return view
 
 
-def _add_text_lines(view: dict[str, Any], memory: Any) -> dict[str, Any]:
-    """``view["lines"]``: where the memory's text lies in its file (the frontmatter and
-    the blank line after it come first), when it has a file that can be read."""
-    from palace.storage import split_frontmatter
-
-    try:
-        text = Path(memory.path).read_text(encoding="utf-8") if memory.path else None
-        body = split_frontmatter(text)[1] if text is not None else None
-    except (OSError, UnicodeDecodeError, ValueError):
-        return view  # gone or unreadable since it was loaded: no line numbers
-    if text is None or body is None:
-        return view
-    start = len(text) - len(body.lstrip("\n"))
-    first = text.count("\n", 0, start) + 1
-    view["lines"] = [first, first + memory.content.strip("\n").count("\n")]
+def _add_text_lines(pm, view: dict[str, Any], memory: Any) -> dict[str, Any]:
+    """``view["lines"]``: where the memory's text lies in its file, when it has one."""
+    lines = pm.text_lines(memory)
+    if lines is not None:
+        view["lines"] = list(lines)
     return view
 
 
@@ -368,7 +358,7 @@ def add_host_endpoints(app: FastAPI, open_provider: Callable[[], Any], parse) ->
                         if pm.in_trash(memory_id) else
                         "search (POST /memories/search) shows the ids")
                 raise MemoryNotFoundError(memory_id, hint)
-            return _add_text_lines(memory_view(memory), memory)
+            return _add_text_lines(pm, memory_view(memory), memory)
         return JSONResponse(await run(get))
 
     @route("POST", "/memories/{memory_id}/restore", None, RestoreResponse,
