@@ -39,7 +39,7 @@ from .journal import journal_path
 from .models import Memory, SearchResult, SearchResults
 from .settings import Settings
 from .recovery import recover_after_crash
-from .storage import FileStorage
+from .storage import FileStorage, text_lines
 from .validation import (check_updatable, coerce_datetime, list_statuses, normalize_location,
                          normalize_tags, resolve_timezone, validate_changes, validate_content,
                          validate_flag, validate_id, validate_importance, validate_summary,
@@ -469,6 +469,11 @@ class MemoryPalaceManager:
     def trashed_at(self, memory: Memory) -> datetime | None:
         """When a memory from ``list_trash`` was deleted (None if not recorded)."""
         return self.storage.deleted_at(memory)
+
+    def text_lines(self, memory: Memory) -> tuple[int, int] | None:
+        """The lines of a memory's file that hold its text (1-based, inclusive, below the
+        frontmatter), for citations; None without a readable file (a database palace)."""
+        return text_lines(memory.path, memory.content) if memory.path else None
 
     def not_found(self, id: str) -> MemoryNotFoundError:
         """The error for a missing id, saying whether (and how) it can be restored."""

@@ -344,6 +344,20 @@ def _extra_value(value: Any) -> str:
         return dumped.strip().removesuffix("...").strip()
 
 
+def text_lines(path: Path, content: str) -> tuple[int, int] | None:
+    """Where a memory's text lies in its Markdown file: its first and last line, 1-based,
+    below the frontmatter and the blank line after it (what a citation points at). None
+    when the file is gone or no longer reads as a memory."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        body = split_frontmatter(text)[1]
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    start = len(text) - len(body.lstrip("\n"))
+    first = text.count("\n", 0, start) + 1
+    return first, first + content.strip("\n").count("\n")
+
+
 def render_memory(memory: Memory) -> str:
     """The Markdown text of a memory; ``parse_memory`` reads it back unchanged."""
     assert memory.created_at is not None and memory.updated_at is not None  # set by parse and store

@@ -4,6 +4,7 @@ real format) become observations, session summaries and open tasks, idempotently
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta, timezone
 import shutil
 
 import pytest
@@ -376,6 +377,44 @@ def test_openclaw_message_hooks_with_only_a_session_key_join_their_session(pm, o
     assert obs.extra["sessionId"] == sid
     assert obs.summary == "Please fix the flaky upload test in uploader.py"
     assert obs.extra["commands"] == ["pytest tests/test_uploader.py"]
+
+
+@pytest.mark.parametrize("order", ["channel, run, end", "run, channel, end", "run, end, channel"])
+def test_openclaw_request_given_by_two_hooks_is_one_turn(pm, order):
+    """A channel message reaches the plugin twice: message_received (the gateway's
+    channel dispatch, key only, fired and forgotten) and before_prompt_build (the run),
+    in any order, even after the run's end (the real gateway does this), and not
+    through one plugin instance that could tell them apart. The turn keeps one request;
+    the same request sent again later is a turn of its own."""
+    from palace.capture.service import capture_payloads
+
+    key, sid, text = "agent:main:main", "ee03c948-8a68-4141-b306-a28bd7f78521", "Remember: the VPN is wg-orca."
+    channel = {"content": text, "messageId": "chat-1", "senderId": "cli", "sessionKey": key,
+               "hook": "message_received",
+               "context": {"channelId": "webchat", "conversationId": key, "sessionKey": key, "messageId": "chat-1"}}
+    run = {"agentId": "main", "sessionKey": key, "sessionId": sid, "runId": "chat-1", "trigger": "user",
+           "channel": "webchat", "workspaceDir": "/srv/ws"}
+    prompt = {"currentUserMessage": f"{text}\n", "hook": "before_prompt_build", "context": run}
+    end = {"messages": [{"role": "user", "content": text},
+                        {"role": "assistant", "content": "Noted: the VPN is wg-orca."}],
+           "success": True, "hook": "agent_end", "context": run}
+    compaction = {"messageCount": 2, "hook": "before_compaction", "context": run}
+    by_name = {"channel": channel, "run": prompt, "end": end}
+    for event in [by_name[name] for name in order.split(", ")] + [compaction]:
+        result = capture_payloads(pm, "openclaw", [event])
+        assert result["errors"] == [], result["errors"]
+    [obs] = by_type(pm, "observation")
+    assert obs.extra["sessionId"] == sid
+    assert obs.summary == text
+    assert obs.content.count("wg-orca") == 2, obs.content  # the request once, the answer once
+    # the user sends the same words again half a minute later, in a new run: a turn of
+    # its own (hooks carry no time; "ts" stands for the moment capture receives them)
+    later = (datetime.now(timezone.utc) + timedelta(seconds=30)).isoformat()
+    again = {**run, "runId": "chat-2"}
+    for event in [{**channel, "ts": later}, {**prompt, "context": again, "ts": later},
+                  {**end, "context": again, "ts": later}, {**compaction, "ts": later}]:
+        capture_payloads(pm, "openclaw", [event])
+    assert sorted(m.summary for m in by_type(pm, "observation")) == [text, text]
 
 
 # --------------------------------------------------------------------------- live, then ingested

@@ -110,6 +110,12 @@ def test_openclaw_plugin_shape_payload_fields_beside_hook_and_context():
                             "context": {"channelId": "cli", "sessionKey": "agent:main:cap"}})
     assert prompt.kind == "user_prompt" and prompt.text == "fix the upload test"
     assert prompt.session == "agent:main:cap"  # only the key: the capture finds its sessionId
+    # a turn no channel message opened (openclaw agent): the plugin sends its request
+    # from before_prompt_build
+    [asked] = adapt("openclaw", {"currentUserMessage": "What is the staging database called?",
+                                 "hook": "before_prompt_build", "context": context})
+    assert (asked.kind, asked.session, asked.text) == ("user_prompt", "cap-1", "What is the staging database called?")
+    assert adapt("openclaw", {"currentUserMessage": "  ", "hook": "before_prompt_build", "context": context}) == []
     # the older {hook, event, ctx} shape still reads the same
     [same] = adapt("openclaw", {"hook": "after_tool_call", "event": {"toolName": "exec", "params": {}},
                                 "ctx": context})

@@ -77,3 +77,31 @@ def test_no_secret_in_files_vectors_or_the_sidecar_log(sidecar):
     assert found["results"]
     leaks = scan(sidecar.workspace, (sidecar.log(),))
     assert leaks == [], leaks[:5]
+
+
+def test_a_batch_sent_again_with_its_idempotency_key_is_captured_once(sidecar):
+    """A client whose request timed out sends the batch again with the same
+    Idempotency-Key (the OpenClaw plugin does): the sidecar answers with the first
+    answer and writes nothing twice; another key is another batch."""
+    turn = [{"v": 1, "kind": "user_prompt", "session": "idem-1", "agent": "openclaw",
+             "text": "Move the nightly export of the ledger to 02:30"},
+            {"v": 1, "kind": "tool_call", "session": "idem-1", "agent": "openclaw",
+             "tool": {"name": "exec", "input": {"command": "crontab -l"}, "output": "30 1 * * * export-ledger"}},
+            {"v": 1, "kind": "turn_end", "session": "idem-1", "agent": "openclaw"}]
+    body = {"source": "palace", "events": turn}
+    first = client.post(sidecar.url + "/capture", json=body, headers={"Idempotency-Key": "batch-7f3a"})
+    assert first.status_code == 200, first.text
+    assert first.json()["observations"] and "duplicate" not in first.json()
+    def files():
+        return {p: p.read_bytes() for p in sidecar.workspace.rglob("*") if p.is_file() and p.suffix == ".md"}
+
+    before = files()
+    again = client.post(sidecar.url + "/capture", json=body, headers={"Idempotency-Key": "batch-7f3a"})
+    assert again.json() == {**first.json(), "duplicate": True}
+    assert files() == before
+    # the control: the same events under another key are another batch (a second turn)
+    other = client.post(sidecar.url + "/capture", json=body, headers={"Idempotency-Key": "batch-9c21"})
+    assert "duplicate" not in other.json() and files() != before
+    bad = client.post(sidecar.url + "/capture", json=body, headers={"Idempotency-Key": "x" * 201})
+    assert bad.status_code == 400 and bad.json()["error"] == "invalid_request"
+    assert "Idempotency-Key" in bad.json()["message"]

@@ -35,6 +35,7 @@ def sidecar(tmp_path_factory, minilm_path):
                  created_at="2026-11-24T15:00:00+08:00")
     running = start_sidecar(tmp, minilm_path, "--workspace", str(workspace),
                             env={"MEMORY_TIMEZONE": "Asia/Shanghai"})
+    running.workspace = workspace
     try:
         running.wait_until_ready()
         yield running
@@ -191,3 +192,19 @@ def test_an_empty_search_says_why_and_every_hit_says_how_strong_it_is(sidecar):
                                                         if hit["confidence"] == "strong"]
     people = [hit for hit in found["results"] if hit["location"] == "people"]
     assert people and all(hit["path"].startswith("memory/palace/people/") for hit in people)
+
+
+def test_search_and_get_say_where_the_text_lies_in_the_file(sidecar):
+    """``lines`` is the [first, last] line of the memory's text in its file, below the
+    frontmatter, so a host's citation ``path#Lfirst-Llast`` points at the text."""
+    content = "Rotate the TLS certificate of gannet-proxy.\nIt expires on the 14th.\nOwner: the ops rota."
+    memory = post(sidecar, "/memories", {"content": content, "tags": ["ops", "tls"],
+                                         "summary": "TLS rotation for gannet-proxy"}).json()
+    got = client.get(f"{sidecar.url}/memories/{memory['id']}").json()
+    hit = next(r for r in post(sidecar, "/memories/search", {"query": "gannet-proxy certificate"}).json()["results"]
+               if r["id"] == memory["id"])
+    assert got["lines"] == hit["lines"]
+    first, last = hit["lines"]
+    text = (sidecar.workspace / hit["path"]).read_text(encoding="utf-8").split("\n")
+    assert text[0] == "---" and first > 5  # the frontmatter comes first
+    assert text[first - 1:last] == content.split("\n")

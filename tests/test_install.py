@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 from hook_helpers import stop_service
 
+from palace.integrations import install as install_module
 from palace.integrations.install import COMMANDS, default_plugin_dir
 from palace.manager import MemoryPalaceManager
 from palace.settings import Settings
@@ -29,10 +30,11 @@ USER_SETTINGS = {
 USER_STATE = {"numStartups": 12, "mcpServers": {"github": {"type": "stdio", "command": "gh-mcp", "args": []}}}
 
 
-def invoke(*args: str, env: dict | None = None):
+def invoke(*args: str, env: dict | None = None, input: str | None = None):
     runner = CliRunner()
-    clean = {k: None for k in os.environ if k.startswith("MEMORY_") or k == "OPENCLAW_CONFIG_PATH"}
-    return runner.invoke(install, list(args), env={**clean, **(env or {})}, catch_exceptions=False)
+    clean = {k: None for k in os.environ
+             if k.startswith("MEMORY_") or k in ("OPENCLAW_CONFIG_PATH", "OPENCLAW_STATE_DIR")}
+    return runner.invoke(install, list(args), env={**clean, **(env or {})}, input=input, catch_exceptions=False)
 
 
 @pytest.fixture
@@ -161,7 +163,8 @@ def plugin_dir(tmp_path):
 OPENCLAW_CONFIG = {
     "agents": {"defaults": {"model": "anthropic/claude-sonnet-4-6"}},
     "plugins": {"allow": ["telegram"], "slots": {"memory": "memory-lancedb"},
-                "entries": {"telegram": {"enabled": True}}},
+                "entries": {"telegram": {"enabled": True},
+                            "memory-core": {"config": {"dreaming": {"frequency": "0 4 * * *"}}}}},
 }
 
 
@@ -172,23 +175,30 @@ def test_openclaw_install_takes_the_memory_slot_and_uninstall_restores_it(tmp_pa
     config_path.write_text(json.dumps(OPENCLAW_CONFIG))
 
     done = invoke("openclaw", "--config-dir", str(home), "--workspace", str(tmp_path / "ws"),
-                  "--plugin-dir", str(plugin_dir), "--url", "http://127.0.0.1:9876", "--token", "s3cret")
+                  "--plugin-dir", str(plugin_dir), "--url", "http://127.0.0.1:9876", "--token", "s3cret",
+                  "--allow-conversation-access")
     assert done.exit_code == 0, done.output
     assert "plugins.slots.memory: palace (was memory-lancedb)" in done.output
+    assert "hooks.allowConversationAccess: true" in done.output
     assert "vector-service.py --workspace" in done.output
+    assert "memory-core is disabled" in done.output and "openclaw plugins install --link" in done.output
     config = read(config_path)
     plugins = config["plugins"]
     assert config["agents"] == OPENCLAW_CONFIG["agents"]
     assert plugins["slots"]["memory"] == "palace"
     assert plugins["load"]["paths"] == [str(plugin_dir.resolve())]
-    assert plugins["entries"]["palace"] == {"enabled": True,
+    assert plugins["entries"]["palace"] == {"enabled": True, "hooks": {"allowConversationAccess": True},
                                            "config": {"url": "http://127.0.0.1:9876", "token": "s3cret"}}
+    # memory-core would load as the slot's dreaming companion, its memory tools clashing
+    assert plugins["entries"]["memory-core"] == {"enabled": False,
+                                                 "config": {"dreaming": {"frequency": "0 4 * * *"}}}
     assert plugins["entries"]["telegram"] == {"enabled": True}
     assert plugins["allow"] == ["telegram", "palace"]
     assert any(".palace-backup-" in p.name for p in config_path.parent.iterdir())
 
     again = invoke("openclaw", "--config-dir", str(home), "--workspace", str(tmp_path / "ws"),
-                   "--plugin-dir", str(plugin_dir), "--url", "http://127.0.0.1:9876", "--token", "s3cret", "--json")
+                   "--plugin-dir", str(plugin_dir), "--url", "http://127.0.0.1:9876", "--token", "s3cret",
+                   "--allow-conversation-access", "--json")
     assert {c["action"] for c in json.loads(again.output)["changes"]} == {"unchanged"}
 
     undone = invoke("openclaw", "--config-dir", str(home), "--uninstall")
@@ -212,3 +222,43 @@ def test_openclaw_config_path_comes_from_openclaw_config_path(tmp_path, plugin_d
                   env={"OPENCLAW_CONFIG_PATH": str(config_path), "HOME": str(tmp_path / "home")})
     assert done.exit_code == 0, done.output
     assert read(config_path)["plugins"]["slots"]["memory"] == "palace"
+
+
+def test_openclaw_conversation_access_is_asked_on_a_terminal_and_said_when_not_given(tmp_path, plugin_dir,
+                                                                                     monkeypatch):
+    """Without a terminal and without the flag the consent is not given, and install says
+    what that costs; on a terminal install explains it and asks."""
+    home = tmp_path / "home"
+    config_path = home / ".openclaw" / "openclaw.json"
+    args = ["openclaw", "--config-dir", str(home), "--workspace", str(tmp_path / "ws"),
+            "--plugin-dir", str(plugin_dir)]
+    quiet = invoke(*args)
+    assert quiet.exit_code == 0, quiet.output
+    assert "hooks" not in read(config_path)["plugins"]["entries"]["palace"]
+    assert "recall and end-of-turn capture stay off" in quiet.output
+    assert "--allow-conversation-access" in quiet.output
+
+    monkeypatch.setattr(install_module, "_interactive", lambda: True)
+    declined = invoke(*args, input="n\n")
+    assert declined.exit_code == 0, declined.output
+    assert "allowConversationAccess" in declined.output and "before_prompt_build" in declined.output
+    assert "hooks" not in read(config_path)["plugins"]["entries"]["palace"]
+    accepted = invoke(*args, input="\n")  # the default is yes
+    assert accepted.exit_code == 0, accepted.output
+    assert read(config_path)["plugins"]["entries"]["palace"]["hooks"] == {"allowConversationAccess": True}
+    assert "recall and end-of-turn capture stay off" not in accepted.output
+    # asked no more once given: a later quiet install keeps it
+    assert "stay off" not in invoke(*args).output
+    assert read(config_path)["plugins"]["entries"]["palace"]["hooks"] == {"allowConversationAccess": True}
+    undone = invoke("openclaw", "--config-dir", str(home), "--uninstall")
+    assert undone.exit_code == 0, undone.output
+    assert read(config_path) == {}
+
+
+def test_openclaw_config_lies_in_openclaw_state_dir(tmp_path, plugin_dir):
+    state = tmp_path / "state"
+    done = invoke("openclaw", "--workspace", str(tmp_path / "ws"), "--plugin-dir", str(plugin_dir),
+                  env={"OPENCLAW_STATE_DIR": str(state), "HOME": str(tmp_path / "home")})
+    assert done.exit_code == 0, done.output
+    assert read(state / "openclaw.json")["plugins"]["slots"]["memory"] == "palace"
+    assert (state / "palace-install.json").is_file()

@@ -73,6 +73,18 @@ def test_file_is_markdown_with_yaml_frontmatter_in_the_documented_format(pm):
     assert body.rstrip().endswith("## Summary\n\n选了 PG")
 
 
+def test_text_lines_name_the_lines_of_the_text_below_the_frontmatter(pm):
+    """What a citation points at: the text's own lines in the file, not the frontmatter
+    or the summary after it; nothing once the file is gone."""
+    m = pm.store("first line\nsecond line\n\nfourth line", summary="a summary", location="notes")
+    lines = m.path.read_text(encoding="utf-8").split("\n")
+    first, last = pm.text_lines(m)
+    assert lines[first - 1:last] == ["first line", "second line", "", "fourth line"]
+    assert lines[first - 2] == "" and lines[first - 3] == "---"
+    m.path.unlink()
+    assert pm.text_lines(m) is None
+
+
 # --------------------------------------------------------------------------- round trip
 
 def test_every_field_round_trips_through_index_file_and_rebuild(make_pm, palace_root):

@@ -19,7 +19,8 @@ Endpoints (JSON in, JSON out; errors are ``{"error": code, "message": text}``):
   ``POST /experiences/{id}/verify``, ``POST /experiences/search``. Unknown paths (404)
   and wrong methods (405) answer in the same ``{error, message}`` shape.
 * ``POST /capture`` ``{source?, events: [payload…]}`` → ``{accepted, stored, skipped, errors}``
-  (agent events and hook payloads; see docs/capture.md).
+  (agent events and hook payloads; see docs/capture.md); a retry that carries the same
+  ``Idempotency-Key`` header gets the first answer, captured once.
 
 With ``MEMORY_VECTOR_SERVICE_TOKEN`` set, every request but ``/health`` needs
 ``Authorization: Bearer <token>``.
@@ -30,6 +31,7 @@ from __future__ import annotations
 import hmac
 import logging
 import threading
+from collections import OrderedDict
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -302,6 +304,11 @@ def _add_host_api(app: FastAPI, provider) -> None:
 # --- capture (palace/capture) ----------------------------------------------------
 
 MAX_CAPTURE_EVENTS = 1000
+# A client that timed out may send a batch again (the OpenClaw plugin does): a batch
+# that carries an Idempotency-Key already answered gets that answer, not a second run.
+IDEMPOTENCY_HEADER = "idempotency-key"
+MAX_IDEMPOTENCY_KEY_CHARS = 200
+REMEMBERED_CAPTURE_KEYS = 512
 
 
 class CaptureRequest(_Body):
@@ -312,31 +319,48 @@ class CaptureRequest(_Body):
 def add_capture_route(app: FastAPI, open_manager) -> None:
     """``POST /capture`` ``{source?, events: [payload…]}`` → ``{accepted, stored, skipped,
     errors}``: raw hook payloads or palace events, batched (see docs/capture.md).
-    A bad item is reported in ``errors`` ({index, error, message}); the rest go in."""
+    A bad item is reported in ``errors`` ({index, error, message}); the rest go in.
+    A batch sent again with the same ``Idempotency-Key`` (a retry after a timeout) gets
+    the first answer with ``duplicate: true`` and captures nothing twice."""
     capture_lock = threading.Lock()
+    answered: OrderedDict[tuple[int, str], dict[str, Any]] = OrderedDict()
 
     @app.post("/capture")
     async def capture(http: Request) -> JSONResponse:
         from palace.capture.service import capture_payloads
 
+        key = http.headers.get(IDEMPOTENCY_HEADER)
+        if key is not None and not (0 < len(key) <= MAX_IDEMPOTENCY_KEY_CHARS and key.isprintable()):
+            raise InvalidInputError(f"the Idempotency-Key header must be 1-{MAX_IDEMPOTENCY_KEY_CHARS} "
+                                    "printable characters")
         request = await _parse(http, CaptureRequest)
         if len(request.events) > MAX_CAPTURE_EVENTS:
             raise InvalidInputError(
                 f"events holds {len(request.events)} items; at most {MAX_CAPTURE_EVENTS} per call, "
                 "so send them in batches")
         manager, memories = await run_in_threadpool(open_manager)
+        remembered = (id(memories), key) if key else None  # one palace's keys per sidecar scope
 
         def run() -> dict[str, Any]:
             # the manager's connection is shared with /search and /index: take the
-            # provider's lock so a capture never interleaves with them
+            # provider's lock so a capture never interleaves with them (and a retry
+            # waits for the first attempt to finish, then finds its answer)
             with getattr(memories, "_lock", None) or capture_lock:
-                return capture_payloads(manager, request.source, request.events)
+                if remembered is not None and remembered in answered:
+                    return {**answered[remembered], "duplicate": True}
+                result = capture_payloads(manager, request.source, request.events)
+                if remembered:
+                    answered[remembered] = result
+                    while len(answered) > REMEMBERED_CAPTURE_KEYS:
+                        answered.popitem(last=False)
+                return result
 
         result = await run_in_threadpool(run)
         return JSONResponse({"accepted": result["accepted"], "stored": result["stored"],
                              "skipped": result["skipped"], "errors": result["errors"],
                              "observations": result["observations"],
-                             "sessions": result["sessions"]})
+                             "sessions": result["sessions"],
+                             **({"duplicate": True} if result.get("duplicate") else {})})
 
 
 async def _parse(request: Request, model: type[BodyT]) -> BodyT:

@@ -145,6 +145,9 @@ class MemoryView(BaseModel):
     path: str | None = Field(None, description="Absolute file path (get) or relative to the "
                                                "workspace (search hits).")
     extra: dict[str, Any] | None = None
+    lines: list[int] | None = Field(None, description="[first, last] line of the text in the "
+                                                      "memory's file, 1-based, below the frontmatter "
+                                                      "(file-backed palaces), for citations.")
 
 
 class SearchHit(MemoryView):
@@ -246,6 +249,15 @@ def search_view(pm, results) -> dict[str, Any]:
     view = search_response(results)
     for item, result in zip(view["results"], results):
         item["path"] = _relative_path(pm, result.memory.path)
+        _add_text_lines(pm, item, result.memory)
+    return view
+
+
+def _add_text_lines(pm, view: dict[str, Any], memory: Any) -> dict[str, Any]:
+    """``view["lines"]``: where the memory's text lies in its file, when it has one."""
+    lines = pm.text_lines(memory)
+    if lines is not None:
+        view["lines"] = list(lines)
     return view
 
 
@@ -348,7 +360,7 @@ def add_host_endpoints(app: FastAPI, open_provider: Callable[[], Any], parse) ->
                         if pm.in_trash(memory_id) else
                         "search (POST /memories/search) shows the ids")
                 raise MemoryNotFoundError(memory_id, hint)
-            return memory_view(memory)
+            return _add_text_lines(pm, memory_view(memory), memory)
         return JSONResponse(await run(get))
 
     @route("POST", "/memories/{memory_id}/restore", None, RestoreResponse,

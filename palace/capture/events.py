@@ -266,10 +266,14 @@ def from_openclaw_hook(payload: Any) -> list[Event]:
                 cwd=_str(ctx.get("workspaceDir") or event.get("workspaceDir") or data.get("cwd")),
                 ts=parse_ts(event.get("timestamp") or data.get("ts")),
                 meta={"sessionKey": key} if key else {})
-    if hook == "message_received":
+    if hook == "message_received":  # the run's before_prompt_build gives it again
+        base["meta"] = {**base["meta"], "channelMessage": True}
         return [Event(kind="user_prompt", text=as_text(event.get("content")), **base)]
     if hook == "before_agent_start" and event.get("prompt"):
         return [Event(kind="user_prompt", text=as_text(event.get("prompt")), **base)]
+    if hook == "before_prompt_build":  # a turn no channel message opened (openclaw agent)
+        text = as_text(event.get("currentUserMessage") or event.get("prompt"))
+        return [Event(kind="user_prompt", text=text, **base)] if text.strip() else []
     if hook in ("message_sent", "message_sending") and event.get("content"):
         return [Event(kind="assistant_message", text=as_text(event.get("content")), **base)]
     if hook == "after_tool_call":

@@ -170,7 +170,7 @@ class Capturer:
             reason=r.clean(event.reason) if event.reason else event.reason,
             title=r.clean(event.title) if event.title else event.title,
             meta={k: r.clean_value(v) for k, v in event.meta.items()
-                  if k in ("source", "transcript_path")})
+                  if k in ("source", "transcript_path", "channelMessage")})
 
     # ------------------------------------------------------------------ writes
 
@@ -206,7 +206,7 @@ class Capturer:
         (hooks). A live turn never overwrites its transcript twin."""
         memory_id = stable_id("obs", obs.agent, obs.session, obs.key)
         room = room_of(obs.project, obs.session)
-        twin = self._twin(obs, memory_id, room)
+        twin = self._twin(obs, memory_id, room, turn_source)
         if twin is not None:
             self._claimed.add(twin.id)
             if turn_source == "live" and twin.extra.get("turnSource") == "transcript":
@@ -227,10 +227,12 @@ class Capturer:
         self.report.observations.append(memory_id)
         return memory_id
 
-    def _twin(self, obs: Observation, memory_id: str, room: str) -> Any:
+    def _twin(self, obs: Observation, memory_id: str, room: str, turn_source: str) -> Any:
         """The observation already stored for this turn under its other key, if any:
         first one that took this turn's key before (a re-import), else the unmatched one
-        with the same prompt nearest in time within TWIN_WINDOW_S."""
+        of the other source (hooks for a transcript's turn, and the reverse) with the same
+        prompt nearest in time within TWIN_WINDOW_S. Two turns of one source are two
+        turns, however alike ("continue", twice in a minute)."""
         if room not in self._room_turns:
             self._room_turns[room] = self.pm.list(location=room, type="observation", status="all")
         stored = [m for m in self._room_turns[room]
@@ -245,7 +247,8 @@ class Capturer:
             return None
         best, best_gap = None, TWIN_WINDOW_S
         for memory in stored:
-            if memory.id in self._claimed or " ".join(str(memory.extra.get("request") or "").split()) != request:
+            if (memory.id in self._claimed or memory.extra.get("turnSource") == turn_source
+                    or " ".join(str(memory.extra.get("request") or "").split()) != request):
                 continue
             gap = abs((memory.created_at - obs.start).total_seconds())
             if gap <= best_gap:
@@ -454,6 +457,8 @@ class Capturer:
                 self._write_spool(spool, pending, state)
 
     def _live_event(self, event: Event, pending: list[Event], state: dict[str, Any]) -> list[Event]:
+        if _repeats_a_request(event, pending, state):
+            return pending
         if event.kind not in ("user_prompt", "turn_end", "session_end", "reset", "compaction",
                               "session_start"):
             pending.append(event)
@@ -478,7 +483,10 @@ class Capturer:
             self._summarize_live(event, state)
         # a prompt opens the next turn; the turn counter lives on after a session end,
         # so a resumed session continues its numbering
-        return [event] if event.kind == "user_prompt" else []
+        if event.kind != "user_prompt":
+            return []
+        state["lastRequest"] = {"text": _request_text(event), "at": event.ts.isoformat() if event.ts else None}
+        return [event]
 
     def _transcript_answer(self, event: Event, pending: list[Event]) -> Event | None:
         """A Claude Code turn that ends without its answer (a Stop hook from before
@@ -513,6 +521,30 @@ class Capturer:
         observations = [(m.id, Observation.from_memory(m)) for m in memories]
         self.store_session(observations, session=event.session, agent=event.agent,
                            title=state.get("title"), turns=state.get("turns", len(observations)))
+
+
+def _request_text(event: Event) -> str:
+    return " ".join((event.text or "").split())
+
+
+def _repeats_a_request(event: Event, pending: list[Event], state: Mapping[str, Any]) -> bool:
+    """Whether a prompt is a request already given by another hook, and so left out.
+    OpenClaw reports a channel message twice: through message_received (the channel's
+    dispatch, fired and forgotten) and through its run's before_prompt_build, from
+    plugin instances that cannot tell each other. They come in either order, and the
+    channel's report may come after the run has ended. So a prompt repeating the open
+    turn's request is left out, and so is a channel message repeating the session's
+    last request within TWIN_WINDOW_S. The same words sent again by the user come with
+    a run of their own, whose before_prompt_build opens their turn."""
+    if event.kind != "user_prompt":
+        return False
+    text = _request_text(event)
+    if pending and pending[0].kind == "user_prompt":
+        return text == _request_text(pending[0])
+    last = state.get("lastRequest") or {}
+    if not event.meta.get("channelMessage") or text != last.get("text") or not last.get("at") or not event.ts:
+        return False
+    return abs((event.ts - datetime.fromisoformat(last["at"])).total_seconds()) <= TWIN_WINDOW_S
 
 
 def _turns_of(events: list[Event]) -> Iterator[Turn]:

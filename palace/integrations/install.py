@@ -253,15 +253,66 @@ def default_plugin_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "integrations" / "openclaw"
 
 
+MEMORY_CORE = "memory-core"
+# What OpenClaw's consent means, said once: install asks with it and notes it.
+CONVERSATION_ACCESS = (
+    "OpenClaw runs the hooks that see a conversation (before_prompt_build, agent_end) for a "
+    "plugin it did not ship only with your consent: plugins.entries.palace.hooks."
+    "allowConversationAccess. palace needs them to put the relevant memories in front of each "
+    "prompt and to record each finished turn; what they see goes to the palace sidecar at {url} "
+    "and nowhere else. Without it palace's tools and memory search still work, but there is no "
+    "recall and no end-of-turn capture.")
+MEMORY_CORE_NOTE = (
+    "memory-core is disabled (plugins.entries.memory-core.enabled: false): with another plugin in "
+    "the memory slot OpenClaw still loads it as that slot's dreaming companion, and its "
+    "memory_search and memory_get would clash with palace's. Its dreaming, standing intents and "
+    "`openclaw memory` go with it; `openclaw palace status|search|get` is palace's CLI. "
+    "--uninstall enables it again.")
+
+
 def openclaw_config_path(home: Path, explicit_home: bool) -> Path:
-    configured = os.environ.get("OPENCLAW_CONFIG_PATH")
-    if configured and not explicit_home:
-        return Path(configured).expanduser()
+    """The file OpenClaw reads: OPENCLAW_CONFIG_PATH, else openclaw.json in
+    OPENCLAW_STATE_DIR, else ~/.openclaw/openclaw.json (always that with --config-dir)."""
+    if not explicit_home:
+        configured = os.environ.get("OPENCLAW_CONFIG_PATH")
+        if configured:
+            return Path(configured).expanduser()
+        state_dir = os.environ.get("OPENCLAW_STATE_DIR")
+        if state_dir:
+            return Path(state_dir).expanduser() / "openclaw.json"
     return home / ".openclaw" / "openclaw.json"
 
 
+def _set_memory_core(entries: dict[str, Any], saved: dict[str, Any], uninstall: bool) -> list[tuple[str, str]]:
+    """Disable memory-core on install (its previous state saved); put it back on uninstall."""
+    entry = entries.get(MEMORY_CORE)
+    if uninstall:
+        if "memoryCoreEnabled" not in saved or not isinstance(entry, dict) or entry.get("enabled") is not False:
+            return []
+        previous = saved["memoryCoreEnabled"]
+        if previous is None:
+            entry.pop("enabled", None)
+        else:
+            entry["enabled"] = previous
+        if not entry:
+            del entries[MEMORY_CORE]
+        return [("update", f"plugins.entries.{MEMORY_CORE}: enabled again")]
+    if isinstance(entry, dict) and entry.get("enabled") is False:
+        return []
+    if entry is not None and not isinstance(entry, dict):
+        raise InstallError(f"plugins.entries.{MEMORY_CORE} is not an object; fix it by hand first")
+    saved["memoryCoreEnabled"] = (entry or {}).get("enabled")
+    entries[MEMORY_CORE] = {**(entry or {}), "enabled": False}
+    return [("update" if entry else "add", f"plugins.entries.{MEMORY_CORE}.enabled: false "
+             "(its memory tools would clash with palace's)")]
+
+
 def install_openclaw(home: Path, *, explicit_home: bool, plugin_dir: Path, url: str, token: str | None,
-                     uninstall: bool, workspace: str | None) -> Report:
+                     uninstall: bool, workspace: str | None, conversation_access: bool = False) -> Report:
+    """The plugin folder under ``plugins.load.paths``, the memory slot, ``plugins.entries.palace``
+    (the sidecar's URL and token in ``config``; ``hooks.allowConversationAccess`` when
+    ``conversation_access``, the user's consent) and memory-core disabled; ``uninstall``
+    takes out what install added and gives back what it changed (palace-install.json)."""
     report = Report("openclaw", uninstall)
     config_path = openclaw_config_path(home, explicit_home)
     state_path = config_path.with_name(STATE_FILE)
@@ -300,6 +351,7 @@ def install_openclaw(home: Path, *, explicit_home: bool, plugin_dir: Path, url: 
             if PLUGIN_ID in entries:
                 del entries[PLUGIN_ID]
                 done.append(("remove", f"plugins.entries.{PLUGIN_ID}"))
+            done.extend(_set_memory_core(entries, saved, uninstall=True))
             if isinstance(allow, list) and saved.get("addedToAllow") and PLUGIN_ID in allow:
                 plugins["allow"] = [a for a in allow if a != PLUGIN_ID]
                 done.append(("remove", f"plugins.allow: {PLUGIN_ID}"))
@@ -316,9 +368,15 @@ def install_openclaw(home: Path, *, explicit_home: bool, plugin_dir: Path, url: 
             entry: dict[str, Any] = {"enabled": True, "config": plugin_config}
             old = entries.get(PLUGIN_ID)
             merged = {**(old or {}), **entry, "config": {**((old or {}).get("config") or {}), **plugin_config}}
+            if conversation_access:
+                merged["hooks"] = {**((old or {}).get("hooks") or {}), "allowConversationAccess": True}
             if old != merged:
                 entries[PLUGIN_ID] = merged
-                done.append(("update" if old else "add", f"plugins.entries.{PLUGIN_ID}: sidecar {url}"))
+                what = f"plugins.entries.{PLUGIN_ID}: sidecar {url}"
+                if conversation_access and ((old or {}).get("hooks") or {}).get("allowConversationAccess") is not True:
+                    what += ", hooks.allowConversationAccess: true"
+                done.append(("update" if old else "add", what))
+            done.extend(_set_memory_core(entries, saved, uninstall=False))
             if isinstance(allow, list) and allow and PLUGIN_ID not in allow:
                 allow.append(PLUGIN_ID)
                 saved["addedToAllow"] = True
@@ -340,6 +398,8 @@ def install_openclaw(home: Path, *, explicit_home: bool, plugin_dir: Path, url: 
         if state_path.exists():
             state_path.unlink()
             report.changes.append(Change(str(state_path), "remove", "palace's install record"))
+        report.notes.append("A record that `openclaw plugins install --link` made stays with OpenClaw: "
+                            "`openclaw plugins uninstall palace` removes it.")
     else:
         saved["installedAt"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
         previous_state = read_json(state_path, what="palace's install record")
@@ -347,10 +407,24 @@ def install_openclaw(home: Path, *, explicit_home: bool, plugin_dir: Path, url: 
                 {k: v for k, v in previous_state.items() if k != "installedAt"}:
             write_json(state_path, saved, previous_state)
             report.changes.append(Change(str(state_path), "add", "palace's install record (for --uninstall)"))
+        if not conversation_access:
+            allowed = read_json(config_path, what="OpenClaw's config").get("plugins", {}).get(
+                "entries", {}).get(PLUGIN_ID, {}).get("hooks", {}).get("allowConversationAccess") is True
+            if not allowed:
+                report.notes.append("warning: conversation access not given, so recall and end-of-turn capture "
+                                    "stay off. " + CONVERSATION_ACCESS.format(url=url) + " Install again with "
+                                    "--allow-conversation-access to give it.")
+        if saved.get("memoryCoreEnabled", False) is not False:
+            report.notes.append(MEMORY_CORE_NOTE)
         sidecar = f"python scripts/vector-service.py --workspace {workspace or '<workspace>'}"
         report.notes.append(f"Start the sidecar the plugin talks to: {sidecar} (listens on {url}).")
-        report.notes.append("Then restart the gateway; `openclaw plugins inspect palace --runtime --json` "
-                            "shows the memory capability, tools and hooks.")
+        report.notes.append("If you did not run `openclaw plugins install --link "
+                            f"{plugin_path}` first, OpenClaw does not know where the plugin came from and "
+                            "`openclaw plugins doctor` says so; run it once (it asks you to review the "
+                            "plugin's capabilities).")
+        report.notes.append("Then restart the gateway (or let it reload). `openclaw plugins inspect palace "
+                            "--runtime --json` lists the hooks and tools (a blocked hook shows up under "
+                            "diagnostics); `openclaw palace status` says whether recall and capture may run.")
     return report
 
 
@@ -441,12 +515,31 @@ def install_claude_code_command(workspace, config_dir, uninstall, as_json, pytho
               help="the sidecar's token, if it has one (MEMORY_VECTOR_SERVICE_TOKEN)")
 @click.option("--plugin-dir", type=click.Path(file_okay=False), default=None,
               help="the built plugin (default: integrations/openclaw beside palace)")
-def install_openclaw_command(workspace, config_dir, uninstall, as_json, url, token, plugin_dir) -> None:
+@click.option("--allow-conversation-access/--no-conversation-access", "conversation_access", default=None,
+              help="give (or not) OpenClaw's consent for the hooks that see conversations, which recall "
+                   "and end-of-turn capture need (default: ask on a terminal, else not given)")
+def install_openclaw_command(workspace, config_dir, uninstall, as_json, url, token, plugin_dir,
+                             conversation_access) -> None:
     """The palace plugin in ~/.openclaw/openclaw.json, owning the memory slot."""
     ws = workspace if uninstall else _workspace(workspace, uninstall)
+    if conversation_access is None and not uninstall:
+        conversation_access = _ask_conversation_access(url, as_json)
     _run(lambda: install_openclaw(_home(config_dir), explicit_home=config_dir is not None,
                                   plugin_dir=Path(plugin_dir) if plugin_dir else default_plugin_dir(),
-                                  url=url, token=token, uninstall=uninstall, workspace=ws), as_json)
+                                  url=url, token=token, uninstall=uninstall, workspace=ws,
+                                  conversation_access=bool(conversation_access)), as_json)
+
+
+def _interactive() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _ask_conversation_access(url: str, as_json: bool) -> bool:
+    """The user's answer on a terminal; False (not given, and said so) without one."""
+    if as_json or not _interactive():
+        return False
+    click.echo(CONVERSATION_ACCESS.format(url=url))
+    return click.confirm("Allow palace conversation access in OpenClaw?", default=True)
 
 
 COMMANDS = [install]

@@ -7,11 +7,17 @@
  * bounded: when the sidecar is down for long, the oldest events are dropped, and
  * every dropped event is counted (`stats()`, also in the memory status).
  *
+ * A batch, once formed, keeps its events and its `Idempotency-Key` until the
+ * sidecar answers it or it is given up: a request that timed out may still have
+ * been captured, and its retry must not capture the same run end twice.
+ *
  * Body sent: `{"source": "openclaw", "events": [payload + {"hook": name, "context": {…}}]}`,
  * where `context` holds the hook context's plain fields (agentId, sessionKey,
  * sessionId, workspaceDir, toolName…): the payloads of some hooks do not say
  * which session they belong to.
  */
+
+import { randomUUID } from "node:crypto";
 
 import { PalaceHttpError, type PalaceClient } from "./client.js";
 import type { CaptureConfig } from "./config.js";
@@ -35,6 +41,12 @@ export interface CaptureStats {
 interface QueuedEvent {
   json: string;
   bytes: number;
+}
+
+/** Events sent together, under one key, until the sidecar answers or they are given up. */
+interface Batch {
+  key: string;
+  events: QueuedEvent[];
   attempts: number;
 }
 
@@ -71,6 +83,8 @@ function plainFields(context: unknown): Record<string, string | number | boolean
 
 export class CaptureQueue {
   private readonly queue: QueuedEvent[] = [];
+  /** A batch that failed and waits for its next attempt (sent before anything newer). */
+  private retrying: Batch | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private sending: Promise<void> | null = null;
   private lastWarnAt = -Infinity;
@@ -103,7 +117,7 @@ export class CaptureQueue {
       this.queue.shift();
       this.drop(1, `capture queue full (${this.config.maxQueue}); the oldest event was dropped`);
     }
-    this.queue.push({ json, bytes, attempts: 0 });
+    this.queue.push({ json, bytes });
     if (this.queue.length >= this.config.batchSize) void this.flush();
     else this.schedule(this.config.flushIntervalMs);
   }
@@ -115,7 +129,7 @@ export class CaptureQueue {
     this.clearTimer();
     this.sending = this.sendAll().finally(() => {
       this.sending = null;
-      if (this.queue.length && !this.closed) this.schedule(this.backoffMs());
+      if ((this.queue.length || this.retrying) && !this.closed) this.schedule(this.backoffMs());
     });
     return this.sending;
   }
@@ -131,18 +145,17 @@ export class CaptureQueue {
   }
 
   stats(): CaptureStats {
-    return { queued: this.queue.length, ...this.counts, lastError: this.lastError };
+    const queued = this.queue.length + (this.retrying?.events.length ?? 0);
+    return { queued, ...this.counts, lastError: this.lastError };
   }
 
   private async sendAll(): Promise<void> {
-    while (this.queue.length) {
-      const batch = this.takeBatch();
+    for (let batch = this.retrying ?? this.takeBatch(); batch; batch = this.takeBatch()) {
+      this.retrying = null;
       try {
-        const answer = await this.client.capture(
-          batch.map((e) => e.json),
-          { timeoutMs: this.config.timeoutMs },
-        );
-        this.counts.sent += batch.length;
+        const answer = await this.client.capture(batch.events.map((e) => e.json), batch.key,
+          { timeoutMs: this.config.timeoutMs });
+        this.counts.sent += batch.events.length;
         this.counts.stored += Number(answer?.stored ?? 0);
         this.counts.skipped += Number(answer?.skipped ?? 0);
         if (Array.isArray(answer?.errors) && answer.errors.length) {
@@ -154,30 +167,32 @@ export class CaptureQueue {
         // A 4xx will not get better by sending the same batch again.
         const hopeless = error instanceof PalaceHttpError && error.status >= 400 && error.status < 500
           && error.status !== 408 && error.status !== 429;
-        const retry = hopeless ? [] : batch.filter((e) => ++e.attempts < this.config.maxAttempts);
-        if (batch.length - retry.length) this.drop(batch.length - retry.length, message);
-        else this.note(message);
-        this.queue.unshift(...retry);
+        batch.attempts += 1;
+        if (hopeless || batch.attempts >= this.config.maxAttempts) this.drop(batch.events.length, message);
+        else {
+          this.note(message);
+          this.retrying = batch; // the same events under the same key
+        }
         return; // the timer tries again after a back-off
       }
     }
   }
 
-  private takeBatch(): QueuedEvent[] {
-    const batch: QueuedEvent[] = [];
+  private takeBatch(): Batch | null {
+    if (!this.queue.length) return null;
+    const events: QueuedEvent[] = [];
     let bytes = 64;
-    while (this.queue.length && batch.length < this.config.batchSize) {
+    while (this.queue.length && events.length < this.config.batchSize) {
       const next = this.queue[0]!;
-      if (batch.length && bytes + next.bytes + 1 > this.config.maxBatchBytes) break;
-      batch.push(this.queue.shift()!);
+      if (events.length && bytes + next.bytes + 1 > this.config.maxBatchBytes) break;
+      events.push(this.queue.shift()!);
       bytes += next.bytes + 1;
     }
-    return batch;
+    return { key: randomUUID(), events, attempts: 0 };
   }
 
   private backoffMs(): number {
-    const attempts = Math.max(0, ...this.queue.map((e) => e.attempts));
-    return Math.min(MAX_BACKOFF_MS, this.config.flushIntervalMs * 2 ** attempts);
+    return Math.min(MAX_BACKOFF_MS, this.config.flushIntervalMs * 2 ** (this.retrying?.attempts ?? 0));
   }
 
   private schedule(delayMs: number): void {

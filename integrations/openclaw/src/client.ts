@@ -50,6 +50,8 @@ export interface MemoryView {
   decay_score?: number;
   access_count?: number;
   path?: string | null;
+  /** Where the text lies in the memory's file, 1-based and inclusive (below the frontmatter). */
+  lines?: [number, number];
 }
 
 export interface SearchHit extends MemoryView {
@@ -92,6 +94,8 @@ export interface CaptureResponse {
   stored: number;
   skipped: number;
   errors: unknown[];
+  /** This batch (its Idempotency-Key) had been captured already: a retry after a lost answer. */
+  duplicate?: boolean;
 }
 
 export interface ExperienceStats {
@@ -134,6 +138,7 @@ export interface ClientOptions {
 export interface RequestOptions {
   timeoutMs?: number;
   signal?: AbortSignal | undefined;
+  headers?: Record<string, string>;
 }
 
 /** A request body that is already JSON text (the capture queue serialises events
@@ -163,6 +168,7 @@ export class PalaceClient {
         headers: {
           ...(body === undefined ? {} : { "Content-Type": "application/json" }),
           ...(this.token ? { Authorization: `Bearer ${this.token}` } : {}),
+          ...options.headers,
         },
         ...(body === undefined ? {} : { body: body instanceof RawJson ? body.text : JSON.stringify(body) }),
         signal,
@@ -247,10 +253,13 @@ export class PalaceClient {
     );
   }
 
-  /** POST /capture with events already serialised as JSON texts. */
-  capture(eventJsons: string[], options?: RequestOptions): Promise<CaptureResponse> {
+  /** POST /capture with events already serialised as JSON texts. The batch's key
+   * goes with every attempt, so a sidecar that got a batch whose answer was lost
+   * (a timeout) answers its retry without capturing it twice. */
+  capture(eventJsons: string[], idempotencyKey: string, options: RequestOptions = {}): Promise<CaptureResponse> {
     const body = new RawJson(`{"source":"openclaw","events":[${eventJsons.join(",")}]}`);
-    return this.request("POST", "/capture", body, options);
+    return this.request("POST", "/capture", body,
+      { ...options, headers: { ...options.headers, "Idempotency-Key": idempotencyKey } });
   }
 }
 

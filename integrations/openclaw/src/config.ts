@@ -23,7 +23,7 @@ export interface CaptureConfig {
   batchSize: number;
   /** A partial batch is sent after this many ms. */
   flushIntervalMs: number;
-  /** Events waiting at most; beyond this the oldest are dropped (and counted). */
+  /** Events waiting at most (besides the one batch being retried); beyond this the oldest are dropped (and counted). */
   maxQueue: number;
   /** Attempts per batch before it is dropped (and counted). */
   maxAttempts: number;
@@ -50,14 +50,19 @@ export const DEFAULTS: PalaceConfig = {
   url: DEFAULT_URL,
   token: undefined,
   timeoutMs: 10_000,
-  recall: { enabled: true, bootstrapTokens: 1500, promptTokens: 800, timeoutMs: 2_500 },
+  // Recall holds the prompt, so its limit is what a user may wait for memories on a
+  // busy machine (a warm sidecar answers in tens of ms; a cold first bootstrap with
+  // the gateway's own start-up competing for 2 cores took seconds). Capture runs in
+  // the background: its limit only has to outlast a slow capture, since a request
+  // that times out is retried under the same Idempotency-Key.
+  recall: { enabled: true, bootstrapTokens: 1500, promptTokens: 800, timeoutMs: 6_000 },
   capture: {
     enabled: true,
     batchSize: 20,
     flushIntervalMs: 1_000,
     maxQueue: 500,
     maxAttempts: 3,
-    timeoutMs: 3_000,
+    timeoutMs: 15_000,
     maxBatchBytes: 1_000_000,
   },
 };

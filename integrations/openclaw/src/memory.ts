@@ -4,10 +4,20 @@
  *
  * A hit's `path` is the memory's Markdown file relative to the workspace
  * (`memory/palace/<room>/<id>.md`), so `readFile` and citations point at a real
- * file; `readFile` reads it through the sidecar by the id in its name.
+ * file. Line numbers are the file's own: the memory's text starts below its
+ * frontmatter, at the line the sidecar reports (`lines: [start, end]`), and
+ * `readFile` counts from the same origin while it reads the text through the
+ * sidecar by the id in the file's name.
  */
 
-import { PalaceHttpError, PalaceUnavailableError, type Health, type PalaceClient, type SearchHit } from "./client.js";
+import {
+  PalaceHttpError,
+  PalaceUnavailableError,
+  type Health,
+  type MemoryView,
+  type PalaceClient,
+  type SearchHit,
+} from "./client.js";
 import type { CaptureQueue } from "./capture.js";
 import type {
   BackendConfig,
@@ -22,6 +32,7 @@ import type {
   ReadFileParams,
   ReadFileResult,
 } from "./openclaw-types.js";
+import { classifyWorkspaceMemoryPaths } from "./workspace-memory.js";
 
 export const DEFAULT_MAX_RESULTS = 6;
 export const SNIPPET_CHARS = 700;
@@ -32,19 +43,31 @@ function lineCount(text: string): number {
   return Math.max(1, text.split("\n").length);
 }
 
+/** Where a memory's text lies in its file: the sidecar's `lines`, else (a backend
+ * without files) the text's own lines. */
+export function textLines(memory: Pick<MemoryView, "content" | "lines">): [number, number] {
+  const given = memory.lines;
+  if (Array.isArray(given) && given.length === 2 && given.every((n) => Number.isInteger(n) && n >= 1)
+      && given[1] >= given[0]) {
+    return [given[0], given[1]];
+  }
+  return [1, lineCount(memory.content)];
+}
+
 export function toSearchResult(hit: SearchHit): MemorySearchResult {
   const path = hit.path ?? `memory/palace/${hit.location}/${hit.id}.md`;
-  const endLine = lineCount(hit.content);
+  // a shortened preview ends early; its citation still covers the whole memory
+  const [startLine, endLine] = textLines(hit);
   const snippet = hit.content.length > SNIPPET_CHARS ? `${hit.content.slice(0, SNIPPET_CHARS)} …` : hit.content;
   return {
     path,
-    startLine: 1,
+    startLine,
     endLine,
     score: hit.score,
     snippet,
     source: "memory",
     importance: hit.importance,
-    citation: `${path}#L1-L${endLine}`,
+    citation: `${path}#L${startLine}-L${endLine}`,
   };
 }
 
@@ -76,28 +99,31 @@ export class PalaceSearchManager implements MemorySearchManager {
   async readFile(params: ReadFileParams): Promise<ReadFileResult> {
     const id = idFromPath(params.relPath);
     if (id === null) return { status: "not_found", text: "", path: params.relPath };
-    let content: string;
+    let memory: MemoryView;
     try {
-      content = (await this.client.get(id)).content;
+      memory = await this.client.get(id);
     } catch (error) {
       if (error instanceof PalaceHttpError && (error.status === 404 || error.status === 400)) {
         return { status: "not_found", text: "", path: params.relPath };
       }
       throw error;
     }
-    const lines = content.split("\n");
-    const from = Math.max(1, params.from ?? 1);
+    // `from` and `nextFrom` are lines of the file, as in the citations; the
+    // frontmatter above the text is not part of the memory and is skipped
+    const lines = memory.content.split("\n");
+    const [start] = textLines(memory);
+    const first = Math.max(0, (params.from ?? start) - start);
     const count = params.lines ?? lines.length;
-    const shown = lines.slice(from - 1, from - 1 + count);
-    const next = from + shown.length;
-    const truncated = next <= lines.length;
+    const shown = lines.slice(first, first + count);
+    const next = first + shown.length;
+    const truncated = next < lines.length;
     return {
       status: "ok",
       text: shown.join("\n"),
       path: params.relPath,
-      from,
+      from: start + first,
       lines: shown.length,
-      ...(truncated ? { truncated: true, nextFrom: next } : {}),
+      ...(truncated ? { truncated: true, nextFrom: start + next } : {}),
     };
   }
 
@@ -165,9 +191,12 @@ export class PalaceSearchManager implements MemorySearchManager {
 }
 
 /** `registerMemoryCapability({ runtime })`: one manager for every agent (palace
- * keeps one workspace per sidecar). */
+ * keeps one workspace per sidecar), and the provenance of the workspace's memory
+ * files, without which OpenClaw leaves USER.md and MEMORY.md out of the prompt. */
 export function createMemoryRuntime(manager: PalaceSearchManager): MemoryRuntime {
   return {
+    supportsWorkspaceMemoryReadSources: true,
+    classifyWorkspaceMemoryPaths,
     async getMemorySearchManager(params: GetManagerParams): Promise<GetManagerResult> {
       const started = Date.now();
       const probe = await manager.probeEmbeddingAvailability();

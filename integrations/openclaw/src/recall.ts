@@ -6,13 +6,18 @@
  * `recall.bootstrapTokens`; later prompts get the memories relevant to them
  * within `recall.promptTokens`. A sidecar that is slow or down costs at most
  * `recall.timeoutMs` and the prompt goes on without memories.
+ *
+ * "The first prompt of a session" is read from the session's history that
+ * OpenClaw passes with the event (`messages`, the messages before this prompt):
+ * no answer in it yet. A new session, `/new`, `/reset` and `sessions.reset` all
+ * start with an empty history. Nothing is remembered here, because OpenClaw may
+ * run a session's hooks in different instances of the plugin (the real gateway
+ * does), and a gateway restart in the middle of a session needs no new bootstrap.
  */
 
 import type { ContextResponse, PalaceClient } from "./client.js";
 import type { RecallConfig } from "./config.js";
-import type { HookContext, HookEvent, HookResult, PluginLogger } from "./openclaw-types.js";
-
-const MAX_SESSIONS_REMEMBERED = 1_000;
+import type { HookEvent, HookResult, PluginLogger } from "./openclaw-types.js";
 
 export function renderRecall(result: ContextResponse, kind: "bootstrap" | "context"): string {
   const intro = kind === "bootstrap"
@@ -27,30 +32,28 @@ export function renderRecall(result: ContextResponse, kind: "bootstrap" | "conte
   ].join("\n");
 }
 
-export class Recall {
-  /** Sessions that already had their bootstrap, oldest first. */
-  private readonly bootstrapped = new Set<string>();
+/** Whether a session's history holds no answer yet, so this prompt opens the session. */
+export function opensSession(messages: unknown): boolean {
+  if (!Array.isArray(messages)) return true;
+  return !messages.some((message) => (message as { role?: unknown } | null)?.role === "assistant");
+}
 
+export class Recall {
   constructor(
     private readonly client: PalaceClient,
     private readonly config: RecallConfig,
     private readonly logger?: PluginLogger,
   ) {}
 
-  async beforePromptBuild(
-    event: HookEvent<"before_prompt_build">,
-    ctx: HookContext<"before_prompt_build">,
-  ): Promise<HookResult<"before_prompt_build">> {
+  async beforePromptBuild(event: HookEvent<"before_prompt_build">): Promise<HookResult<"before_prompt_build">> {
     if (!this.config.enabled) return;
-    const session = ctx.sessionKey ?? ctx.sessionId ?? "default";
     const query = (event.currentUserMessage ?? event.prompt ?? "").trim();
-    const first = !this.bootstrapped.has(session);
+    const first = opensSession(event.messages);
     const options = { timeoutMs: this.config.timeoutMs };
     let result: ContextResponse | null = null;
     try {
       if (first) {
         result = await this.client.bootstrap(query || undefined, this.config.bootstrapTokens, options);
-        this.remember(session);
       } else if (query) {
         result = await this.client.context(query, this.config.promptTokens, options);
       }
@@ -60,18 +63,5 @@ export class Recall {
     }
     if (!result || !result.text.trim()) return;
     return { prependContext: renderRecall(result, first ? "bootstrap" : "context") };
-  }
-
-  /** A session that ends or is reset starts with a bootstrap again. */
-  forget(sessionKeyOrId: string | undefined): void {
-    if (sessionKeyOrId) this.bootstrapped.delete(sessionKeyOrId);
-  }
-
-  private remember(session: string): void {
-    this.bootstrapped.add(session);
-    if (this.bootstrapped.size > MAX_SESSIONS_REMEMBERED) {
-      const oldest = this.bootstrapped.values().next().value;
-      if (oldest !== undefined) this.bootstrapped.delete(oldest);
-    }
   }
 }

@@ -34,9 +34,8 @@ export async function freePort() {
   return port;
 }
 
-/** scripts/vector-service.py on a fresh workspace; resolves when /health is ready. */
-export async function startSidecar({ env = {} } = {}) {
-  const workspace = mkdtempSync(join(tmpdir(), "palace-openclaw-"));
+/** scripts/vector-service.py on a fresh workspace (or the one given); resolves when /health is ready. */
+export async function startSidecar({ env = {}, workspace = mkdtempSync(join(tmpdir(), "palace-openclaw-")) } = {}) {
   const port = await freePort();
   const runEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("MEMORY_")));
   Object.assign(runEnv, {
@@ -81,6 +80,7 @@ export function createHostApi(pluginConfig) {
     tools: new Map(),
     memoryCapabilities: [],
     typedHooks: [],
+    cli: [],
     logs: [],
   };
   const api = {
@@ -98,6 +98,9 @@ export function createHostApi(pluginConfig) {
     },
     registerMemoryCapability(capability) {
       host.memoryCapabilities.push(capability);
+    },
+    registerCli(registrar, opts = {}) {
+      host.cli.push({ registrar, ...opts });
     },
     on(hookName, handler, opts = {}) {
       host.typedHooks.push({ pluginId: "palace", hookName, handler, source: api.source, ...opts });
@@ -138,17 +141,15 @@ export async function startRecorder(answer) {
   };
 }
 
-export function waitFor(check, timeoutMs = 5_000) {
+/** The first truthy value of `check()` (which may be async), polled until `timeoutMs`. */
+export async function waitFor(check, timeoutMs = 5_000) {
   const deadline = Date.now() + timeoutMs;
-  return new Promise((ok, fail) => {
-    const tick = () => {
-      const value = check();
-      if (value) return ok(value);
-      if (Date.now() > deadline) return fail(new Error("condition not met in time"));
-      setTimeout(tick, 20);
-    };
-    tick();
-  });
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((ok) => setTimeout(ok, 20));
+  }
 }
 
 export { existsSync };

@@ -3,9 +3,10 @@
 // and the hooks, dispatched by OpenClaw's own hook runner.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 
-import entry, { CAPTURED_HOOKS, PalaceVectorSearchProvider } from "../dist/index.js";
+import entry, { CAPTURED_HOOKS, PalaceVectorSearchProvider, opensSession } from "../dist/index.js";
 import { PLUGIN_DIR, createHostApi, startSidecar } from "./helpers.mjs";
 
 const manifest = JSON.parse(readFileSync(`${PLUGIN_DIR}/openclaw.plugin.json`, "utf8"));
@@ -63,12 +64,15 @@ describe("tools and the memory slot", () => {
     const hits = await manager.search("what is the staging database called", { maxResults: 3 });
     const hit = hits[0];
     assert.equal(hit.path, `memory/palace/projects/infra/${stored.id}.md`);
-    assert.equal(hit.startLine, 1);
-    assert.equal(hit.endLine, 1);
+    // the line numbers are the file's: the memory's text, below its frontmatter
+    const fileLines = readFileSync(join(sidecar.workspace, hit.path), "utf8").split("\n");
+    assert.ok(hit.startLine > 5, `startLine ${hit.startLine} points into the frontmatter`);
+    assert.equal(hit.endLine, hit.startLine);
+    assert.equal(fileLines[hit.startLine - 1], stored.content);
     assert.equal(hit.source, "memory");
     assert.match(hit.snippet, /kestrel-db/);
     assert.ok(hit.score > 0 && hit.score <= 1.5);
-    assert.equal(hit.citation, `${hit.path}#L1-L1`);
+    assert.equal(hit.citation, `${hit.path}#L${hit.startLine}-L${hit.endLine}`);
     assert.deepEqual(await manager.search("what is the staging database called", { minScore: 5 }), []);
 
     const file = await manager.readFile({ relPath: hit.path });
@@ -79,15 +83,27 @@ describe("tools and the memory slot", () => {
     assert.equal((await manager.readFile({ relPath: "../../etc/passwd" })).status, "not_found");
   });
 
-  test("readFile pages through a long memory by lines", async () => {
+  test("readFile pages through a long memory by the lines its citation names", async () => {
     const content = Array.from({ length: 30 }, (_, i) => `line ${i + 1} of the release checklist`).join("\n");
     const { details } = await host.callTool("memory_store", { content, location: "projects/release" });
     const { manager } = await host.memoryCapabilities[0].runtime.getMemorySearchManager({ cfg: {}, agentId: "main" });
-    const page = await manager.readFile({ relPath: `memory/palace/projects/release/${details.id}.md`, from: 11, lines: 5 });
+    const [hit] = await manager.search("release checklist line", { maxResults: 1 });
+    const relPath = `memory/palace/projects/release/${details.id}.md`;
+    assert.equal(hit.path, relPath);
+    assert.equal(hit.endLine - hit.startLine, 29);
+    const file = readFileSync(join(sidecar.workspace, relPath), "utf8").split("\n");
+    assert.equal(file[hit.startLine - 1 + 10], "line 11 of the release checklist");
+    const page = await manager.readFile({ relPath, from: hit.startLine + 10, lines: 5 });
     assert.equal(page.text, "line 11 of the release checklist\nline 12 of the release checklist\n" +
       "line 13 of the release checklist\nline 14 of the release checklist\nline 15 of the release checklist");
+    assert.equal(page.from, hit.startLine + 10);
     assert.equal(page.truncated, true);
-    assert.equal(page.nextFrom, 16);
+    assert.equal(page.nextFrom, hit.startLine + 15);
+    // from the top (no from, or a line of the frontmatter): the text's first line
+    assert.equal((await manager.readFile({ relPath, lines: 1 })).text, "line 1 of the release checklist");
+    assert.equal((await manager.readFile({ relPath, from: 1, lines: 1 })).from, hit.startLine);
+    const end = await manager.readFile({ relPath, from: hit.endLine });
+    assert.deepEqual([end.text, end.truncated], ["line 30 of the release checklist", undefined]);
   });
 
   test("status and availability probes report the sidecar's model", async () => {
@@ -148,17 +164,23 @@ describe("recall through before_prompt_build", () => {
     assert.match(first.prependContext, /Debian 13/);
     assert.ok(Number(/tokens="(\d+)"/.exec(first.prependContext)[1]) <= 400);
 
+    // the history OpenClaw passes: the messages before this prompt (as the real gateway sends them)
+    const history = [{ role: "user", content: "which OS do the CI runners use?" },
+                     { role: "assistant", content: [{ type: "text", text: "Debian 13." }] }];
     const second = await runner.runBeforePromptBuild(
-      { prompt: "and which Python?", currentUserMessage: "what Python version do the CI runners have", messages: [] }, ctx);
+      { prompt: "and which Python?", currentUserMessage: "what Python version do the CI runners have", messages: history }, ctx);
     assert.match(second.prependContext, /^<palace-memory kind="context"/);
     assert.doesNotMatch(second.prependContext, /# Open tasks/);
     assert.match(second.prependContext, /Python 3\.11/);
     assert.ok(Number(/tokens="(\d+)"/.exec(second.prependContext)[1]) <= 150);
 
-    // A new session (after session_end) starts with a bootstrap again.
-    await runner.runSessionEnd({ sessionId: "s1", sessionKey: "agent:main:s1", messageCount: 4 }, ctx);
+    // A reset session (its history empty again) starts with a bootstrap, whichever
+    // plugin instance saw the reset; a later prompt of a session with a history never
+    // does, even in a fresh instance (a gateway restarted mid-session).
     const again = await runner.runBeforePromptBuild({ prompt: "hello", messages: [] }, ctx);
     assert.match(again.prependContext, /kind="bootstrap"/);
+    assert.equal(opensSession(history), false);
+    assert.equal(opensSession([{ role: "user", content: "hello" }]), true); // no answer yet
   });
 });
 
