@@ -30,7 +30,7 @@ from .backends.transfer import TransferReport, export_tree, import_tree
 from .index import INDEX_DIR, Filters, SyncReport, row_to_memory
 from .graph import graph_rows, read_facts
 from .graph.extract import with_extracted
-from .graph.decisions import DECISIONS_FILE, Decision, DecisionLog, adopt_client_log
+from .graph.decisions import CLOSING, DECISIONS_FILE, Decision, DecisionLog, adopt_client_log
 from .graph.review import REVIEW_FILE, ReviewItem, ReviewQueue
 from .graph.service import GraphService
 from .journal import journal_path
@@ -638,8 +638,28 @@ class MemoryPalaceManager:
             report = import_tree(self.storage, self.index, self.syncer, Path(source), self.tz)
             if Path(source).resolve() != self.root.resolve():  # a palace's own files are already its own
                 report.review_items, report.decisions = self.graph.import_records(Path(source))
+            if self.index.supports_graph and report.written:
+                self._apply_to_imported(report.written)
         self._vectors.invalidate()
         return report
+
+    def _apply_to_imported(self, written: Sequence[str]) -> None:
+        """The imported facts meet the palace's as stored ones do (``apply_changes``: oldest
+        first, pairs already decided left alone), on either backend alike; a large import
+        is a bulk load, taken as written (as a sync of as many files would be)."""
+        if len(written) > self.HAND_EDITS_AT_MOST:
+            self.notes.append(f"{len(written)} memories imported: taken as written (a bulk load); "
+                              "supersession was not applied to them")
+            return
+        # a memory the import replaced is as the tree states it: what palace had decided
+        # about its facts no longer describes it, and the newer facts meet it again
+        replaced = set(written)
+        stale = [e for e in self.graph.decisions.entries() if e.old_memory in replaced and e.decision in CLOSING]
+        self.graph.decisions.forget(stale)
+        again = sorted({e.new_memory for e in stale} - replaced)
+        changed = [m for i in [*written, *again]
+                   if (m := self.get(i, record_access=False)) is not None and m.status == "active"]
+        self.graph.apply_changes(changed, [], self.now())
 
     @staticmethod
     def palace_root(workspace_dir: str | os.PathLike) -> Path:

@@ -501,6 +501,9 @@ def expand(text: str) -> str:
 def _subject_en(text: str, ctx: Context) -> Subject | None:
     if re.match(r"^I\b", text):
         return Subject(USER, text[1:].strip(), "user")
+    speaker = re.match(r"^(?:the\s+)?user\b\s*", text, re.IGNORECASE)   # "The user works at Acme"
+    if speaker:
+        return Subject(USER, text[speaker.end():], "user")
     kin = _EN_MY_KIN.match(text)
     if kin:
         word = kin.group("kin").casefold()
@@ -807,6 +810,13 @@ def _capitalised_names(content: str) -> list[str]:
     return [name for name, opening in runs if " " in name or not opening or name in inside]
 
 
+def _short_names(name: str) -> tuple[str, ...]:
+    """星图项目 is also 星图, "Orion project" also "Orion": one project under both names,
+    so two memories naming it either way meet in the graph."""
+    short = re.sub(r"\s*(?:项目|project)$", "", name, flags=re.IGNORECASE).strip()
+    return (short,) if short != name and len(short) >= 2 else ()
+
+
 def _typed_from_relations(ctx: Context) -> dict[str, Entity]:
     typed: dict[str, Entity] = {}
     for fact in ctx.facts:
@@ -814,7 +824,8 @@ def _typed_from_relations(ctx: Context) -> dict[str, Entity]:
             typed.setdefault(entity_key(fact.object), Entity(fact.object, type="person", extracted=True))
         elif fact.predicate in _TYPE_OF_SLOT:
             kind = _TYPE_OF_SLOT[fact.predicate]
-            typed.setdefault(entity_key(fact.object), Entity(fact.object, type=kind, extracted=True))
+            typed.setdefault(entity_key(fact.object), Entity(fact.object, type=kind, aliases=_short_names(fact.object),
+                                                             extracted=True))
     for name in ctx.persons:
         typed[entity_key(name)] = Entity(name, type="person", extracted=True)
     typed.pop(entity_key(USER), None)
