@@ -143,6 +143,7 @@ def _clean(obj: str, slot: str, lang: str) -> str:
         obj = re.sub(r"(?:了|的|啦|呢|吧|啊|呀|哦|哈)+$", "", obj).strip()
         if slot in _PLACE_SLOTS:
             obj = re.sub("(?:" + "|".join(rules_zh.PLACE_NOISE) + ")$", "", obj).strip() or obj
+            obj = obj.split("的", 1)[0] or obj   # 成都的高新区: 成都
             obj = _city(obj)
         if slot in ("likes", "dislikes"):
             obj = re.sub(r"^(?:上了?)", "", obj)
@@ -394,9 +395,16 @@ def _kin_subject(kin: re.Match[str], text: str, ctx: Context) -> Subject:
     return Subject(word, after, "kin")
 
 
+# a time before the subject: 今年春天, 三月起, 上个月底, 2024 年
+_ZH_TIME_OPENER = re.compile(r"^(?:(?:今年|去年|前年|明年|\d{4}\s*年)?(?:春天|夏天|秋天|冬天|年初|年底|年中|上半年|下半年)|"
+                             r"(?:\d{4}\s*年)?[一二三四五六七八九十\d]{1,2}\s*月(?:份|初|中|底)?|"
+                             r"(?:上|这|下)个?月(?:初|中|底)|\d{4}\s*年)(?:起|开始|以来)?[，,]?")
+
+
 def _clause_zh(clause: str, ctx: Context, first: bool) -> list[Fact]:
     text, _ = _strip_words(clause, _ZH_FILLERS, spaced=False)
-    text, lead_cues = _strip_words(text, rules_zh.ADVERBS + rules_zh.PAST_CUES, spaced=False)
+    text, lead_cues = _strip_words(_ZH_TIME_OPENER.sub("", text), rules_zh.ADVERBS + rules_zh.PAST_CUES,
+                                   spaced=False)
     subject = _subject_zh(text, ctx, first)
     if subject is None:
         return _subjectless_zh(text, lead_cues, ctx, first)
@@ -554,8 +562,9 @@ def _subject_en(text: str, ctx: Context) -> Subject | None:
 
 
 _EN_TIME_OPENER = re.compile(r"^(?:these days|nowadays|lately|recently|today|yesterday|this (?:week|month|year)|"
-                             r"last (?:week|month|year|spring|summer|fall|autumn|winter)|since \w+|in \d{4}),?\s+",
-                             re.IGNORECASE)
+                             r"last (?:week|month|year|spring|summer|fall|autumn|winter)|since \w+|in \d{4}|"
+                             r"(?:in|since|from|on) (?:" + "|".join((*MONTHS_EN, *WEEKDAYS_EN)) + r")|"
+                             r"(?:this|last) (?:spring|summer|fall|autumn|winter)),?\s+", re.IGNORECASE)
 
 
 def _clause_en(clause: str, ctx: Context, first: bool) -> list[Fact]:

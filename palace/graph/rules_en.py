@@ -130,7 +130,7 @@ ADVERBS = ("just", "really", "also", "still", "now", "currently", "mostly", "mai
            "recently", "finally", "usually", "always", "basically", "totally", "even", "definitely",
            "honestly", "pretty much", "primarily", "kind of", "sort of", "already")
 FILLERS = ("btw", "by the way", "so", "also", "and", "but", "oh", "well", "anyway", "actually", "honestly",
-           "no", "yes", "ok", "okay", "plus", "fyi", "just", "fun fact:", "update:")
+           "no", "yes", "ok", "okay", "plus", "fyi", "just", "then", "and then", "fun fact:", "update:")
 NOW_CUES = ("now", "currently", "these days", "nowadays", "new")
 # the words a lazy object stops before
 STOPS = ("at", "in", "for", "on", "with", "from", "since", "because", "when", "while", "as", "and", "but", "or",

@@ -64,6 +64,9 @@ SLOTS: dict[str, Slot] = {
     "dislikes": Slot(False, ("dislike", "hates", "avoids", "doesn't_like", "不喜欢", "讨厌", "不爱")),
 }
 POLARITY = {"likes": "dislikes", "dislikes": "likes"}
+# facts of one job, stated with the employer in one memory, end with it ("I work for Acme
+# as an engineer", later "I started working at Globex": the role at Acme is over too)
+ENDS_WITH: dict[str, tuple[str, ...]] = {"works_at": ("role", "member_of", "works_in", "reports_to")}
 
 # The kind of tool a well-known tool is, and the purposes that name a kind: "uses" is
 # one value at a time within a kind. Lowercase; a tool's key is its name folded.
@@ -74,7 +77,7 @@ TOOL_KINDS: dict[str, tuple[str, ...]] = {
     "notes": ("notion", "obsidian", "evernote", "logseq", "roam", "bear", "onenote", "印象笔记", "语雀"),
     "todo": ("things", "todoist", "omnifocus", "ticktick", "滴答清单", "microsoft to do"),
     "chat": ("slack", "discord", "teams", "钉钉", "飞书", "企业微信", "lark", "dingtalk", "mattermost"),
-    "formatter": ("black", "ruff", "prettier", "yapf", "autopep8", "gofmt", "rustfmt", "biome"),
+    "formatter": ("black", "ruff", "prettier", "yapf", "autopep8", "gofmt", "rustfmt", "biome", "isort"),
     "python packages": ("pip", "uv", "poetry", "pdm", "pipenv", "conda", "hatch"),
     "js packages": ("npm", "pnpm", "yarn", "bun"),
     "containers": ("docker desktop", "orbstack", "podman", "colima", "rancher desktop"),
@@ -82,6 +85,7 @@ TOOL_KINDS: dict[str, tuple[str, ...]] = {
     "task runner": ("make", "just", "task", "invoke", "nox", "tox"),
     "issue tracker": ("jira", "linear", "asana", "trello", "youtrack", "shortcut"),
     "shell": ("bash", "zsh", "fish"),
+    "browser": ("chrome", "firefox", "safari", "edge", "brave", "arc", "opera", "vivaldi", "chromium"),
 }
 PURPOSE_KINDS: dict[str, tuple[str, ...]] = {
     "editor": ("editor", "editing", "coding", "code", "writing code", "编辑器", "写代码", "编辑", "敲代码"),

@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import AbstractSet, Sequence
 
 from .facts import Relation
-from .slots import POLARITY, SLOTS, exclusive, family, tool_kind
+from .slots import ENDS_WITH, POLARITY, SLOTS, exclusive, family, tool_kind
 
 # the wordings of each slot (kept under its old name: tests and docs read it)
 FAMILIES: dict[str, tuple[str, ...]] = {name: (name, *slot.wordings) for name, slot in SLOTS.items()}
@@ -89,7 +89,8 @@ def decide(old_relations: Sequence[Relation], new: Relation, now: datetime, *,
     subjects = {new.subject_key} if subject_keys is None else set(subject_keys) | {new.subject_key}
     supersede: list[Relation] = []
     review: list[Relation] = []
-    reasons: list[str] = []
+    closing: list[str] = []
+    asking: list[str] = []
     for old in old_relations:
         if old.subject_key not in subjects or not old.current(at):
             continue
@@ -102,10 +103,23 @@ def decide(old_relations: Sequence[Relation], new: Relation, now: datetime, *,
         reason = _same_slot(old, new)
         if reason is not None:
             supersede.append(replace(old, valid_to=at))
-            reasons.append(reason)
+            closing.append(reason)
             continue
         reason = _uncertain(old, new)
         if reason is not None:
             review.append(old)
-            reasons.append(reason)
-    return Decision(tuple(supersede), tuple(review), tuple(reasons))
+            asking.append(reason)
+    for closed in list(supersede):   # a job's facts stated with it end with it
+        tied = ENDS_WITH.get(family(closed.predicate) or "", ())
+        for old in old_relations:
+            if (old.memory_id == closed.memory_id and old.subject_key == closed.subject_key and old.current(at)
+                    and family(old.predicate) in tied
+                    and not any(_same_fact(old, s) for s in supersede) and not _same_fact(old, new)):
+                supersede.append(replace(old, valid_to=at))
+                closing.append(f"{family(old.predicate)} of the job at {closed.object}")
+    return Decision(tuple(supersede), tuple(review), tuple(closing + asking))
+
+
+def _same_fact(a: Relation, b: Relation) -> bool:
+    return (a.memory_id, a.subject_key, a.predicate_key, a.object_key) == (
+        b.memory_id, b.subject_key, b.predicate_key, b.object_key)
