@@ -243,8 +243,10 @@ def _pack_relevant(pm, packer: _Packer, query: str, *, when: datetime, top_k: in
                    type: str | None, include_archived: bool,
                    include_superseded: bool = False) -> tuple[tuple[str, ...], dict | None]:
     # record_access=False: only what makes it into the context counts as used.
+    # injection is precision first: strong results only, so an unrelated prompt gets nothing
     results = pm.search(query, top_k=top_k, now=when, tags=tags, location=location, type=type,
-                        include_archived=include_archived, record_access=False)
+                        include_archived=include_archived, record_access=False, include_weak=False,
+                        injection=True)
     # the response's own notes, so a context with nothing relevant says why
     notes, time_range = tuple(results.notes), results.time_range
     for result in results:

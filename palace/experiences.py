@@ -34,7 +34,7 @@ Experience search ranks by::
     score = 0.7 × memory_score + 0.3 × effectiveness
 
 where ``memory_score`` is the ordinary search score of the memory (relevance,
-importance and decay mixed by the MEMORY_WEIGHT_* settings), so relevance
+importance and decay mixed by MEMORY_SEARCH_WEIGHTS), so relevance
 dominates and trust breaks near-ties and lifts proven lessons. See
 docs/experiences.md.
 """
@@ -268,8 +268,9 @@ class ExperienceManager:
                tags: Sequence[str] | None = None, verified_only: bool = False) -> List[ExperienceResult]:
         """Lessons for ``query``, best first by 0.7 × memory score + 0.3 × effectiveness.
 
-        Each lesson returned counts as one use (+0.1 effectiveness, at most once
-        an hour), journalled at ``now`` without touching its file.
+        Each strong lesson returned counts as one use (+0.1 effectiveness, at most once
+        an hour), journalled at ``now`` without touching its file; weak ones come after
+        the strong ones and count nothing.
         """
         if not isinstance(top_k, int) or isinstance(top_k, bool) or not 1 <= top_k <= 1000:
             raise InvalidInputError(f"top_k must be an integer from 1 to 1000, got {top_k!r}")
@@ -292,10 +293,13 @@ class ExperienceManager:
                              "weights": {"memory_score": 1.0 - EFFECTIVENESS_WEIGHT,
                                          "effectiveness": EFFECTIVENESS_WEIGHT},
                              "search": hit.explanation}))
-        results.sort(key=lambda r: (-r.score, -r.stats.effectiveness))
+        # strong lessons first (weak ones share little with the query), then by score
+        results.sort(key=lambda r: (r.explanation["search"].confidence != "strong", -r.score,
+                                    -r.stats.effectiveness))
         results = results[:top_k]
-        if results:
-            self.pm.record_access([r.memory.id for r in results], at=when, kind=USAGE_KIND)
+        used = [r.memory.id for r in results if r.explanation["search"].confidence == "strong"]
+        if used:  # a weak lesson was shown, not used: it earns nothing
+            self.pm.record_access(used, at=when, kind=USAGE_KIND)
         return results
 
     def list(self, *, verified_only: bool = False, now: Any = None) -> List[ExperienceResult]:

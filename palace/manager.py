@@ -14,9 +14,11 @@ second backend replaces: see ``palace.index.backend``).
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 import sqlite3
+import time
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -46,6 +48,7 @@ from .validation import (check_updatable, coerce_datetime, list_statuses, normal
 _UNSET: Any = object()
 NO_EMBEDDER = ("no embedder configured: set MEMORY_VECTOR_MODEL and install palace[vector], or "
                "point MEMORY_VECTOR_SERVICE_URL at a running sidecar")
+log = logging.getLogger(__name__)
 
 
 def _with_scope(extra: dict[str, Any] | None, scope: str) -> dict[str, Any]:
@@ -316,7 +319,8 @@ class MemoryPalaceManager:
             written = self._write(replace(memory, id=memory_id))
             if self.index.supports_graph:
                 self.graph.after_store(written, now)  # a new fact may retire older ones
-            return written
+        self.embed_written()
+        return written
 
     # how many of a new memory's terms are looked up to find an earlier copy of it
     DUPLICATE_PROBE_TERMS = 24
@@ -395,6 +399,8 @@ class MemoryPalaceManager:
             # read back inside the lock: a rebuild or a delete by another process
             # afterwards must not turn this successful update into an error
             row = self.index.row_by_id(id)
+        if "content" in changes or "summary" in changes:
+            self.embed_written()
         return self._rows_to_memories([row])[0]
 
     def delete(self, id: str) -> Memory:
@@ -502,14 +508,17 @@ class MemoryPalaceManager:
                tags: Sequence[str] | None = None, location: str | None = None,
                type: str | None = None, include_archived: bool = False,
                start: Any = None, end: Any = None, record_access: bool = True,
-               include_weak: bool = False) -> SearchResults:
+               include_weak: bool = True, injection: bool = False) -> SearchResults:
         """Best memories for ``query``, best first, each with its score explained.
 
         Time words in the query ("上周", "last Friday") name a period relative to
         ``now`` that ranks (MEMORY_TIME_FILTER=soft) or filters (strict) memories;
-        ``start``/``end`` give an exact range (end exclusive). Results below the
-        relevance floor are left out unless ``include_weak`` (then marked
-        ``explanation.confidence == "weak"``). ``MEMORY_REINFORCE`` says which
+        ``start``/``end`` give an exact range (end exclusive). Each result carries
+        ``explanation.confidence``, ``"strong"`` or ``"weak"``, with its reason
+        (``explanation.reason``); weak results come after the strong ones, and
+        ``include_weak=False`` leaves them out. ``injection=True`` judges at the
+        precision-first operating point (the floors injection uses: get_context, the
+        prompt hooks), so an unrelated prompt finds nothing strong. ``MEMORY_REINFORCE`` says which
         results count as accessed at ``now`` (weak ones never). The returned list
         also carries ``.notes`` and ``.time_range``, so an empty answer says why.
         The pipeline lives in ``palace.search``.
@@ -524,7 +533,7 @@ class MemoryPalaceManager:
             embedder=lambda: (self.embedder, self._embedder_error))
         results = search(services, query, now=when, top_k=top_k, tags=tags, location=location,
                          type=type, include_archived=include_archived, start=start, end=end,
-                         include_weak=include_weak)
+                         include_weak=include_weak, injection=injection)
         if record_access:
             strong = [r.memory.id for r in results if r.explanation.confidence == "strong"]
             reinforced = {"returned": strong, "top": strong[:1], "used": []}[self.settings.reinforce]
@@ -547,12 +556,33 @@ class MemoryPalaceManager:
         self.record_access([r.memory.id for r in results], at=when, kind="recall")
         return results
 
-    def embed_pending(self, *, limit: int | None = None) -> int:
-        """Embed every memory that has no vector for the current model yet."""
+    def embed_pending(self, *, limit: int | None = None, seconds: float | None = None,
+                      lock: Any = None) -> int:
+        """Embed the memories that have no vector for the current model yet, oldest first
+        (all of them, or as many as ``limit`` / ``seconds`` allow: a memory is embedded
+        whole or not at all). ``lock`` (a callable giving a context manager): held while
+        the index is read or written, not while embedding. Returns how many were embedded."""
         embedder = self.embedder
         if embedder is None:
             raise EmbedderUnavailableError(self._embedder_error or NO_EMBEDDER)
-        return self._vectors.backfill(embedder, limit=limit, batch_size=self.settings.vector_batch_size)
+        deadline = None if seconds is None else time.monotonic() + seconds
+        return self._vectors.backfill(embedder, limit=limit, batch_size=self.settings.vector_batch_size,
+                                      deadline=deadline, lock=lock)
+
+    def embed_written(self) -> int:
+        """Vectors at write time, so that no search ever embeds a memory: after a store or
+        an edit, what has no vector yet is embedded for at most MEMORY_VECTOR_TIMEOUT
+        (loading the model not counted). A memory too long for that (a 1 MB paste) waits
+        for a background worker (the sidecar, the MCP server, the hook service) or
+        ``palace reindex --vectors``; searches meanwhile find it by keywords and say
+        how many memories wait. A failing embedder never fails the write."""
+        if not self.settings.vector_enabled or self.settings.vector_mode == "none" or self.embedder is None:
+            return 0  # no embedder: searches say why vectors are off
+        try:
+            return self.embed_pending(seconds=self.settings.vector_timeout_s)
+        except Exception as exc:  # the memory is stored; the next write or worker retries
+            log.warning("could not embed after writing (%s: %s); vectors follow later", type(exc).__name__, exc)
+            return 0
 
     def record_access(self, ids: Sequence[str], *, at: Any = None, kind: str = "access") -> None:
         """Count these memories as used at ``at`` (reinforcing them against decay)."""

@@ -5,6 +5,12 @@ variables, workspace from ``--workspace``). Tool calls are serialised through on
 lock: the manager's SQLite connection is shared, and the SDK runs synchronous
 tools on worker threads.
 
+A workspace without a palace (a new one, or a mistyped ``--workspace``) still gets a
+running server: its instructions and every tool but ``save_memory`` say where it
+looked and how to create one, and ``save_memory`` creates it, as ``palace add`` does
+(``Palace``). ``palace mcp`` and ``python -m palace.mcp_server`` are one entry point,
+``serve``.
+
 Nothing an agent sends can crash the server: palace errors, arguments that do
 not match a tool's schema and unknown arguments all come back as tool results
 with ``is_error`` set and a message that says what to do instead. Results carry
@@ -20,6 +26,7 @@ import logging
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Annotated, Any, Callable, Literal
 
 from pydantic import Field, ValidationError
@@ -27,6 +34,7 @@ from pydantic import Field, ValidationError
 from . import limits
 from .errors import ConfigError, InvalidInputError, MemoryNotFoundError, PalaceError
 from .responses import memory_view, search_response
+from .layout import PALACE_SUBDIR
 from .settings import Settings
 
 SERVER_NAME = "palace"
@@ -48,6 +56,60 @@ Every memory has an id: cite it, and fetch the whole text with `get_memory`.
 """
 
 log = logging.getLogger("palace.mcp")
+CREATES_PALACE = {"save_memory"}  # as on the command line, where only `palace add` (and init) create one
+
+
+class Palace:
+    """The server's palace: opened at start when the workspace holds one, else by the
+    first ``save_memory``; until then ``missing()`` says what to do."""
+
+    def __init__(self, settings: Settings, manager: Any = None):
+        self.settings = settings
+        self.manager = manager
+
+    @property
+    def root(self) -> Path:
+        return self.settings.workspace / PALACE_SUBDIR
+
+    def exists(self) -> bool:
+        # on Postgres the database is the palace; the workspace only holds caches
+        return self.manager is not None or self.settings.backend != "local" or self.root.is_dir()
+
+    def missing(self) -> str:
+        workspace = self.settings.workspace
+        return (f"no palace in {workspace} yet (no {self.root}). save_memory creates it with the first "
+                f"memory, as `palace add` does (or run `palace init --workspace {workspace}`). If "
+                f"{workspace} is not the folder you meant, fix --workspace (or MEMORY_WORKSPACE_DIR) in "
+                "this MCP server's entry of the client's configuration and restart it")
+
+    def instructions(self) -> str:
+        if self.exists():
+            return INSTRUCTIONS
+        return INSTRUCTIONS + f"\nNOTE: {self.missing()}.\n"
+
+    def ready_for(self, tool: str):
+        """The manager a tool call works on; opened (and so created) on demand."""
+        if self.manager is None:
+            if not self.exists() and tool not in CREATES_PALACE:
+                raise ConfigError(self.missing())
+            self.manager = open_manager(self.settings)
+            for note in self.manager.notes:
+                print(f"palace mcp: {note}", file=sys.stderr)
+        return self.manager
+
+    def close(self) -> None:
+        if self.manager is not None:
+            self.manager.close()
+
+
+class _OpenedPalace:
+    """What the tools call ``pm``: the manager ``Palace.ready_for`` opened for this call."""
+
+    def __init__(self, palace: Palace):
+        self._palace = palace
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._palace.manager, name)
 
 
 # --------------------------------------------------------------------------- views
@@ -193,14 +255,17 @@ Now = Annotated[str | None, Field(
                 "'上周' are read relative to it). Leave out in normal use.")]
 
 
-def build_server(pm, *, sync_interval_s: float = SYNC_INTERVAL_S):
-    """An MCP server whose tools act on the manager ``pm``."""
+def build_server(palace: Any, *, sync_interval_s: float = SYNC_INTERVAL_S):
+    """An MCP server whose tools act on ``palace`` (a ``Palace``, or an open manager)."""
     from mcp_types import ToolAnnotations
 
     from . import context as ctx
     from . import summary as period_summary
 
-    server = _make_server_class()(SERVER_NAME, instructions=INSTRUCTIONS, log_level="WARNING",
+    if not isinstance(palace, Palace):
+        palace = Palace(palace.settings, palace)
+    pm: Any = _OpenedPalace(palace)
+    server = _make_server_class()(SERVER_NAME, instructions=palace.instructions(), log_level="WARNING",
                                   version=_version())
     lock = threading.Lock()
     last_sync = [time.monotonic()]
@@ -210,8 +275,9 @@ def build_server(pm, *, sync_interval_s: float = SYNC_INTERVAL_S):
         def run(**kwargs: Any):
             with lock:
                 try:
+                    manager = palace.ready_for(fn.__name__)
                     if time.monotonic() - last_sync[0] >= sync_interval_s:
-                        pm.sync(full=None)  # files edited by hand or by git since last call
+                        manager.sync(full=None)  # files edited by hand or by git since last call
                         last_sync[0] = time.monotonic()
                     return fn(**kwargs)
                 except Exception as exc:
@@ -263,10 +329,11 @@ def build_server(pm, *, sync_interval_s: float = SYNC_INTERVAL_S):
         type: Annotated[str | None, Field(description="Only this type, e.g. 'decision'.")] = None,
         include_archived: Annotated[bool, Field(description="Also search archived (faded) "
                                                             "memories.")] = False,
-        include_weak: Annotated[bool, Field(description="Also return matches below the relevance "
-                                                        "floor, marked confidence 'weak' (by "
-                                                        "default an empty answer means nothing "
-                                                        "relevant is stored).")] = False,
+        include_weak: Annotated[bool, Field(description="Also return weak matches (listed after "
+                                                        "the strong ones, each with confidence "
+                                                        "'weak' and its reason); false = strong "
+                                                        "results only, the evidence for the "
+                                                        "query.")] = True,
         now: Now = None,
     ):
         results = pm.search(query, top_k=top_k, now=now, tags=tags, location=location, type=type,
@@ -607,29 +674,61 @@ def open_manager(settings: Settings):
 
 
 def serve_stdio(settings: Settings) -> None:
+    """Serve MCP on stdin/stdout until the client closes them."""
     try:
         import mcp  # noqa: F401
     except ImportError:
         raise ConfigError("the MCP server needs the mcp SDK: pip install 'palace-memory[mcp]'") from None
-    with open_manager(settings) as pm:
-        for note in pm.notes:  # what opening repaired or could not do: the host's log shows stderr
-            print(f"palace mcp: {note}", file=sys.stderr)
-        build_server(pm).run("stdio")
+    workspace = settings.workspace
+    for path in (workspace, workspace / PALACE_SUBDIR):
+        if path.exists() and not path.is_dir():
+            raise InvalidInputError(f"{path} is not a folder: give --workspace (or MEMORY_WORKSPACE_DIR) "
+                                    "the folder that holds memory/palace/")
+    palace = Palace(settings)
+    if palace.exists():
+        palace.ready_for("open")
+    else:  # the host's log shows stderr; the client hears it in the instructions and each tool
+        print(f"palace mcp: {palace.missing()}", file=sys.stderr)
+    try:
+        build_server(palace).run("stdio")
+    finally:
+        palace.close()
+
+
+def _stdin_is_terminal() -> bool:
+    try:
+        return sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def serve(workspace: str | None = None) -> None:
+    """The MCP server's one start-up, behind both spellings: ``palace mcp [--workspace
+    DIR]`` (the command line renders its errors) and ``python -m palace.mcp_server
+    [--workspace DIR]`` (``main``). Raises PalaceError when it cannot serve."""
+    config = Settings.from_env(workspace_dir=workspace) if workspace else Settings.from_env()
+    if _stdin_is_terminal():
+        print(f"palace mcp: serving MCP (JSON-RPC) on stdin/stdout for {config.workspace}; an "
+              "agent's MCP client starts this command (see docs/mcp.md). Ctrl-C stops it.",
+              file=sys.stderr)
+    serve_stdio(config)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m palace.mcp_server [--workspace DIR]`` (same as ``palace mcp``)."""
+    """``python -m palace.mcp_server``: ``serve`` with the options of ``palace mcp``. Exit
+    status as the command line's: 0 when the client closed the connection, 2 bad input,
+    3 configuration, 4 other errors."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="palace-mcp", description="palace MCP server (stdio)")
+    parser = argparse.ArgumentParser(prog="python -m palace.mcp_server",
+                                     description="palace MCP server (stdio); the same as `palace mcp`")
     parser.add_argument("--workspace", "-w", help="workspace folder (default: MEMORY_WORKSPACE_DIR or .)")
     args = parser.parse_args(argv)
     try:
-        overrides = {"workspace_dir": args.workspace} if args.workspace else {}
-        serve_stdio(Settings.from_env(**overrides))
+        serve(args.workspace)
     except PalaceError as exc:
         print(f"palace mcp: {exc}", file=sys.stderr)
-        return 3 if isinstance(exc, ConfigError) else 4
+        return 2 if isinstance(exc, InvalidInputError) else 3 if isinstance(exc, ConfigError) else 4
     return 0
 
 

@@ -84,9 +84,10 @@ class Explanation:
     filters: dict[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()           # e.g. "vectors unavailable: keyword only"
     superseded_by: str | None = None      # a later memory retired this one's fact
-    # "strong": at least one retriever's calibrated score clears its floor
-    # (palace/relevance.py); "weak": returned only with include_weak=True
+    # "strong": evidence for the query (palace/search/judge.py), what injection takes;
+    # "weak": listed after the strong ones by explicit search; ``reason`` says why
     confidence: str = "strong"
+    reason: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -108,8 +109,8 @@ class Explanation:
         if self.superseded_by:
             parts.append(f"superseded by {self.superseded_by}")
         parts.append(f"rel {self.relevance:.2f} imp {self.importance:.2f} decay {self.decay:.2f}")
-        if self.confidence == "weak":  # with its reason when a rule gave one (palace.focus)
-            parts.append(next((n for n in self.notes if n.startswith("weak: ")), "weak"))
+        if self.confidence == "weak":
+            parts.append(f"weak: {self.reason}" if self.reason else "weak")
         return " · ".join(parts)
 
 
@@ -129,8 +130,8 @@ class SearchResult:
 
 class SearchResults(list):
     """The results of one search, best first (a plain ``list`` of ``SearchResult``),
-    carrying what the response says as a whole: ``notes`` ("nothing above the
-    relevance floor", "vectors unavailable…", "nothing found in '上周'…") and the
+    carrying what the response says as a whole: ``notes`` ("no strong match…",
+    "vectors unavailable…", "nothing found in '上周'…") and the
     ``time_range`` understood from the query, so that an empty answer says why."""
 
     def __init__(self, results=(), *, notes: tuple[str, ...] | list[str] = (),

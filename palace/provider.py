@@ -13,8 +13,9 @@ use camelCase.
 from __future__ import annotations
 
 import logging
+import contextlib
 import threading
-from typing import TYPE_CHECKING, Any, Mapping, Protocol, TypedDict, runtime_checkable
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Protocol, TypedDict, runtime_checkable
 
 from .errors import InvalidInputError, MemoryNotFoundError
 
@@ -25,10 +26,6 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger(__name__)
 
 MAX_TOP_K = 100
-# Memories embedded right after an index call. Embedding now keeps the next search
-# fast (search would otherwise embed everything missing first); the cap keeps one
-# index call short when a bulk import left many memories without vectors.
-EMBED_AFTER_INDEX_LIMIT = 64
 
 
 class VectorSearchResult(TypedDict):
@@ -80,6 +77,10 @@ _METADATA_KEYS = {
 }
 
 
+class _Closing(Exception):
+    """The provider is closing: the background worker stops."""
+
+
 class PalaceVectorSearchProvider:
     """``VectorSearchProvider`` on a ``MemoryPalaceManager``; calls are serialised,
     so one provider can serve a threaded web server."""
@@ -87,6 +88,28 @@ class PalaceVectorSearchProvider:
     def __init__(self, manager: "MemoryPalaceManager"):
         self.manager = manager
         self._lock = threading.RLock()
+        self._worker_lock = threading.Lock()
+        self._worker: threading.Thread | None = None
+        self._more = False
+        self._closing = False
+
+    @contextlib.contextmanager
+    def _while_open(self) -> Iterator[None]:
+        """The lock, for the worker: once ``close`` began, the index is not touched again."""
+        with self._lock:
+            if self._closing:
+                raise _Closing()
+            yield
+
+    def close(self) -> None:
+        """Stop the background worker (it stops at its next index access) and close
+        the manager; a worker in the middle of embedding never sees a closed index."""
+        with self._lock:
+            self._closing = True
+            self.manager.close()
+        worker = self._worker
+        if worker is not None:
+            worker.join(timeout=5)
 
     def search(self, query: str, top_k: int = 10,
                filter: Mapping[str, Any] | None = None) -> list[VectorSearchResult]:
@@ -123,7 +146,7 @@ class PalaceVectorSearchProvider:
             else:
                 fields["extra"] = {k: v for k, v in fields["extra"].items() if v is not None}
                 self.manager.store(content, id=id, **fields)
-            self._embed_pending()
+        self.embed_in_background()
         return {"id": id, "created": not exists}
 
     def _restore(self, id: str) -> bool:
@@ -135,13 +158,34 @@ class PalaceVectorSearchProvider:
             return False
         return True
 
-    def _embed_pending(self) -> None:
-        if self.manager.embedder is None:
+    def embed_in_background(self) -> None:
+        """Embed what the write could not in its MEMORY_VECTOR_TIMEOUT (a long memory) in
+        a worker thread that takes the lock only to read and write the index: searches
+        never wait for an embedding. One worker at a time; it stops when nothing is left."""
+        if self.manager.embedder is None or self._closing:
             return
-        try:
-            self.manager.embed_pending(limit=EMBED_AFTER_INDEX_LIMIT)
-        except Exception as exc:  # the memory is stored; search embeds it later
-            log.warning("could not embed after indexing (%s); search will retry", exc)
+        with self._worker_lock:
+            self._more = True
+            if self._worker is not None and self._worker.is_alive():
+                return
+            self._worker = threading.Thread(target=self._embed_all, name="palace-embed", daemon=True)
+            self._worker.start()
+
+    def _embed_all(self) -> None:
+        while True:
+            with self._worker_lock:
+                if not self._more:
+                    self._worker = None
+                    return
+                self._more = False
+            try:
+                self.manager.embed_pending(lock=self._while_open)
+            except _Closing:
+                return
+            except Exception as exc:  # the memory is stored and found by keywords meanwhile
+                log.warning("background embedding failed (%s: %s); the next index retries",
+                            type(exc).__name__, exc)
+                return
 
     def remove(self, id: str) -> bool:
         if not isinstance(id, str) or not id:
@@ -190,6 +234,7 @@ def _result(result: "SearchResult") -> VectorSearchResult:
         "createdAt": memory.created_at.isoformat() if memory.created_at else None,
         "updatedAt": memory.updated_at.isoformat() if memory.updated_at else None,
         "decayScore": memory.decay_score,
+        "confidence": result.explanation.confidence,
         "explanation": result.explanation.to_dict(),
     })
     return {"id": memory.id, "score": float(result.score), "content": memory.content,

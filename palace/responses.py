@@ -73,8 +73,8 @@ def search_response(results: Sequence[Any], *, explain: bool = False) -> dict[st
             item["superseded_by"] = result.explanation.superseded_by
         if "graph" in result.explanation.retrievers:
             item["path"] = result.explanation.retrievers["graph"].get("path")
-        if getattr(result.explanation, "confidence", "strong") == "weak":
-            item["confidence"] = "weak"  # below the relevance floor (include_weak)
+        item["confidence"] = result.explanation.confidence  # strong: evidence; weak: listed after
+        item["reason"] = result.explanation.reason
         if explain:
             item["explanation"] = result.explanation.to_dict()
         items.append(item)

@@ -89,6 +89,50 @@ def _parse_scope(raw: str) -> str:
 
 
 @dataclass(frozen=True)
+class SearchWeights:
+    """How search mixes a result's score: ``relevance``, ``importance`` and ``decay``
+    share the final score; ``vector`` is the share of relevance that vector similarity
+    gives in hybrid search (the rest is keywords)."""
+
+    relevance: float = 0.75
+    importance: float = 0.10
+    decay: float = 0.15
+    vector: float = 0.5
+
+    def __str__(self) -> str:
+        return ",".join(f"{f.name}={getattr(self, f.name):g}" for f in fields(self))
+
+
+def _parse_weights(raw: str) -> SearchWeights:
+    """``relevance=0.8,decay=0.1``: the named weights, the others at their defaults."""
+    known = {f.name for f in fields(SearchWeights)}
+    values: dict[str, float] = {}
+    for part in re.split(r"[,\s]+", raw.strip()):
+        if not part:
+            continue
+        name, sep, number = part.partition("=")
+        if not sep or name.strip() not in known:
+            raise ValueError(f"expected name=value pairs with names from {', '.join(sorted(known))}, "
+                             f"got {part!r}")
+        values[name.strip()] = _parse_float_01(number)
+    return SearchWeights(**values)
+
+
+# Variables of earlier versions, each with what replaced it: a user who still sets one
+# gets told, instead of a setting that silently does nothing.
+RETIRED: dict[str, str] = {
+    **{f"MEMORY_WEIGHT_{name.upper()}": f"use MEMORY_SEARCH_WEIGHTS='{name}=<value>'"
+       for name in ("relevance", "importance", "decay", "vector")},
+    **{name: "the stage it switched was measured not to help and removed (docs/search-quality.md)"
+       for name in ("MEMORY_FEEDBACK", "MEMORY_NEIGHBOURS", "MEMORY_ABSENT_NAMES", "MEMORY_FOCUS",
+                    "MEMORY_ANSWER_TYPES", "MEMORY_FOCUS_DIALOGUE", "MEMORY_DIALOGUE_TURNS",
+                    "MEMORY_SECOND_CHUNK")},
+    **{name: "search always reads time words and the concept map"
+       for name in ("MEMORY_TIME_REASONING_ENABLED", "MEMORY_CONCEPTS_ENABLED")},
+}
+
+
+@dataclass(frozen=True)
 class SettingSpec:
     """One row of the settings table (derived from the ``Settings`` fields)."""
 
@@ -135,73 +179,20 @@ class Settings:
         "MEMORY_SCOPE", "team", _parse_scope,
         "Scope of new memories: team, agent:<id> or user:<id> (the postgres backend lets "
         "only that agent or user see a private one).")
-    # --- ranking -------------------------------------------------------------
-    weight_relevance: float = setting(
-        "MEMORY_WEIGHT_RELEVANCE", 0.75, _parse_float_01,
-        "Share of the final score that comes from retrieval relevance.")
-    weight_importance: float = setting(
-        "MEMORY_WEIGHT_IMPORTANCE", 0.10, _parse_float_01,
-        "Share of the final score that comes from the memory's importance.")
-    weight_decay: float = setting(
-        "MEMORY_WEIGHT_DECAY", 0.15, _parse_float_01,
-        "Share of the final score that comes from the current decay score.")
-    weight_vector: float = setting(
-        "MEMORY_WEIGHT_VECTOR", 0.5, _parse_float_01,
-        "In hybrid search, share of relevance from vector similarity (rest: BM25).")
+    # --- search: three settings (docs/search-quality.md) ----------------------
+    search_weights: SearchWeights = setting(
+        "MEMORY_SEARCH_WEIGHTS", SearchWeights(), _parse_weights,
+        "How a result's score is mixed, as name=value pairs (any subset): relevance, "
+        "importance and decay share the final score (relevance from retrieval, the memory's "
+        "importance, its current decay score); vector is the share of relevance from vector "
+        "similarity in hybrid search (the rest from keywords). "
+        "Default: relevance=0.75,importance=0.1,decay=0.15,vector=0.5.")
     min_relevance: float | None = setting(
         "MEMORY_MIN_RELEVANCE", None, _parse_floor,
-        "Relevance floor: a result must clear it (by keyword coverage or calibrated cosine) "
-        "to be returned; auto/empty = the floors measured per model and retriever "
-        "(docs/search-quality.md), a number in [0, 1] = that floor for both, 0 = no floor.")
-    reinforce: str = setting(
-        "MEMORY_REINFORCE", "top", _parse_choice("returned", "top", "used"),
-        "Which search results count as accessed (reinforced against decay): returned = all, "
-        "top = the best one, used = only what the agent reports with record_access. "
-        "Weak results never count.")
-    concepts_enabled: bool = setting(
-        "MEMORY_CONCEPTS_ENABLED", True, _parse_bool,
-        "Expand queries with related terms from the concept map.")
-    feedback: bool = setting(
-        "MEMORY_FEEDBACK", True, _parse_bool,
-        "Pseudo-relevance feedback: add the most distinctive words of the best first results "
-        "to the query (weight <= 0.3) and search again (measured on the tuning halves: "
-        "docs/search-quality.md).")
-    neighbours: bool = setting(
-        "MEMORY_NEIGHBOURS", False, _parse_bool,
-        "Vector-neighbour expansion: with vectors on, add palace words whose embedding is "
-        "close to a query word (weight <= 0.5). Off: measured mixed (docs/search-quality.md).")
-    absent_names: bool = setting(
-        "MEMORY_ABSENT_NAMES", False, _parse_bool,
-        "A query naming someone or something no memory mentions (a proper name, df = 0) gets "
-        "nothing, with the note \"no memory mentions 'X'\". Off: measured to cost LoCoMo "
-        "recall (docs/search-quality.md); on suits a small personal palace.")
-    focus: bool = setting(
-        "MEMORY_FOCUS", True, _parse_bool,
-        "Near misses: when no memory holds the question's focus words together (nouns and "
-        "names the palace knows, by their own word or a close concept; 爸爸 and 生日), every "
-        "result is weak and the note says what is missing. Measured in docs/search-quality.md.")
-    answer_types: bool = setting(
-        "MEMORY_ANSWER_TYPES", True, _parse_bool,
-        "A question asking for an amount, a number or a colour (多少钱, 几级, 什么颜色, 'how much', "
-        "'what score') is answered only by a memory stating one (not a date or a clock time); the "
-        "others are weak, with a note. Measured in docs/search-quality.md, Round 5.")
-    focus_dialogue: bool = setting(
-        "MEMORY_FOCUS_DIALOGUE", False, _parse_bool,
-        "Memories written as dialogues (lines 'Name: text'): a question naming one speaker "
-        "whose words, in the best results, are said by another speaker is a near miss. Off: "
-        "no answerable LoCoMo question lost, but bench_locomo's R@10 counts the adversarial "
-        "ones it empties as misses (docs/search-quality.md, Round 4).")
-    dialogue_turns: bool = setting(
-        "MEMORY_DIALOGUE_TURNS", True, _parse_bool,
-        "Memories written as dialogues (lines 'Name: text', speakers coming back): the keyword "
-        "retriever scores each by its best turn, not the whole conversation. Measured on "
-        "LoCoMo (docs/search-quality.md, Round 4).")
-    second_chunk: float = setting(
-        "MEMORY_SECOND_CHUNK", 0.15, _parse_float_01,
-        "Vector ranking of a memory embedded in several chunks: this share of its best "
-        "chunk's cosine is replaced by its second best's (0 = the best chunk alone). The "
-        "cosine shown and judged by the floor stays the best chunk's (docs/search-quality.md, "
-        "Round 5).")
+        "What makes a result strong (evidence for the query; injection takes strong results "
+        "only, explicit search lists weak ones after them): auto/empty = the floors measured "
+        "per model and retriever (palace/search/calibration.py), a number in [0, 1] = that "
+        "floor for keyword coverage and calibrated cosine alike, 0 = every result strong.")
     graph_extract: bool = setting(
         "MEMORY_GRAPH_EXTRACT", True, _parse_bool,
         "On store, add entities and relations found in the text (jieba POS tags, "
@@ -214,10 +205,12 @@ class Settings:
         "soft: memories inside a period named in the query rank first, the rest "
         "keep half their relevance; strict: only memories of the period (and of "
         "up to 30 days after it, ranked lower) are returned.")
-    time_reasoning_enabled: bool = setting(
-        "MEMORY_TIME_REASONING_ENABLED", True, _parse_bool,
-        "Understand time words in queries ('上周', 'last Friday') as a filter.")
     # --- decay (DecayParams.from_settings takes every decay_* field) ----------
+    reinforce: str = setting(
+        "MEMORY_REINFORCE", "top", _parse_choice("returned", "top", "used"),
+        "Which search results count as accessed (reinforced against decay): returned = all, "
+        "top = the best one, used = only what the agent reports with record_access. "
+        "Weak results never count.")
     decay_enabled: bool = setting(
         "MEMORY_DECAY_ENABLED", True, _parse_bool,
         "Memories fade along an Ebbinghaus curve and unused ones get archived.")
@@ -299,6 +292,11 @@ class Settings:
         "MEMORY_CAPTURE_EXCLUDE_PROJECTS", None, _parse_optional_str,
         "Comma-separated globs on a session's working directory or project name: "
         "matching sessions are not captured at all.")
+    # --- Claude Code hooks ----------------------------------------------------
+    hook_service_idle_s: float = setting(
+        "MEMORY_HOOK_SERVICE_IDLE", 900.0, _parse_positive_float,
+        "Seconds without a hook after which the Claude Code hooks' warm service (one per "
+        "workspace, started by the first hook) exits.")
     # Not an env setting: lets tests and the CLI say where a value came from.
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
@@ -308,6 +306,10 @@ class Settings:
         env = os.environ if env is None else env
         values: dict[str, Any] = {}
         sources: dict[str, str] = {}
+        retired = sorted(name for name in RETIRED if (env.get(name) or "").strip())
+        if retired:
+            raise ConfigError("; ".join(f"{name} is no longer a setting: {RETIRED[name]}"
+                                        for name in retired) + ". Unset it.")
         for spec in SETTINGS:
             raw = env.get(spec.env)
             if raw is not None and raw.strip() != "":
@@ -343,6 +345,8 @@ class Settings:
             value = getattr(self, spec.attr)
             if spec.attr in ("vector_service_token", "viewer_token") and value:
                 value = "***"
+            if isinstance(value, SearchWeights):
+                value = str(value)
             rows.append({
                 "variable": spec.env,
                 "value": value,

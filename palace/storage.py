@@ -24,13 +24,13 @@ from typing import Any, BinaryIO, Callable, Iterator
 
 import yaml
 
-from . import limits
+from . import layout, limits
 from .errors import InvalidInputError, MemoryFileError, PalaceError
 from .limits import MAX_FILE_BYTES
 from .models import MEMORY_STATUSES, Memory
 from .validation import ID_PATTERN, normalize_location, parse_time
 
-PALACE_SUBDIR = Path("memory") / "palace"
+PALACE_SUBDIR = Path(layout.PALACE_SUBDIR)
 TRASH_DIR = ".trash"
 SUMMARY_HEADING = "## Summary"
 

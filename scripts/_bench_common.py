@@ -5,8 +5,8 @@ every question through ``pm.search`` with the question's date as ``now``. Three
 configurations run on the same questions in one run:
 
 - ``palace``: the full pipeline (BM25 + vectors fused, time reasoning, concepts);
-- ``bm25``: keyword retrieval alone (no vectors, no time filter, no concepts);
-- ``vector``: vector similarity alone.
+- ``bm25``: BM25 alone (bm25s over palace's tokens: scripts/_baselines.py);
+- ``vector``: dense retrieval alone (brute-force cosine over the same chunks).
 
 Importance and decay weights are set to zero in all three: the benchmarks store
 every session with the same importance and never use them, so they would only
@@ -134,18 +134,48 @@ def fresh_store() -> dict:
     return {}
 
 
-def settings_for(config: str, workspace: Path, model: str, **tuning) -> Settings:
-    base = dict(workspace_dir=str(workspace), weight_importance=0.0, weight_decay=0.0,
-                weight_relevance=1.0, decay_enabled=False, vector_model=model, **BACKEND)
-    if config == "palace":
-        base.update(tuning)
-    elif config == "bm25":  # the plain retrievers: no floor, no calibrated fusion, no expansion
-        base.update(vector_enabled=False, time_reasoning_enabled=False, concepts_enabled=False,
-                    min_relevance=0.0, feedback=False, neighbours=False, dialogue_turns=False)
-    elif config == "vector":
-        base.update(weight_vector=1.0, time_reasoning_enabled=False, concepts_enabled=False,
-                    min_relevance=0.0, feedback=False, neighbours=False, second_chunk=0.0)
+def settings_for(workspace: Path, model: str, *, vectors: bool = True, **tuning) -> Settings:
+    """A benchmark palace: importance and decay out of the score (see above)."""
+    from palace import SearchWeights
+
+    vector_share = tuning.pop("weight_vector", SearchWeights().vector)
+    base = dict(workspace_dir=str(workspace), decay_enabled=False, vector_model=model,
+                vector_enabled=vectors, **BACKEND,
+                search_weights=SearchWeights(relevance=1.0, importance=0.0, decay=0.0, vector=vector_share))
+    base.update(tuning)
     return Settings.from_env(**base)
+
+
+STAGES = ("concepts", "time", "graph")  # what --without can take out of palace's pipeline
+
+
+def without(*stages: str):
+    """A context in which palace's search runs without these stages (concept expansion,
+    time words read as a period): how each one is measured, now that no setting can
+    switch a stage off."""
+    import contextlib
+
+    import palace.search.pipeline as pipeline
+    import palace.search.retrievers as retrievers
+
+    @contextlib.contextmanager
+    def patched():
+        analyse, make_request, names = pipeline.analyse, pipeline.make_request, retrievers.entity_names
+        if "concepts" in stages:
+            pipeline.analyse = lambda text, expander=None: analyse(text, None)
+        if "time" in stages:
+            pipeline.make_request = lambda query, **kw: make_request(query, **(kw | {"reasoner": None}))
+        if "graph" in stages:
+            retrievers.entity_names = lambda services, text: []
+        try:
+            yield
+        finally:
+            pipeline.analyse, pipeline.make_request, retrievers.entity_names = analyse, make_request, names
+
+    unknown = set(stages) - set(STAGES)
+    if unknown:
+        raise SystemExit(f"--without: unknown stage(s) {', '.join(sorted(unknown))}; from {', '.join(STAGES)}")
+    return patched()
 
 
 def safe_id(raw: str) -> str:
@@ -182,34 +212,32 @@ def rank_workspace(docs: Iterable[Doc], queries: list[tuple[str, object]], *, em
         workspace = Path(tmp)
         BACKEND.update(fresh_store())
         started = time.perf_counter()
-        pm = MemoryPalaceManager(workspace, settings=settings_for("bm25", workspace, model),
+        pm = MemoryPalaceManager(workspace, settings=settings_for(workspace, model, vectors=False),
                                  embedder=None)
+        stored = []
         for doc in docs:
             pm.store(doc.content, created_at=doc.created_at, id=doc.id, location="sessions",
                      source="benchmark")
+            stored.append((doc.id, doc.content))
         pm.close()
         run.store_seconds += time.perf_counter() - started
-        import palace.floor
-        import palace.search
+        from _baselines import Bm25, Dense
 
-        palace_fusion, graph_share = palace.floor.FUSION, palace.search.GRAPH_SHARE
         for config in configs:
-            # BM25 alone is plain BM25 (rank-normalised fusion of one retriever = its order),
-            # dense alone plain cosines: neither is lifted by the entity graph
-            palace.floor.FUSION = palace_fusion if config == "palace" else "normalised"
-            palace.search.GRAPH_SHARE = graph_share if config == "palace" else 0.0
-            settings = settings_for(config, workspace, model, **(tuning or {}))
-            pm = MemoryPalaceManager(workspace, settings=settings,
-                                     embedder=None if config == "bm25" else embedder)
             started = time.perf_counter()
-            if config != "bm25":
+            if config == "palace":
+                pm = MemoryPalaceManager(workspace, settings=settings_for(workspace, model, **dict(tuning or {})),
+                                         embedder=embedder)
                 pm.embed_pending()
-            for text, now in queries:
-                results = pm.search(text, top_k=top_k, now=now, record_access=False)
-                run.rankings[config].append([r.memory.id for r in results])
+                for text, now in queries:
+                    results = pm.search(text, top_k=top_k, now=now, record_access=False)
+                    run.rankings[config].append([r.memory.id for r in results])
+                pm.close()
+            else:
+                baseline = Bm25(stored) if config == "bm25" else Dense(stored, embedder)
+                for text, _now in queries:
+                    run.rankings[config].append(baseline.search(text, top_k))
             run.seconds[config] += time.perf_counter() - started
-            pm.close()
-        palace.floor.FUSION, palace.search.GRAPH_SHARE = palace_fusion, graph_share
 
 
 def progress(done: int, total: int, started: float) -> None:
@@ -246,18 +274,16 @@ def add_common_args(parser) -> None:
     parser.add_argument("--limit", type=int, help="only the first N questions/conversations")
     parser.add_argument("--configs", default=",".join(CONFIGS), help="subset of " + ",".join(CONFIGS))
     parser.add_argument("--embed-cache", help="pickle file keeping document/query vectors between runs")
-    parser.add_argument("--weight-vector", type=float, help="override MEMORY_WEIGHT_VECTOR for palace")
-    parser.add_argument("--fusion", choices=("mixed", "normalised", "calibrated", "rrf"),
-                        help="palace.floor.FUSION for this run (default: palace's own)")
+    parser.add_argument("--weight-vector", type=float, help="the vector share of MEMORY_SEARCH_WEIGHTS for palace")
     parser.add_argument("--min-relevance", type=float,
                         help="MEMORY_MIN_RELEVANCE for palace (0 = no floor; default: measured floors)")
     parser.add_argument("--half", choices=("tune", "check", "all"), default="all",
                         help="only one half of the fixed split (half_of); 'all' reports both halves")
     parser.add_argument("--patch", action="append", default=[], metavar="MODULE.NAME=VALUE",
                         help="set a module constant for this run, to measure a choice "
-                             "(e.g. palace.search.OUTSIDE_FACTOR=0.7); repeatable")
+                             "(e.g. palace.search.ranking.OUTSIDE_FACTOR=0.7); repeatable")
     parser.add_argument("--setting", action="append", default=[], metavar="FIELD=VALUE",
-                        help="a palace setting for the palace config only (e.g. concepts_enabled=false)")
+                        help="a palace setting for the palace config only (e.g. time_filter=strict)")
     parser.add_argument("--dump-rankings", help="write every question's ranked ids per config to this JSON file")
 
 
@@ -291,11 +317,7 @@ def patch_constants(items) -> None:
 
 
 def apply_tuning_args(args) -> dict:
-    """--fusion and --min-relevance / --weight-vector: palace's knobs for one run."""
-    if getattr(args, "fusion", None):
-        import palace.floor
-
-        palace.floor.FUSION = args.fusion
+    """--patch, --min-relevance / --weight-vector / --setting: palace's knobs for one run."""
     patch_constants(getattr(args, "patch", []))
     tuning = {}
     if getattr(args, "weight_vector", None) is not None:

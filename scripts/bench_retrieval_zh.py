@@ -8,8 +8,10 @@ per query kind for these configurations:
 - ``keyword``:     keyword search only (concepts, time reasoning and vectors off)
 - ``+concepts``:   query expansion from the concept map
 - ``+time``:       time words in the query become a filter ("上周", "二月初")
-- ``+both``:       concepts and time reasoning
+- ``+both``:       concepts and time reasoning (palace's keyword search as shipped)
 - ``+vectors``:    both, plus semantic vectors (only when an embedder loads)
+
+(the stages are taken out with ``_bench_common.without``: no setting switches them)
 
 Importance and decay are switched off (weight 0) so only retrieval is measured;
 searches do not record accesses, so the configurations do not influence each other.
@@ -36,7 +38,10 @@ from typing import Any, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from palace import MemoryPalaceManager, Settings  # noqa: E402
+from palace import MemoryPalaceManager, SearchWeights, Settings  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _bench_common import without  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parent / "data" / "zh_retrieval.json"
 RECALL_AT = 5
@@ -54,12 +59,10 @@ CONFIGS: dict[str, tuple[bool, bool, bool]] = {
 
 
 def settings_for(config: str, workspace: Path, timezone: str, model: str | None) -> Settings:
-    concepts, time_reasoning, vectors = CONFIGS[config]
+    _concepts, _time_reasoning, vectors = CONFIGS[config]
     options: dict[str, Any] = dict(
-        workspace_dir=str(workspace), timezone=timezone,
-        concepts_enabled=concepts, time_reasoning_enabled=time_reasoning,
-        vector_enabled=vectors, decay_enabled=False,
-        weight_relevance=1.0, weight_importance=0.0, weight_decay=0.0,
+        workspace_dir=str(workspace), timezone=timezone, vector_enabled=vectors, decay_enabled=False,
+        search_weights=SearchWeights(relevance=1.0, importance=0.0, decay=0.0),
     )
     if vectors:
         options.update(vector_mode="inprocess", vector_model=model)
@@ -139,8 +142,10 @@ def load_embedder(model: str | None):
 def run_config(config: str, workspace: Path, data: dict, embedder, model: str | None) -> list[list[str]]:
     """Ranked memory ids per query."""
     settings = settings_for(config, workspace, data.get("timezone", "Asia/Shanghai"), model)
+    concepts, time_reasoning, _vectors = CONFIGS[config]
+    off = [name for name, on in (("concepts", concepts), ("time", time_reasoning)) if not on]
     rankings = []
-    with MemoryPalaceManager(workspace, settings=settings, embedder=embedder) as pm:
+    with MemoryPalaceManager(workspace, settings=settings, embedder=embedder) as pm, without(*off):
         if embedder is not None:
             pm.embed_pending()
         for query in data["queries"]:

@@ -46,6 +46,8 @@ from typing import Any, Callable, Sequence
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from _bench_common import STAGES, without  # noqa: E402
+
 DEFAULT_LME = HERE.parent.parent / "shared" / "bench" / "longmemeval_s_dev.json.gz"
 TARGETS = {"keyword_vs_bm25s": 3.0, "keyword_vs_fts5": 0.05, "hybrid_vs_baseline": 2.0,
            "rebuild_vs_bm25s": 4.0, "context_10k_ms": 30.0}
@@ -313,11 +315,19 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         base_fts = timed(fts5_search(conn), questions, args.repeat)
         ours = timed(palace_keyword, questions, args.repeat)
         found = sum(bool(palace_keyword(q)) for q in questions)
+        stage_times = {}
+        for stage in STAGES:  # what each stage costs, measured by taking it out
+            with without(stage):
+                stage_times[stage] = timed(palace_keyword, questions, args.repeat)
     say(f"  keyword search, top {TOP_K} (load {load_avg()})")
     say(line("palace pm.search (keyword)", ours))
     say(line("bm25s (en stopwords)", base_bm25s))
     say(line("SQLite FTS5 (OR of the words)", base_fts))
     say(f"    palace answered {found}/{len(questions)} questions with at least one result")
+    for stage, times in stage_times.items():
+        cost = pct(ours, 50) - pct(times, 50)
+        say(line(f"palace without {stage}", times) + f"   (the stage costs {cost * 1000:+.1f} ms at p50)")
+        out[f"keyword_without_{stage}_p50_ms"] = pct(times, 50) * 1000
     out.update(keyword_p50_ms=pct(ours, 50) * 1000, keyword_p95_ms=pct(ours, 95) * 1000,
                bm25s_p50_ms=pct(base_bm25s, 50) * 1000, fts5_p50_ms=pct(base_fts, 50) * 1000)
     say(ratio_line("palace / bm25s (p50)", pct(ours, 50) / pct(base_bm25s, 50), TARGETS["keyword_vs_bm25s"]))

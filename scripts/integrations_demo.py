@@ -99,6 +99,9 @@ def main() -> int:
         hook("user-prompt-submit", claude_payload(s2, cwd, "UserPromptSubmit",
              prompt="Where do the db-2 backups go now, and how is the dump written?"), workspace, env)
     finally:
+        from palace.integrations import hook_client
+
+        hook_client.stop(str(workspace.resolve()))  # the hooks' warm service the first hook started
         sidecar.stop()
     return 0
 

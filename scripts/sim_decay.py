@@ -137,8 +137,7 @@ def codename(rng: random.Random, taken: set[str]) -> str:
 
 
 def open_palace(folder: Path, decay: bool) -> MemoryPalaceManager:
-    settings = Settings.from_env({}, vector_enabled=False, time_reasoning_enabled=False,
-                                 concepts_enabled=False, decay_enabled=decay, timezone="Asia/Shanghai")
+    settings = Settings.from_env({}, vector_enabled=False, decay_enabled=decay, timezone="Asia/Shanghai")
     return MemoryPalaceManager(folder, settings=settings)
 
 

@@ -21,6 +21,7 @@ LAYERS: dict[str, int] = {
     # 0 foundation: plain data, rules and text helpers that know nothing of a palace
     "palace.errors": 0, "palace.models": 0, "palace.validation": 0, "palace.tokenize": 0,
     "palace.tokens": 0, "palace.settings": 0, "palace.atomic": 0, "palace.limits": 0, "palace.network": 0,
+    "palace.layout": 0,  # where a palace lives in its workspace (two names; the hooks' client reads them)
     "palace.chunking": 0,  # how a text is cut for embedding: the vectors' key carries its dialogue rule
     # 1 storage and index: the Markdown files, the derived SQLite index, the access journal
     "palace.storage": 1, "palace.index": 1, "palace.database": 1, "palace.postings": 1,

@@ -23,7 +23,7 @@ client = httpx.Client(trust_env=False, timeout=120.0)
 def sidecar(tmp_path_factory, minilm_path):
     tmp = tmp_path_factory.mktemp("capture-sidecar")
     running = start_sidecar(tmp, minilm_path, "--workspace", str(tmp / "workspace"),
-                            env={"MEMORY_TIME_REASONING_ENABLED": "false"})
+                            env={})
     running.workspace = tmp / "workspace"
     try:
         running.wait_until_ready()

@@ -1,5 +1,7 @@
 """Claude Code's hook commands (python -m palace.integrations.claude_code EVENT) as
-Claude Code runs them: a subprocess with the hook payload on stdin, JSON on stdout."""
+Claude Code runs them: a subprocess with the hook payload on stdin, JSON on stdout.
+These run the direct path (--no-service); tests/test_hook_service.py runs the same hooks
+through the warm service they start as installed."""
 
 import json
 import os
@@ -8,31 +10,11 @@ import sys
 import time
 
 import pytest
+from hook_helpers import HOOK, SESSION, payload, run_hook, stop_service
 
 from palace.context import set_essence
 from palace.manager import MemoryPalaceManager
 from palace.settings import Settings
-
-HOOK = [sys.executable, "-m", "palace.integrations.claude_code"]
-SESSION = "6f1c9a52-4b7e-4d0e-9a51-0c2f3e5d7b11"
-
-
-def payload(event: str, tmp_path, **fields) -> dict:
-    """A payload shaped like Claude Code's (common fields plus the event's own)."""
-    return {"session_id": SESSION, "transcript_path": str(tmp_path / f"{SESSION}.jsonl"),
-            "cwd": str(tmp_path / "project"), "permission_mode": "default",
-            "hook_event_name": event, **fields}
-
-
-def run_hook(event: str, workspace, data, *extra: str, timeout: float = 60):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
-    env.update({"MEMORY_VECTOR_ENABLED": "false", "MEMORY_TIMEZONE": "Asia/Shanghai"})
-    stdin = data if isinstance(data, (bytes, str)) else json.dumps(data)
-    started = time.monotonic()
-    done = subprocess.run([*HOOK, event, "--workspace", str(workspace), *extra], input=stdin,
-                          capture_output=True, text=True, env=env, timeout=timeout)
-    done.seconds = time.monotonic() - started
-    return done
 
 
 @pytest.fixture
@@ -90,8 +72,11 @@ def test_a_prompt_nothing_matches_adds_no_context(workspace, tmp_path):
 @pytest.mark.parametrize("event, name, fields", [
     ("post-tool-use", "PostToolUse", {"tool_name": "Bash", "tool_input": {"command": "pytest -q"},
                                       "tool_response": {"stdout": "3 passed", "stderr": "", "interrupted": False}}),
+    ("post-tool-use-failure", "PostToolUseFailure", {
+        "tool_name": "Bash", "tool_input": {"command": "npm test"}, "tool_use_id": "toolu_01ABC",
+        "error": "Command exited with non-zero status code 1", "is_interrupt": False}),
     ("pre-compact", "PreCompact", {"trigger": "auto", "custom_instructions": ""}),
-    ("stop", "Stop", {"stop_hook_active": False}),
+    ("stop", "Stop", {"stop_hook_active": False, "last_assistant_message": "Done."}),
     ("session-end", "SessionEnd", {"reason": "prompt_input_exit"}),
 ])
 def test_each_capture_event_is_taken_quietly(workspace, tmp_path, event, name, fields):
@@ -174,10 +159,83 @@ def test_the_plugin_layout_wires_every_event_to_the_hook_command(workspace, tmp_
         [hook] = group["hooks"]
         assert hook["type"] == "command" and hook["timeout"] <= 15
         assert hook["command"] == f'"${{CLAUDE_PLUGIN_ROOT}}/hooks/palace-hook" {argument}'
-    # Run one the way Claude Code does: through the shell, which expands CLAUDE_PLUGIN_ROOT.
+    # Run one the way Claude Code does: through the shell, which expands CLAUDE_PLUGIN_ROOT
+    # (as installed: it starts the workspace's warm service, stopped below).
     start = hooks["SessionStart"][0]["hooks"][0]["command"]
-    done = subprocess.run(start + " --no-capture", shell=True, env=env, text=True, capture_output=True,
-                          input=json.dumps(payload("SessionStart", tmp_path, source="startup")), timeout=60)
-    assert "pg_dump at 03:00" in additional_context(done, "SessionStart")
+    try:
+        done = subprocess.run(start + " --no-capture", shell=True, env=env, text=True, capture_output=True,
+                              input=json.dumps(payload("SessionStart", tmp_path, source="startup")), timeout=60)
+        assert "pg_dump at 03:00" in additional_context(done, "SessionStart")
+    finally:
+        stop_service(workspace)
     mcp = json.loads((PLUGIN_ROOT / ".mcp.json").read_text())["mcpServers"]["palace"]
-    assert mcp["args"] == ["-m", "palace.mcp_server"]
+    assert mcp["args"] == ["-m", "palace", "mcp"]  # `palace mcp`, the one entry point
+
+
+# --------------------------------------------------------------------------- Stop's answer
+
+def transcript_lines(prompt: str, answer: str | None, *, tools: int = 1) -> list[dict]:
+    """A Claude Code transcript (~/.claude/projects/<slug>/<session>.jsonl) of one turn:
+    the prompt, tool_use / tool_result pairs, then the answer's text block."""
+    common = {"sessionId": SESSION, "cwd": "/home/me/shop", "version": "2.1.0", "isSidechain": False,
+              "userType": "external", "timestamp": "2026-12-01T10:00:00.000Z"}
+    lines = [{"type": "user", "uuid": "u0", "parentUuid": None, **common,
+              "message": {"role": "user", "content": prompt}}]
+    for i in range(tools):
+        lines.append({"type": "assistant", "uuid": f"a{i}", **common, "message": {
+            "id": f"msg_{i}", "role": "assistant", "model": "claude-sonnet-4-5", "content": [
+                {"type": "tool_use", "id": f"toolu_{i}", "name": "Bash", "input": {"command": "pytest -q"}}]}})
+        lines.append({"type": "user", "uuid": f"r{i}", **common, "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"toolu_{i}", "content": "FAILED test_retry"}]}})
+    if answer:
+        lines.append({"type": "assistant", "uuid": "final", **common, "message": {
+            "id": "msg_final", "role": "assistant", "content": [{"type": "text", "text": answer}]}})
+    return lines
+
+
+def write_transcript(path, lines) -> None:
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+
+
+def test_the_final_answer_comes_from_the_transcript_only_once_it_holds_the_turn(tmp_path):
+    from palace.capture.transcripts import claude_code_final_answer
+
+    path = tmp_path / "t.jsonl"
+    prompt = "Fix the flaky upload test"
+    write_transcript(path, transcript_lines("an earlier question", "an earlier answer")
+                     + transcript_lines(prompt, "Raised the upload timeout to 60 s; the test passes."))
+    assert claude_code_final_answer(path, prompt, tool_calls=1) == \
+        "Raised the upload timeout to 60 s; the test passes."
+    # the host has not written this turn yet: the file ends with the previous one
+    write_transcript(path, transcript_lines("an earlier question", "an earlier answer"))
+    assert claude_code_final_answer(path, prompt) is None
+    # it has written the prompt and one tool call, but the hooks saw two
+    write_transcript(path, transcript_lines(prompt, "an answer written before the second call"))
+    assert claude_code_final_answer(path, prompt, tool_calls=2) is None
+    # it ends on a tool result: the answer is still to come
+    write_transcript(path, transcript_lines(prompt, None))
+    assert claude_code_final_answer(path, prompt, tool_calls=1) is None
+    assert claude_code_final_answer(tmp_path / "missing.jsonl", prompt) is None
+
+
+def test_stop_without_last_assistant_message_stores_the_answer_from_the_transcript(workspace, tmp_path):
+    prompt = "Fix the flaky upload test in uploader.py"
+    answer = "Raised the upload timeout to 60 s in uploader.py; test_retry passes now."
+    transcript = tmp_path / f"{SESSION}.jsonl"
+    write_transcript(transcript, transcript_lines("an earlier question", "an earlier answer"))
+    run_hook("user-prompt-submit", workspace, payload("UserPromptSubmit", tmp_path, prompt=prompt), "--no-recall")
+    run_hook("post-tool-use", workspace, payload(
+        "PostToolUse", tmp_path, tool_name="Bash", tool_input={"command": "pytest -q"}, tool_use_id="toolu_0",
+        tool_response={"stdout": "FAILED test_retry", "stderr": "", "interrupted": False}))
+    # Claude Code fires Stop before it writes the answer to the transcript: Stop only
+    # spools, and the turn is stored later, when the file holds it
+    done = run_hook("stop", workspace, payload("Stop", tmp_path, stop_hook_active=False))
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    write_transcript(transcript, transcript_lines("an earlier question", "an earlier answer")
+                     + transcript_lines(prompt, answer))
+    run_hook("session-end", workspace, payload("SessionEnd", tmp_path, reason="prompt_input_exit"))
+    settings = Settings.from_env(workspace_dir=str(workspace), vector_enabled=False)
+    with MemoryPalaceManager(str(workspace), settings=settings, embedder=None) as pm:
+        [observation] = [m for m in pm.list(type="observation") if m.extra.get("sessionId") == SESSION]
+    assert "Answer: Raised the upload timeout to 60 s" in observation.content
+    assert "an earlier answer" not in observation.content

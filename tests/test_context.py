@@ -106,7 +106,7 @@ def filled(pm):
 
 
 def test_context_stays_within_budget_and_labels_pieces(pm, filled):
-    result = get_context(pm, "PostgreSQL 数据库", 300, now=NOW)
+    result = get_context(pm, "PostgreSQL", 300, now=NOW)
     assert 0 < result.tokens_used <= 300
     assert result.tokens_used == estimate_tokens(result.text)
     forms = {piece.id: piece.form for piece in result.pieces}

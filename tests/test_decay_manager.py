@@ -27,8 +27,7 @@ TZ = ZoneInfo("Asia/Shanghai")
 CREATED = datetime(2026, 1, 5, 9, 0, tzinfo=TZ)
 TODAY = datetime(2026, 11, 30, 9, 0, tzinfo=TZ)  # 329 days after CREATED
 
-BASE = {"vector_enabled": False, "time_reasoning_enabled": False, "concepts_enabled": False,
-        "timezone": "Asia/Shanghai"}
+BASE = {"vector_enabled": False, "timezone": "Asia/Shanghai"}
 
 
 def day(n: float) -> datetime:
@@ -55,8 +54,6 @@ def cli_env(tmp_path, monkeypatch):
             monkeypatch.delenv(name)
     monkeypatch.setenv("MEMORY_WORKSPACE_DIR", str(tmp_path))
     monkeypatch.setenv("MEMORY_VECTOR_ENABLED", "false")
-    monkeypatch.setenv("MEMORY_TIME_REASONING_ENABLED", "false")
-    monkeypatch.setenv("MEMORY_CONCEPTS_ENABLED", "false")
     monkeypatch.setenv("MEMORY_TIMEZONE", "Asia/Shanghai")
     return tmp_path
 

@@ -32,9 +32,7 @@ def at(days: float = 0, hours: float = 0) -> datetime:
 
 
 def open_palace(workspace: Path) -> MemoryPalaceManager:
-    # queries here hold no time words, and concept expansion would blur the ranking checks
-    settings = Settings.from_env({}, vector_enabled=False, time_reasoning_enabled=False,
-                                 concepts_enabled=False, timezone="Asia/Shanghai")
+    settings = Settings.from_env({}, vector_enabled=False, timezone="Asia/Shanghai")
     return MemoryPalaceManager(workspace, settings=settings)
 
 
@@ -380,7 +378,6 @@ def cli(tmp_path, monkeypatch, capsys):
         if name.startswith("MEMORY_"):
             monkeypatch.delenv(name)
     for name, value in {"MEMORY_WORKSPACE_DIR": str(tmp_path / "ws"), "MEMORY_VECTOR_ENABLED": "false",
-                        "MEMORY_TIME_REASONING_ENABLED": "false", "MEMORY_CONCEPTS_ENABLED": "false",
                         "MEMORY_TIMEZONE": "Asia/Shanghai"}.items():
         monkeypatch.setenv(name, value)
 

@@ -48,14 +48,13 @@ def filled(tmp_path, minilm_embedder):
 
 def test_vectors_find_a_paraphrase_that_shares_no_word(filled):
     pm, counting = filled
-    pm = _pm(pm.settings.workspace, counting, concepts_enabled=False)  # vectors alone
     query = "puppy shots appointment"  # no word in common with the pets memory
     assert pm.index.keyword_scores([(1.0, ["puppy", "shots", "appointment"])],
                                    __import__("palace.index").index.Filters(), 10) == {}
     results = pm.search(query, top_k=2, now="2026-11-30T10:00:00+08:00")
     assert results[0].memory.id == "pets"
     assert "vector" in results[0].explanation.retrievers
-    assert "bm25" not in results[0].explanation.retrievers
+    assert results[0].explanation.matched_terms == ()  # no word of the query's own: the concept map at most
 
 
 def test_explanation_shows_both_retrievers_when_both_match(filled):
@@ -85,18 +84,25 @@ def test_nothing_is_embedded_twice_and_reindex_keeps_vectors(filled):
     assert counting.documents == first + 1
 
 
-def test_a_model_change_reembeds_lazily(filled, minilm_embedder):
+def test_a_model_change_embeds_again_but_never_inside_a_search(filled, minilm_embedder):
     pm, counting = filled
+    assert counting.documents == len(MEMORIES)  # each store embedded its memory
     pm.search("vet", now="2026-11-30T10:00:00+08:00")
+    assert counting.documents == len(MEMORIES)
 
     class Renamed(CountingEmbedder):
         name = property(lambda self: "another-model")
 
     other = Renamed(minilm_embedder)
     pm2 = _pm(pm.settings.workspace, other)
+    waiting = pm2.search("vaccination for my dog", top_k=1, now="2026-11-30T10:00:00+08:00")
+    assert other.documents == 0  # the search embedded nothing: it found by keywords and says why
+    assert waiting[0].memory.id == "pets" and "vector" not in waiting[0].explanation.retrievers
+    assert any("4 memories have no vector yet" in note for note in waiting.notes)
+    pm2.store("The vet says Biscuit is healthy.", id="vet")  # a write embeds what waits
+    assert other.documents == len(MEMORIES) + 1
     results = pm2.search("puppy shots appointment", top_k=1, now="2026-11-30T10:00:00+08:00")
-    assert other.documents == len(MEMORIES)
-    assert results[0].memory.id == "pets"
+    assert results[0].memory.id == "pets" and "vector" in results[0].explanation.retrievers
     assert set(pm2.stats()["vectors"]) == {counting.name, "another-model"}
 
 

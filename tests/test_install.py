@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hook_helpers import stop_service
 
 from palace.integrations.install import COMMANDS, default_plugin_dir
 from palace.manager import MemoryPalaceManager
@@ -55,8 +56,10 @@ def test_claude_code_install_adds_hooks_and_the_mcp_server_keeping_the_rest(home
 
     settings = read(home / ".claude" / "settings.json")
     assert settings["model"] == "opus" and settings["env"] == {"FOO": "bar"}
-    assert set(settings["hooks"]) == {"SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact",
-                                      "Stop", "SessionEnd"}
+    assert set(settings["hooks"]) == {"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure",
+                                      "PreCompact", "Stop", "SessionEnd"}
+    failure = settings["hooks"]["PostToolUseFailure"][0]
+    assert failure["matcher"] == "*" and " post-tool-use-failure " in failure["hooks"][0]["command"]
     post = settings["hooks"]["PostToolUse"]
     assert post[0]["hooks"][0]["command"] == 'prettier --write "$FILE"'  # the user's own hook, first
     ours = post[1]
@@ -67,9 +70,11 @@ def test_claude_code_install_adds_hooks_and_the_mcp_server_keeping_the_rest(home
 
     state = read(home / ".claude.json")
     assert state["numStartups"] == 12 and "github" in state["mcpServers"]
+    # `palace mcp`, run by that Python (`python -m palace` is the `palace` command)
     assert state["mcpServers"]["palace"] == {"type": "stdio", "command": sys.executable,
-                                             "args": ["-m", "palace.mcp_server", "--workspace", str(workspace)],
+                                             "args": ["-m", "palace", "mcp", "--workspace", str(workspace)],
                                              "env": {}}
+    assert f"warning: {workspace} holds no palace yet" in done.output
     backups = sorted(p.name for p in (home / ".claude").iterdir() if ".palace-backup-" in p.name)
     assert len(backups) == 1
     assert read(home / ".claude" / backups[0]) == USER_SETTINGS
@@ -91,11 +96,22 @@ def test_the_installed_session_start_command_runs_and_answers_with_context(home,
     env["MEMORY_VECTOR_ENABLED"] = "false"
     payload = {"session_id": "s1", "transcript_path": "/tmp/s1.jsonl", "cwd": str(tmp_path),
                "hook_event_name": "SessionStart", "source": "startup"}
-    done = subprocess.run(command + " --no-capture", shell=True, input=json.dumps(payload), text=True,
-                          capture_output=True, env=env, timeout=60)
+    try:  # as installed, it starts the workspace's warm service
+        done = subprocess.run(command + " --no-capture", shell=True, input=json.dumps(payload), text=True,
+                              capture_output=True, env=env, timeout=60)
+    finally:
+        stop_service(workspace)
     assert done.returncode == 0, done.stderr
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "moved the deploy to Thursday" in context
+
+
+def test_claude_code_install_on_a_workspace_with_a_palace_warns_of_nothing(home, tmp_path):
+    workspace = tmp_path / "ws"
+    settings = Settings.from_env(workspace_dir=str(workspace), vector_enabled=False)
+    MemoryPalaceManager(str(workspace), settings=settings, embedder=None).close()
+    done = invoke("claude-code", "--config-dir", str(home), "--workspace", str(workspace))
+    assert done.exit_code == 0 and "warning" not in done.output, done.output
 
 
 def test_claude_code_uninstall_gives_back_the_files_as_they_were(home, tmp_path):
@@ -111,7 +127,7 @@ def test_claude_code_install_on_an_empty_home_creates_the_files(tmp_path):
     home = tmp_path / "empty-home"
     done = invoke("claude-code", "--config-dir", str(home), "--workspace", str(tmp_path / "ws"))
     assert done.exit_code == 0, done.output
-    assert len(read(home / ".claude" / "settings.json")["hooks"]) == 6
+    assert len(read(home / ".claude" / "settings.json")["hooks"]) == 7
     invoke("claude-code", "--config-dir", str(home), "--uninstall")
     assert read(home / ".claude" / "settings.json") == {}
     assert read(home / ".claude.json") == {}

@@ -30,11 +30,19 @@ SESSION_TIMEOUT_S = 60
 pytest_plugins = ["conftest_postgres"]  # ``backend``: a test on both backends
 
 
-def server_parameters(workspace: Path) -> StdioServerParameters:
-    """``palace mcp --workspace WS`` with this test's MEMORY_* settings (the SDK passes
-    only a few safe variables through, so they are given explicitly)."""
-    env = {name: value for name, value in os.environ.items() if name.startswith("MEMORY_")}
+def server_env() -> dict[str, str]:
+    """This test's MEMORY_* settings (the SDK passes only a few safe variables through, so
+    they are given explicitly), and PYTHONPATH when set (the code under test, not another
+    checkout's)."""
+    env = {name: value for name, value in os.environ.items()
+           if name.startswith("MEMORY_") or name == "PYTHONPATH"}
     env["MEMORY_VECTOR_ENABLED"] = "false"
+    return env
+
+
+def server_parameters(workspace: Path) -> StdioServerParameters:
+    """``palace mcp --workspace WS``."""
+    env = server_env()
     script = Path(sys.executable).with_name("palace")
     if script.exists():
         command, args = str(script), ["mcp"]
@@ -44,18 +52,20 @@ def server_parameters(workspace: Path) -> StdioServerParameters:
                                  cwd=str(workspace.parent))
 
 
-def run_session(workspace: Path, scenario: Callable[["Client"], Awaitable[Any]]) -> Any:
+def run_session(workspace: Path, scenario: Callable[["Client"], Awaitable[Any]], *, init: bool = True,
+                parameters: StdioServerParameters | None = None) -> Any:
     workspace.parent.mkdir(parents=True, exist_ok=True)
-    if not (workspace / "memory" / "palace").is_dir():  # `palace mcp` serves an existing palace
+    if init and not (workspace / "memory" / "palace").is_dir():
         assert invoke("init", "--workspace", str(workspace)).rc == 0
     log_path = workspace.parent / "server-stderr.log"
 
     async def main() -> Any:
         with anyio.fail_after(SESSION_TIMEOUT_S), open(log_path, "w") as errlog:
-            async with stdio_client(server_parameters(workspace), errlog=errlog) as (read, write):
+            async with stdio_client(parameters or server_parameters(workspace), errlog=errlog) as (read, write):
                 async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    return await scenario(Client(session))
+                    client = Client(session)
+                    client.initialized = await session.initialize()
+                    return await scenario(client)
 
     try:
         return anyio.run(main)
@@ -69,6 +79,7 @@ class Client:
 
     def __init__(self, session: ClientSession):
         self.session = session
+        self.initialized: Any = None  # the server's InitializeResult (its instructions)
 
     async def call(self, tool: str, **arguments: Any):
         return await self.session.call_tool(tool, arguments)
@@ -297,3 +308,58 @@ def test_what_opening_repaired_reaches_the_hosts_log(workspace):
     assert [r["content"] for r in found["results"]] == ["the gateway rate limit is 100 rps"]
     log = (workspace.parent / "server-stderr.log").read_text()
     assert "palace mcp: the index was damaged" in log and "rebuilt from the files" in log
+
+
+# --------------------------------------------------------------------------- no palace yet
+
+def module_form(workspace: Path) -> StdioServerParameters:
+    """``python -m palace.mcp_server --workspace WS``, the other spelling of ``palace mcp``."""
+    return StdioServerParameters(command=sys.executable, args=["-m", "palace.mcp_server", "--workspace",
+                                                               str(workspace)], env=server_env(),
+                                 cwd=str(workspace.parent))
+
+
+@pytest.mark.parametrize("form", ["palace mcp", "python -m palace.mcp_server"])
+def test_a_folder_without_a_palace_gets_a_server_that_says_how_to_create_one(tmp_path, form):
+    workspace = tmp_path / "new-ws"
+
+    async def scenario(client: Client):
+        instructions = client.initialized.instructions
+        errors = {tool: await client.error(tool, **arguments) for tool, arguments in (
+            ("search_memory", {"query": "database"}), ("bootstrap", {}), ("list_memories", {}),
+            ("get_memory", {"id": "abc"}), ("record_experience", {"what_happened": "x", "what_worked": "y"}))}
+        created_before = (workspace / "memory" / "palace").exists()
+        saved = await client.ok("save_memory", content="We chose PostgreSQL for its JSONB.", type="decision")
+        found = await client.ok("search_memory", query="PostgreSQL JSONB")
+        return instructions, errors, created_before, saved, found
+
+    parameters = server_parameters(workspace) if form == "palace mcp" else module_form(workspace)
+    instructions, errors, created_before, saved, found = run_session(workspace, scenario, init=False,
+                                                                     parameters=parameters)
+    assert f"no palace in {workspace} yet" in instructions and "save_memory creates it" in instructions
+    for tool, message in errors.items():
+        assert f"no palace in {workspace} yet" in message, (tool, message)
+        assert "save_memory creates it" in message and f"palace init --workspace {workspace}" in message
+        assert "fix --workspace" in message
+    assert not created_before, "nothing is created until a memory is saved"
+    assert (workspace / "memory" / "palace").is_dir()
+    assert [r["id"] for r in found["results"]] == [saved["id"]]
+    log = (tmp_path / "server-stderr.log").read_text()
+    assert f"palace mcp: no palace in {workspace} yet" in log  # the host's log says it too
+
+
+def test_the_mcp_entry_install_writes_starts_the_server(tmp_path):
+    from palace.integrations.install import install_claude_code
+
+    workspace = tmp_path / "ws"
+    assert invoke("add", "the gateway rate limit is 100 rps", "--workspace", str(workspace)).rc == 0
+    install_claude_code(tmp_path / "home", workspace=str(workspace), python=sys.executable, uninstall=False)
+    entry = json.loads((tmp_path / "home" / ".claude.json").read_text())["mcpServers"]["palace"]
+    parameters = StdioServerParameters(command=entry["command"], args=entry["args"],
+                                       env={**server_env(), **entry["env"]}, cwd=str(tmp_path))
+
+    async def scenario(client: Client):
+        return await client.ok("search_memory", query="gateway rate limit")
+
+    found = run_session(workspace, scenario, parameters=parameters)
+    assert [r["content"] for r in found["results"]] == ["the gateway rate limit is 100 rps"]

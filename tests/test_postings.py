@@ -18,7 +18,9 @@ from palace.tokenize import stem, tokenize
 
 
 def reference_bm25(pm, weighted: dict[str, float]) -> dict[int, float]:
-    """Okapi BM25 (k1 1.2, b 0.75, idf floored at 1e-6) computed from scratch from
+    """BM25 as palace scores a query's own words (k1 1.2, b 0.75, Lucene's idf
+    log(1 + (N − df + 0.5) / (df + 0.5)), which never reaches zero, and a literal match
+    worth idf × (1 + the tf part): palace/index/postings.py), computed from scratch from
     the memories' text, without the postings tables."""
     docs = {}
     for row in pm.index.conn.execute("SELECT rid, content, summary, tags FROM memories"):
@@ -31,12 +33,12 @@ def reference_bm25(pm, weighted: dict[str, float]) -> dict[int, float]:
         df = sum(term in d for d in docs.values())
         if not df:
             continue
-        idf = max(math.log((n - df + 0.5) / (df + 0.5)), 1e-6)
+        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
         for rid, terms in docs.items():
             tf = Counter(terms)[term]
             if tf:
                 part = tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(terms) / avgdl))
-                scores[rid] = scores.get(rid, 0.0) + weight * idf * part
+                scores[rid] = scores.get(rid, 0.0) + weight * idf * (1.0 + part)
     return scores
 
 

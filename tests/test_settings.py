@@ -73,14 +73,29 @@ def test_defaults_match_the_dataclass():
 
 
 def test_environment_values_are_parsed_and_sourced():
-    settings = Settings.from_env({"MEMORY_DECAY_ENABLED": "off", "MEMORY_WEIGHT_VECTOR": "0.3",
+    settings = Settings.from_env({"MEMORY_DECAY_ENABLED": "off", "MEMORY_SEARCH_WEIGHTS": "vector=0.3, decay=0",
                                   "MEMORY_TIME_FILTER": "STRICT"})
-    assert settings.decay_enabled is False and settings.weight_vector == 0.3
-    assert settings.time_filter == "strict"
-    assert settings.sources["decay_enabled"] == "env" and settings.sources["weight_decay"] == "default"
+    assert settings.decay_enabled is False and settings.time_filter == "strict"
+    assert (settings.search_weights.vector, settings.search_weights.decay) == (0.3, 0.0)
+    assert settings.search_weights.relevance == 0.75  # a weight not named keeps its default
+    assert settings.sources["decay_enabled"] == "env" and settings.sources["timezone"] == "default"
+
+
+def test_search_has_three_settings_and_retired_ones_say_what_replaced_them():
+    search = [spec.env for spec in SETTINGS if spec.env in
+              ("MEMORY_SEARCH_WEIGHTS", "MEMORY_MIN_RELEVANCE", "MEMORY_TIME_FILTER")]
+    assert len(search) == 3
+    with pytest.raises(ConfigError) as error:
+        Settings.from_env({"MEMORY_WEIGHT_VECTOR": "0.3", "MEMORY_FOCUS": "off"})
+    message = str(error.value)
+    assert "MEMORY_SEARCH_WEIGHTS='vector=<value>'" in message and "MEMORY_FOCUS" in message
+    assert "Unset it" in message
+    with pytest.raises(ConfigError, match="MEMORY_SEARCH_WEIGHTS"):
+        Settings.from_env({"MEMORY_SEARCH_WEIGHTS": "vectors=0.3"})
 
 
 @pytest.mark.parametrize("name,value", [("MEMORY_DECAY_ARCHIVE_THRESHOLD", "1.5"),
+                                        ("MEMORY_SEARCH_WEIGHTS", "decay=2"),
                                         ("MEMORY_VECTOR_MODE", "gpu"),
                                         ("MEMORY_DECAY_ENABLED", "maybe"),
                                         ("MEMORY_VECTOR_TIMEOUT", "-1")])
@@ -103,7 +118,5 @@ def test_the_suite_runs_with_time_reasoning_and_concepts_on():
     from palace.concepts import ConceptExpander
     from palace.time_reasoning import TimeReasoner
 
-    current = Settings.from_env()
-    assert current.time_reasoning_enabled and current.concepts_enabled
     assert TimeReasoner().parse("上周的数据库", now=datetime(2026, 3, 18, tzinfo=timezone.utc))
     assert ConceptExpander.load(None).expand("数据库")

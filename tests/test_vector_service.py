@@ -27,7 +27,7 @@ def sidecar(tmp_path_factory, minilm_path):
     tmp = tmp_path_factory.mktemp("sidecar")
     # Time words are another module's business; these queries must test retrieval only.
     running = start_sidecar(tmp, minilm_path, "--workspace", str(tmp / "workspace"),
-                            env={"MEMORY_TIME_REASONING_ENABLED": "false"})
+                            env={})
     try:
         running.first_health = running.wait_until_listening()
         running.early_embed = client.post(running.url + "/embed", json={"texts": ["early"]})

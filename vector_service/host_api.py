@@ -75,10 +75,11 @@ class MemorySearchRequest(_Body):
     location: str | None = None
     type: str | None = None
     include_archived: bool = Field(False, validation_alias=_alias("includeArchived", "include_archived"))
-    include_weak: bool = Field(False, validation_alias=_alias("includeWeak", "include_weak"),
-                               description="Also return matches below the relevance floor, marked "
-                                           "confidence 'weak' (by default an empty answer means "
-                                           "nothing relevant is stored, and its notes say why).")
+    include_weak: bool = Field(True, validation_alias=_alias("includeWeak", "include_weak"),
+                               description="Also return weak matches, listed after the strong ones "
+                                           "with confidence 'weak' and their reason (false: strong "
+                                           "results only, the evidence for the query; an empty "
+                                           "answer's notes say why).")
     now: str | None = None
 
 
@@ -149,8 +150,9 @@ class MemoryView(BaseModel):
 class SearchHit(MemoryView):
     score: float
     why: str = Field(..., description="One line: which retrievers matched, expansions, time words.")
-    confidence: str | None = Field(None, description="'weak' for a match below the relevance floor "
-                                                     "(include_weak); absent for a strong one.")
+    confidence: str = Field("strong", description="'strong': evidence for the query (what "
+                                                  "injection uses); 'weak': listed after the strong ones.")
+    reason: str = Field("", description="Why the result is strong or weak.")
     superseded_by: str | None = Field(None, description="The later memory that retired this fact.")
 
 

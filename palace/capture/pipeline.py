@@ -11,6 +11,10 @@ in a per-session spool — already cleaned — until their turn ends (the next p
 Stop/agent_end, a compaction, the session end): files under
 ``<palace>/.capture/spool/`` locally, rows of the database on Postgres, so machines
 capturing one session into one palace share it (``palace.backends.capture_state``).
+
+``capture(events, defer=True)`` only appends them to the spool (what a hook that must
+cost nothing does); the next capture without ``defer`` (or ``drain``) replays the
+spool in order, so a deferred turn end is processed exactly as if it had been live.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from .events import Event, from_palace
 from .privacy import Exclusions, Redactor, load_key
 from .refine import (PATH_KEYS, Observation, Turn, TurnBuilder, content_hash, cut_output,
                      project_of, refine_turn, same_task, stable_id, summarize, _hash)
-from .transcripts import ReadStats, read_transcript
+from .transcripts import ReadStats, claude_code_final_answer, read_transcript
 
 CAPTURE_DIR = ".capture"
 OBSERVATION_IMPORTANCE = 0.2   # low: fades unless recalled
@@ -398,9 +402,11 @@ class Capturer:
         spool.write([json.loads(json.dumps(e.to_dict(), ensure_ascii=False, default=str)) for e in events],
                     state)
 
-    def capture(self, events: Iterable[Event]) -> CaptureReport:
+    def capture(self, events: Iterable[Event], *, defer: bool = False) -> CaptureReport:
         """Live events, in order. Consecutive events of one session share one visit to
-        its spool (one lock, one read, one write): a batch costs what its turns cost."""
+        its spool (one lock, one read, one write): a batch costs what its turns cost.
+        ``defer``: cleaned and appended to the spool only; the turns they end are
+        stored by the next capture of the session without ``defer``, or by ``drain``."""
         before = (self.redactor.stats.secrets, self.redactor.stats.private_spans)
         run: list[Event] = []
         for raw in self._resolve_session_keys(list(events)):
@@ -412,11 +418,11 @@ class Capturer:
                 continue
             self.report.accepted += 1
             if run and run[-1].session != event.session:
-                self._capture_run(run)
+                self._capture_run(run[0].session, run, defer)
                 run = []
             run.append(event)
         if run:
-            self._capture_run(run)
+            self._capture_run(run[0].session, run, defer)
         self.report.redacted += self.redactor.stats.secrets - before[0]
         self.report.private_spans += self.redactor.stats.private_spans - before[1]
         return self.report
@@ -447,18 +453,34 @@ class Capturer:
                 pending, state = self._read_spool(spool)
                 self._write_spool(spool, [replace(e, session=session) for e in moved] + pending, state)
 
-    def _capture_run(self, events: list[Event]) -> None:
-        with self._spool(events[0].session) as spool:
-            pending, state = self._read_spool(spool)
-            for event in events:
+    def drain(self, sessions: Iterable[str]) -> CaptureReport:
+        """Store the turns that deferred events ended, in these sessions."""
+        for session in dict.fromkeys(sessions):
+            self._capture_run(session, [], defer=False)
+        return self.report
+
+    def _capture_run(self, session: str, events: list[Event], defer: bool) -> None:
+        with self._spool(session) as spool:
+            spooled, state = self._read_spool(spool)
+            if defer:
+                self._write_spool(spool, spooled + events, state)
+                return
+            # what waits is the open turn's events, and any the hooks deferred: replayed
+            # in order, they are processed as they would have been when they came
+            pending: list[Event] = []
+            for event in spooled + events:
                 pending = self._live_event(event, pending, state)
-            self._write_spool(spool, pending, state)
+            if spooled or events:
+                self._write_spool(spool, pending, state)
 
     def _live_event(self, event: Event, pending: list[Event], state: dict[str, Any]) -> list[Event]:
         if event.kind not in ("user_prompt", "turn_end", "session_end", "reset", "compaction",
                               "session_start"):
             pending.append(event)
             return pending
+        answer = self._transcript_answer(event, pending)
+        if answer is not None:
+            pending.append(answer)
         pending_turns = list(_turns_of(pending))
         for turn in pending_turns:
             state["turns"] = state.get("turns", 0) + 1
@@ -477,6 +499,25 @@ class Capturer:
         # a prompt opens the next turn; the turn counter lives on after a session end,
         # so a resumed session continues its numbering
         return [event] if event.kind == "user_prompt" else []
+
+    def _transcript_answer(self, event: Event, pending: list[Event]) -> Event | None:
+        """A Claude Code turn that ends without its answer (a Stop hook from before
+        ``last_assistant_message``): the answer from the transcript the hook named, read
+        now, when the turn is stored (the host writes the file after the hook fires)."""
+        path = event.meta.get("transcript_path")
+        if event.kind != "turn_end" or event.agent != "claude-code" or not isinstance(path, str) \
+                or not path.endswith(".jsonl"):
+            return None
+        prompts = [i for i, e in enumerate(pending) if e.kind == "user_prompt"]
+        if not prompts or any(e.kind == "assistant_message" for e in pending[prompts[-1]:]):
+            return None
+        calls = sum(e.kind == "tool_call" for e in pending[prompts[-1]:])
+        text = claude_code_final_answer(path, pending[prompts[-1]].text or "", tool_calls=calls,
+                                        clean=self.redactor.clean)
+        if not text:
+            return None
+        return event.with_text(kind="assistant_message", text=self.redactor.clean(text),
+                               meta={"source": "transcript"})
 
     def _summarize_live(self, event: Event, state: dict[str, Any]) -> None:
         project = project_of(event.cwd) if event.cwd else None

@@ -12,10 +12,12 @@ from .events import Event, adapt
 from .pipeline import Capturer
 
 
-def capture_payloads(pm: Any, source: str | None, items: Iterable[Any]) -> dict[str, Any]:
+def capture_payloads(pm: Any, source: str | None, items: Iterable[Any], *,
+                     defer: bool = False) -> dict[str, Any]:
     """``{accepted, stored, skipped, errors}``: payloads understood, memories written
     (created or updated), payloads or events that left nothing to keep (informational
-    hooks, exclusions, trivial turns), and ``{index, error, message}`` per bad item."""
+    hooks, exclusions, trivial turns), and ``{index, error, message}`` per bad item.
+    ``defer``: the events only join their session's spool (``Capturer.capture``)."""
     events: list[Event] = []
     errors: list[dict[str, Any]] = []
     accepted = skipped = 0
@@ -38,7 +40,7 @@ def capture_payloads(pm: Any, source: str | None, items: Iterable[Any]) -> dict[
         events.extend(adapted)
     capturer = Capturer(pm)
     try:
-        report = capturer.capture(events)
+        report = capturer.capture(events, defer=defer)
     except PalaceError as exc:
         errors.append({"index": None, "error": "capture_failed", "message": str(exc)})
         report = capturer.report
@@ -46,3 +48,11 @@ def capture_payloads(pm: Any, source: str | None, items: Iterable[Any]) -> dict[
     return {"accepted": accepted, "stored": data["stored"], "skipped": skipped + data["skipped"],
             "errors": errors, "observations": data["observations"], "sessions": data["sessions"],
             "tasks": data["tasks"], "redacted": data["redacted"]}
+
+
+def drain_sessions(pm: Any, sessions: Iterable[str]) -> dict[str, Any]:
+    """Store the turns that deferred captures (``defer=True``) ended in these sessions."""
+    report = Capturer(pm).drain(sessions)
+    data = report.to_dict()
+    return {"stored": data["stored"], "observations": data["observations"],
+            "sessions": data["sessions"], "tasks": data["tasks"]}

@@ -38,7 +38,7 @@ def tag(pm: Any, name: str, ids: Sequence[str] = (), *, query: str | None = None
     label = normalize_name(name)
     wanted = list(ids)
     if query:
-        wanted += [r.memory.id for r in pm.search(query, top_k=top_k, record_access=False)
+        wanted += [r.memory.id for r in pm.search(query, top_k=top_k, record_access=False, include_weak=False)
                    if r.memory.type != "theme"]
     if not wanted:
         raise InvalidInputError("give memory ids to tag, or a query (--query) to find them")

@@ -234,6 +234,59 @@ def _assistant_blocks(content: Any, message_id: Any, base: dict[str, Any], *, to
                         tool_input=block.get(input_key), **base)
 
 
+FINAL_ANSWER_TAIL_BYTES = 4 * 1024 * 1024  # a turn's end lies in the last few MB of any transcript
+
+
+def claude_code_final_answer(path: str | os.PathLike, prompt: str, *, tool_calls: int = 0,
+                             clean: Callable[[str], str] = lambda text: text,
+                             tail_bytes: int = FINAL_ANSWER_TAIL_BYTES) -> str | None:
+    """The answer that ended a turn of a Claude Code transcript: the assistant's text
+    blocks after the turn's last tool call. The turn is the last one whose prompt
+    (through ``clean``, the redactor the hook's copy went through) is ``prompt``. A live
+    Stop hook without ``last_assistant_message`` gets its answer here.
+
+    Claude Code writes the transcript after the hooks fire, so the file may lag: a turn
+    that holds fewer tool calls than the ``tool_calls`` the hooks saw, or ends on a tool
+    call, is not finished there yet, and gives None (no answer beats a wrong one). Only
+    the file's tail is read."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, size - tail_bytes))
+            lines = handle.read().splitlines()
+    except OSError:
+        return None
+    if size > tail_bytes:
+        lines = lines[1:]  # the first line is cut: not a record
+    records = []
+    for line in lines:
+        try:
+            records.append(json.loads(line))
+        except ValueError:
+            continue  # the host still writing its last line
+    wanted = " ".join(prompt.split())
+    found: tuple[int, list[str]] | None = None
+    turn: tuple[int, list[str]] | None = None  # (tool calls, texts since the last one)
+    for event in _claude_code(path, iter(records), ReadStats(str(path))):
+        if event.kind == "user_prompt":
+            if turn is not None:
+                found = turn
+            turn = (0, []) if " ".join(clean(event.text or "").split()) == wanted else None
+        elif turn is None:
+            continue
+        elif event.kind == "tool_call":
+            turn = (turn[0] + 1, [])
+        elif event.kind == "tool_result":
+            turn = (turn[0], [])
+        elif event.kind == "assistant_message" and event.text:
+            turn[1].append(event.text)
+    found = turn or found
+    if found is None or found[0] < tool_calls or not found[1]:
+        return None
+    return "\n".join(found[1])
+
+
 # --------------------------------------------------------------------------- pi / OpenClaw
 
 def _pi(path: Path, records: Iterator[Any], stats: ReadStats) -> Iterator[Event]:

@@ -130,14 +130,14 @@ def doctor(check: bool, move_unreadable: bool) -> Reply:
     every scope, the only one that applies). Exit 0 when all is (now) well."""
     with open_manager() as pm:
         report = pm.doctor(repair=not check, move_unreadable=move_unreadable)
-    data = report.to_dict()
+        service = _hook_service(str(pm.settings.workspace.resolve()), repair=not check)
+    data = report.to_dict() | {"hook_service": service}
 
     def text() -> str:
-        if not report.findings:
-            return "all well: nothing to repair"
         lines = [f"{'repaired' if f.repaired else 'found'}  {f.kind}  {f.path or '-'}: {f.detail}"
-                 for f in report.findings]
-        if check:
+                 for f in report.findings] or ["all well: nothing to repair"]
+        lines.append(_describe_hook_service(service))
+        if check and report.findings:
             lines.append("(--check: nothing was changed; run `palace doctor` to repair)")
         return "\n".join(lines)
 
@@ -146,6 +146,32 @@ def doctor(check: bool, move_unreadable: bool) -> Reply:
         app.render(reply, as_json=app.state().json)
         click.get_current_context().exit(app.EXIT_ERROR)
     return reply
+
+
+def _hook_service(workspace: str, *, repair: bool) -> dict:
+    """The Claude Code hooks' warm service of this workspace (palace.integrations.hook_service):
+    running or not; a socket no service holds is removed when repairing."""
+    from ..integrations import hook_client
+
+    status = hook_client.status(workspace)
+    if status.get("stale_socket") and repair:
+        try:
+            os.unlink(status["socket"])
+            status["stale_socket_removed"] = True
+        except OSError:
+            pass
+    return status
+
+
+def _describe_hook_service(status: dict) -> str:
+    if status.get("running"):
+        return (f"Claude Code hook service: running (pid {status['pid']}, palace {status['version']}, "
+                f"up {status['uptime_s']:.0f} s, {status['hooks_served']} hooks served, idle "
+                f"{status['idle_s']:.0f} of {status['idle_limit_s']:.0f} s, socket {status['socket']})")
+    stale = ("; removed the socket a dead one left" if status.get("stale_socket_removed")
+             else "; a dead one left its socket (run `palace doctor` to remove it)" if status.get("stale_socket")
+             else "")
+    return f"Claude Code hook service: not running (the next hook starts it){stale}"
 
 
 COMMANDS = (reindex, sync, stats, config, decay, doctor)

@@ -134,11 +134,14 @@ def list_(location, tags, memory_type, status, limit) -> Reply:
 @click.option("--compact", is_flag=True,
               help="Compact hits (id, title, date, type, room; ~50 tokens each): open the ones "
                    "worth reading with `palace get ID…`.")
-@click.option("--include-weak", is_flag=True,
-              help="Also show matches below the relevance floor, marked weak.")
+@click.option("--strong-only", is_flag=True,
+              help="Only strong results (evidence for the query, what injection uses); by "
+                   "default weak ones follow them, marked weak.")
+@click.option("--include-weak", is_flag=True, hidden=True,
+              help="Kept for old scripts: weak results are shown by default now.")
 @shared_options
 def search(query, top_k, tags, location, memory_type, include_archived, now, start, end,
-           explain, compact, include_weak) -> Reply:
+           explain, compact, strong_only, include_weak) -> Reply:
     """Search memories (time words like '上周' or 'last Friday' are understood).
 
     --json prints the object MCP's search_memory returns: {count, time_range, notes,
@@ -158,7 +161,7 @@ def search(query, top_k, tags, location, memory_type, include_archived, now, sta
     with open_manager() as pm:
         results = pm.search(query, top_k=top_k, now=now, tags=_tags(tags), location=location,
                             type=memory_type, include_archived=include_archived, start=start,
-                            end=end, include_weak=include_weak)
+                            end=end, include_weak=not strong_only)
     data = search_response(results, explain=explain)
     return Reply(data, lambda: _search_text(data, results))
 

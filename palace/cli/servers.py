@@ -17,7 +17,7 @@ import click
 
 from ..errors import ConfigError
 from ..settings import Settings
-from .app import check_workspace, settings, shared_options, state, stdin_is_terminal
+from .app import shared_options, state
 
 DEFAULT_PORT = 8765
 
@@ -27,16 +27,12 @@ DEFAULT_PORT = 8765
 @click.command("mcp", short_help="Run the MCP server on stdio (for agents).")
 @shared_options
 def mcp() -> None:
-    """Run the MCP server on stdio (for Claude Code, OpenClaw and other agents)."""
-    from ..mcp_server import serve_stdio
+    """Run the MCP server on stdio (for Claude Code, OpenClaw and other agents). On a
+    folder without a palace it starts all the same and tells the client how to create
+    one; its save_memory creates it. `python -m palace.mcp_server` is the same command."""
+    from ..mcp_server import serve
 
-    config = settings()
-    check_workspace(config.workspace, must_exist=True)
-    if stdin_is_terminal():
-        click.echo("palace mcp: serving MCP (JSON-RPC) on stdin/stdout for "
-                   f"{config.workspace}; an agent's MCP client starts this command (see "
-                   "docs/mcp.md). Ctrl-C stops it.", err=True)
-    serve_stdio(config)
+    serve(state().workspace)
 
 
 # --------------------------------------------------------------------------- sidecar

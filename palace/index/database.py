@@ -29,7 +29,8 @@ from . import graph_tables
 from .graph_tables import SCHEMA as GRAPH_SCHEMA
 from .graph_tables import GraphDeriver
 from .postings import SCHEMA as POSTINGS_SCHEMA
-from .postings import add_doc, best_passing, bm25, doc_terms, merge_due, query_units, remove_doc
+from .postings import (Postings, Unit, add_doc, best_passing, bm25_scores, doc_terms, merge_due, needed_terms,
+                       query_units, remove_doc, read_lists)
 from .postings import clear as clear_postings
 from .postings import rebuild as rebuild_postings
 
@@ -492,22 +493,27 @@ class Index:
 
     # ------------------------------------------------------------------ keyword search
 
+    def postings(self, terms: Iterable[str]) -> Postings:
+        """The postings of these stems (base overlaid with the delta) and the collection
+        they count against: everything keyword scoring and the judge read, in one go."""
+        wanted = {t: None for t in terms}
+        docs, length = self._collection()
+        return Postings(docs, length, read_lists(self.conn, wanted))
+
     def keyword_scores(self, groups: Sequence[tuple[float, Sequence[Any]]], filters: Filters,
                        limit: int) -> dict[int, float]:
-        """The ``limit`` best memories passing ``filters`` by Σ weight × BM25(term).
-
-        Each group is the user's own words or one class of concept expansion, with
-        its weight; BM25 is a sum over terms, so weighting a term is exact. A group's
-        items are terms, or (terms required together, terms scored) units for
-        multiword expansions (see retrieval.term_groups). (Scaling each group to its
-        best match first was measured: it lowered recall@5 on
-        scripts/data/zh_retrieval.json from 0.906 to 0.889.)
-        """
+        """The ``limit`` best memories passing ``filters`` by BM25 over the groups' units
+        (``postings.query_units``; each group the user's own words or one class of concept
+        expansion, with its weight)."""
         units = query_units(groups)
+        return self.best_keyword(units, self.postings(needed_terms(units)), filters, limit)
+
+    def best_keyword(self, units: Sequence[Unit], postings: Postings, filters: Filters,
+                     limit: int) -> dict[int, float]:
+        """The ``limit`` best memories passing ``filters`` by BM25 over postings already read."""
         if not units:
             return {}
-        docs, length = self._collection()
-        rids, scores = bm25(self.conn, units, docs=docs, total_length=length)
+        rids, scores = bm25_scores(postings.lists, units, docs=postings.docs, total_length=postings.total_length)
         return best_passing(rids, scores, limit, lambda some: self._passing(some, filters),
                             lambda: self.filtered_rids(filters))
 
@@ -529,10 +535,10 @@ class Index:
     def term_holders(self, terms: Iterable[str]) -> tuple[int, dict[str, set[int]]]:
         """(memories indexed, term → row ids of the memories holding it): what the
         relevance floor needs (document frequencies and matches), from the postings."""
-        from .postings import _postings
+        from .postings import read_lists
 
         wanted = list(dict.fromkeys(terms))
-        listed = _postings(self.conn, {stem(t): None for t in wanted})
+        listed = read_lists(self.conn, {stem(t): None for t in wanted})
         return self._collection()[0], {t: set(listed[stem(t)][0].tolist()) for t in wanted}
 
     def content_candidates(self, content: str, *, probe_terms: int) -> list[Any]:

@@ -13,8 +13,9 @@ its base once it grows past an eighth of it (``MERGE_SHARE``), so writes stay
 cheap and reads stay fast. A bulk load (``palace reindex``, thousands of new
 files) leaves postings alone and packs every term once at the end (``rebuild``).
 
-Scores are Okapi BM25 with FTS5's constants (k1 = 1.2, b = 0.75, idf floored at
-1e-6), so the ranking is the one the full-text table gave.
+Scores are Okapi BM25 (k1 = 1.2, b = 0.75) with Lucene's idf, which stays positive for
+a word most memories hold, and literal matches ranked above concept expansions
+(``bm25_scores``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from __future__ import annotations
 import sqlite3
 from array import array
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from ..tokenize import stem
 
@@ -87,7 +90,7 @@ def merge_due(conn: sqlite3.Connection, terms: Sequence[str]) -> None:
 def merge_term(conn: sqlite3.Connection, term: str) -> None:
     import numpy as np
 
-    rids, tfs, dls = _postings(conn, {term: None})[term]
+    rids, tfs, dls = read_lists(conn, {term: None})[term]
     if len(rids) == 0:
         conn.execute("DELETE FROM postings WHERE term = ?", (term,))
     else:
@@ -145,7 +148,7 @@ def rebuild(conn: sqlite3.Connection, docs: Iterable[tuple[int, str]]) -> None:
 # ---------------------------------------------------------------------- reads
 
 
-def _postings(conn: sqlite3.Connection, terms: Mapping[str, object]) -> dict[str, tuple["np.ndarray", ...]]:
+def read_lists(conn: sqlite3.Connection, terms: Mapping[str, object]) -> dict[str, tuple["np.ndarray", ...]]:
     """term → (rids, tfs, dls): the packed base overlaid with the delta."""
     import numpy as np
 
@@ -180,52 +183,91 @@ def _postings(conn: sqlite3.Connection, terms: Mapping[str, object]) -> dict[str
     return out
 
 
-def bm25(conn: sqlite3.Connection, units: Sequence[tuple[float, Sequence[str], Sequence[str]]], *,
-         docs: int, total_length: int) -> tuple["np.ndarray", "np.ndarray"]:
-    """(rids, scores) of every memory matching any unit: Σ weight·idf·tf-part.
+@dataclass(frozen=True)
+class Postings:
+    """What the index knows of some terms: per stem, (rids, tfs, doc lengths) with rids
+    ascending, and the collection they count against (memories, total length)."""
 
-    A unit is (weight, terms required together, terms scored): a memory gets the
-    scored terms' BM25 parts only if it contains every required term (a single
-    term requires itself). ``docs`` and ``total_length`` describe the whole
-    indexed collection (for idf and the average document length)."""
-    needed = {term: None for _, required, scored in units for term in (*required, *scored)}
-    return bm25_scores(_postings(conn, needed), units, docs=docs, total_length=total_length)
+    docs: int
+    total_length: int
+    lists: Mapping[str, tuple["np.ndarray", ...]]
+
+    def df(self, term: str) -> int:
+        listed = self.lists.get(term)
+        return 0 if listed is None else len(listed[0])
+
+    def holding(self, terms: Iterable[str], rids: "np.ndarray") -> dict[str, "np.ndarray"]:
+        """Per term, a boolean mask over ``rids``: which of those memories hold it."""
+        import numpy as np
+
+        return {t: np.isin(rids, self.lists[t][0], assume_unique=False) if self.df(t) else
+                np.zeros(len(rids), dtype=bool) for t in terms}
 
 
-def bm25_scores(postings: Mapping[str, tuple["np.ndarray", ...]],
-                units: Sequence[tuple[float, Sequence[str], Sequence[str]]], *,
+class Unit(NamedTuple):
+    """One scored part of a query: its weight, the stems a memory must all hold, the
+    stems scored, and for a concept expansion the query word (stem) it stands for."""
+
+    weight: float
+    required: tuple[str, ...]
+    scored: tuple[str, ...]
+    source: str | None = None
+
+
+def idf(df: int, docs: int) -> float:
+    """Lucene's BM25 idf, log(1 + (N − df + ½)/(df + ½)): always positive, so a word in
+    most memories still counts (the old floor at zero ranked a literal match last)."""
+    docs = max(int(docs), 0)
+    df = min(max(int(df), 0), docs)
+    return math.log(1.0 + (docs - df + 0.5) / (df + 0.5))
+
+
+# A memory holding a query word scores idf × (LITERAL_BASE + the BM25 tf part); one
+# holding only a concept expansion of it scores at most weight × idf (the expansion's
+# own idf, never above the word's, times its tf part over its ceiling K1 + 1). So a
+# memory containing the user's word always outranks one that matched only through an
+# expansion of that same word (issue 24), whatever the lengths and counts.
+LITERAL_BASE = 1.0
+
+
+def bm25_scores(postings: Mapping[str, tuple["np.ndarray", ...]], units: Sequence[Unit], *,
                 docs: int, total_length: int) -> tuple["np.ndarray", "np.ndarray"]:
-    """``bm25`` over postings already read: term → (rids, tfs, doc lengths), rids
-    ascending and unique. Shared with the Postgres backend, so both rank alike."""
+    """(rids, scores) of every memory matching any unit, from postings already read:
+    term → (rids, tfs, doc lengths), rids ascending and unique. A unit's scored terms
+    count only in a memory holding all its required ones. Shared by both backends and
+    the dialogue turns, so all rank alike."""
     import numpy as np
 
     avgdl = total_length / docs if docs else 1.0
-    parts: dict[str, "np.ndarray"] = {}
-    for term, (rids, tfs, dls) in postings.items():
-        df = len(rids)
-        if df == 0:
-            continue
-        idf = max(float(np.log((docs - df + 0.5) / (df + 0.5))) if docs > df else 0.0, 1e-6)
+    term_idf = {term: idf(len(lists[0]), docs) for term, lists in postings.items() if len(lists[0])}
+    tf_part: dict[str, "np.ndarray"] = {}
+    for term in term_idf:
+        _rids, tfs, dls = postings[term]
         tf = tfs.astype(np.float64)
-        parts[term] = idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dls / avgdl))
+        tf_part[term] = tf * (K1 + 1) / (tf + K1 * (1 - B + B * dls / avgdl))
     all_rids, all_parts = [], []
-    for weight, required, scored in units:
-        if weight == 0 or any(term not in parts for term in required):
+    for unit in units:
+        if unit.weight == 0 or any(term not in term_idf for term in unit.required):
             continue
         common = None
-        if tuple(required) != tuple(scored) or len(required) > 1:
-            for term in required:
+        if tuple(unit.required) != tuple(unit.scored) or len(unit.required) > 1:
+            for term in unit.required:
                 rids = postings[term][0]
                 common = rids if common is None else np.intersect1d(common, rids, assume_unique=True)
-        for term in scored:
-            if term not in parts:
+        for term in unit.scored:
+            if term not in term_idf:
                 continue
-            rids, part = postings[term][0], parts[term]
+            rids, part = postings[term][0], tf_part[term]
+            if unit.source is None:
+                part = term_idf[term] * (LITERAL_BASE + part)
+            else:
+                ceiling = term_idf.get(unit.source, term_idf[term])
+                part = min(term_idf[term], ceiling) * part / (K1 + 1)
             if common is not None:
                 keep = np.isin(rids, common, assume_unique=True)
                 rids, part = rids[keep], part[keep]
             all_rids.append(rids)
-            all_parts.append(weight * part)
+            all_parts.append(unit.weight * part)
     if not all_rids:
         return np.zeros(0, np.int64), np.zeros(0, np.float64)
     rids = np.concatenate(all_rids)
@@ -241,17 +283,26 @@ def bm25_scores(postings: Mapping[str, tuple["np.ndarray", ...]],
     return unique, np.bincount(inverse, weights=weighted)
 
 
-def query_units(groups: Sequence[tuple[float, Sequence[Any]]]) -> list[tuple[float, tuple[str, ...], tuple[str, ...]]]:
-    """A search's weighted groups as BM25 units (weight, stems required, stems scored):
-    an item is a term, or (terms required together, terms scored) for a multiword
-    expansion. Empty units are dropped. One rule for both backends."""
-    units: list[tuple[float, tuple[str, ...], tuple[str, ...]]] = []
+def query_units(groups: Sequence[tuple[float, Sequence[Any]]]) -> list[Unit]:
+    """A search's weighted groups as BM25 units: an item is a term (an own word at weight
+    1.0), or (terms required together, terms scored[, the own word it expands])."""
+    units: list[Unit] = []
     for weight, items in groups:
         for item in items:
-            required, scored = ((item,), (item,)) if isinstance(item, str) else item
-            units.append((weight, tuple(stem(t) for t in required if t),
-                          tuple(dict.fromkeys(stem(t) for t in scored if t))))
-    return [u for u in units if u[1] and u[2]]
+            if isinstance(item, str):
+                required, scored, source = (item,), (item,), None
+            else:
+                required, scored, source = (*item, None)[:3]
+            units.append(Unit(weight, tuple(stem(t) for t in required if t),
+                              tuple(dict.fromkeys(stem(t) for t in scored if t)),
+                              stem(source) if source else None))
+    return [u for u in units if u.required and u.scored]
+
+
+def needed_terms(units: Sequence[Unit]) -> list[str]:
+    """Every stem the units read postings for (sources included: their idf caps)."""
+    wanted = {t: None for u in units for t in (*u.required, *u.scored, *((u.source,) if u.source else ()))}
+    return list(wanted)
 
 
 def best_passing(rids: Any, scores: Any, limit: int, passing: Callable[[list[int]], set[int]],

@@ -10,6 +10,7 @@ index lets a fresh process skip reading every vector row.
 from __future__ import annotations
 
 import hashlib
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Collection
@@ -17,6 +18,60 @@ from typing import Any, Callable, Collection
 from ..models import embed_text
 from ..storage import atomic_write
 from .database import Index
+
+
+class OutOfTime(Exception):
+    """A bounded backfill reached its deadline inside a memory (its chunks are dropped)."""
+
+
+def embedded_batches(missing: Any, chunk: Callable[[str, int], list[str]], embedder: Any, *,
+                     batch_size: int, deadline: float | None = None,
+                     too_long: set[str] | None = None) -> Any:
+    """Embed the ``missing`` memories ((content_hash, content, summary) each), about
+    ``batch_size`` chunks at a time; yield (memories done, [(hash, chunk number, vector)])
+    for whole memories only, so a memory is never left half embedded. With a
+    ``deadline`` (time.monotonic()) it stops there, dropping the memory it was in; that
+    memory's hash goes to ``too_long``, which bounded backfills skip from then on (a
+    1 MB paste waits for an unbounded one: a background worker or a reindex)."""
+    import time
+
+    texts: list[str] = []
+    owners: list[tuple[str, int]] = []
+    count = 0
+    for content_hash, content, summary in missing:
+        if deadline is not None and time.monotonic() >= deadline:
+            break
+        if deadline is not None and content_hash in (too_long or ()):
+            continue
+        pieces = chunk(embed_text(content, summary), embedder.max_chars)
+        if texts and len(texts) + len(pieces) > batch_size:  # a batch holds whole memories
+            yield count, _embed(embedder, texts, owners, batch_size, None)
+            texts, owners, count = [], [], 0
+        texts.extend(pieces)
+        owners.extend((content_hash, number) for number in range(len(pieces)))
+        count += 1
+        if len(texts) >= batch_size:
+            try:
+                yield count, _embed(embedder, texts, owners, batch_size, deadline)
+            except OutOfTime:
+                if too_long is not None:
+                    too_long.add(content_hash)
+                return
+            texts, owners, count = [], [], 0
+    if texts:
+        yield count, _embed(embedder, texts, owners, batch_size, None)
+
+
+def _embed(embedder: Any, texts: list[str], owners: list[tuple[str, int]], batch_size: int,
+           deadline: float | None) -> list[tuple[str, int, Any]]:
+    import time
+
+    vectors: list[Any] = []
+    for start in range(0, len(texts), batch_size):  # one long memory: its chunks in batches
+        if deadline is not None and start and time.monotonic() >= deadline:
+            raise OutOfTime()
+        vectors.extend(embedder.embed_documents(texts[start:start + batch_size]))
+    return [(h, c, vectors[i]) for i, (h, c) in enumerate(owners)]
 
 
 @dataclass
@@ -64,6 +119,7 @@ class VectorStore:
         self._cache: _Cache | None = None
         # model → (vector_version, memories_version) when no memory lacked a vector
         self._complete: dict[str, tuple[int, int]] = {}
+        self._too_long: set[str] = set()  # hashes a bounded backfill ran out of time in
 
     def _load(self, model: str) -> _Cache:
         """The vector matrix of ``model``, brought up to date.
@@ -213,43 +269,52 @@ class VectorStore:
             self._complete[model] = (vector_version, memories_version)
             self.index.set_meta(f"vectors_complete:{model}", f"{vector_version} {memories_version}")
 
-    def backfill(self, embedder, *, limit: int | None = None, batch_size: int = 64) -> int:
+    def pending(self, model: str, *, limit: int = 1000) -> int:
+        """How many memories have no vector for ``model`` (counted up to ``limit``); free
+        when every memory had one at the last backfill and nothing was written since."""
+        vector_version, memories_version = self.index.versions()
+        complete = self._completeness(model)
+        if complete == (vector_version, memories_version):
+            return 0
+        since = complete[1] if complete is not None and complete[0] == vector_version else 0
+        return len(self.index.hashes_missing_vectors(model, limit=limit, since=since))
+
+    def backfill(self, embedder, *, limit: int | None = None, batch_size: int = 64,
+                 deadline: float | None = None, lock: Callable[[], Any] | None = None) -> int:
         """Embed live memories that have no vector for the embedder's model yet.
 
         Keyed by content hash, so identical texts and unchanged edits cost nothing.
         Once every memory had a vector, only memories written since are checked.
-        Returns the number of memories embedded.
+        ``deadline``: see ``embedded_batches``. ``lock``: held while the index is read
+        or written, never while embedding, so a background backfill of a long memory
+        does not hold up searches. Returns the number of memories embedded.
         """
         if self.chunk is None:
             raise TypeError("VectorStore needs a chunk function to embed memories")
+        guard = lock or nullcontext
         model = embedder.name
-        vector_version, memories_version = self.index.versions()
-        complete = self._completeness(model)
-        if complete == (vector_version, memories_version):
-            return 0  # nothing changed since every memory had a vector
-        since = complete[1] if complete is not None and complete[0] == vector_version else 0
-        missing = self.index.hashes_missing_vectors(model, limit=limit, since=since)
-        if not missing:
-            self._mark_complete(model, vector_version, memories_version)
-            return 0
+        with guard():
+            vector_version, memories_version = self.index.versions()
+            complete = self._completeness(model)
+            if complete == (vector_version, memories_version):
+                return 0  # nothing changed since every memory had a vector
+            since = complete[1] if complete is not None and complete[0] == vector_version else 0
+            missing = self.index.hashes_missing_vectors(model, limit=limit, since=since)
+            if not missing:
+                self._mark_complete(model, vector_version, memories_version)
+                return 0
         done = batches = 0
-        for start in range(0, len(missing), batch_size):
-            batch = missing[start:start + batch_size]
-            texts: list[str] = []
-            owners: list[tuple[str, int]] = []
-            for content_hash, content, summary in batch:
-                text = embed_text(content, summary)
-                for number, chunk in enumerate(self.chunk(text, embedder.max_chars)):
-                    texts.append(chunk)
-                    owners.append((content_hash, number))
-            vectors = embedder.embed_documents(texts)
-            self.index.put_vectors(embedder.name, [(h, c, vectors[i]) for i, (h, c) in enumerate(owners)])
-            done += len(batch)
+        for count, rows in embedded_batches(missing, self.chunk, embedder, batch_size=batch_size,
+                                            deadline=deadline, too_long=self._too_long):
+            with guard():
+                self.index.put_vectors(embedder.name, rows)
+            done += count
             batches += 1
-        after, _ = self.index.versions()
-        if after == vector_version + batches and (limit is None or len(missing) < limit):
-            # no other process touched vectors meanwhile: all were there at `after`
-            self._mark_complete(model, after, memories_version)
+        with guard():
+            after, _ = self.index.versions()
+            if done == len(missing) and after == vector_version + batches and (limit is None or len(missing) < limit):
+                # no other process touched vectors meanwhile: all were there at `after`
+                self._mark_complete(model, after, memories_version)
         return done
 
     def _chunk_sims(self, model: str, query_vector: Any, rids: "Collection[int]") -> Any:

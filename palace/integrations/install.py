@@ -3,10 +3,10 @@ host's configuration in one step, say what changed, keep a backup, and undo it
 with ``--uninstall``.
 
 * **Claude Code**: hook commands in ``~/.claude/settings.json`` (SessionStart,
-  UserPromptSubmit, PostToolUse, PreCompact, Stop, SessionEnd, each running
-  ``python -m palace.integrations.claude_code EVENT --workspace WS``) and the
-  palace MCP server in ``~/.claude.json`` (``mcpServers.palace``, user scope, as
-  ``claude mcp add --scope user`` writes it).
+  UserPromptSubmit, PostToolUse, PostToolUseFailure, PreCompact, Stop, SessionEnd,
+  each running ``python -m palace.integrations.claude_code EVENT --workspace WS``) and
+  the palace MCP server in ``~/.claude.json`` (``mcpServers.palace``, user scope, as
+  ``claude mcp add --scope user`` writes it), running ``palace mcp --workspace WS``.
 * **OpenClaw**: in ``~/.openclaw/openclaw.json`` (or ``OPENCLAW_CONFIG_PATH``),
   the plugin folder under ``plugins.load.paths``, the memory slot
   (``plugins.slots.memory = "palace"``) and ``plugins.entries.palace`` with the
@@ -31,12 +31,16 @@ from typing import Any, Callable
 
 import click
 
+from ..layout import PALACE_SUBDIR
+from ..settings import Settings
+
 HOOK_MODULE = "palace.integrations.claude_code"
 # Claude Code event -> (our command's event argument, matcher, Claude Code's timeout in s).
 CLAUDE_HOOKS: dict[str, tuple[str, str | None, int]] = {
     "SessionStart": ("session-start", None, 15),
     "UserPromptSubmit": ("user-prompt-submit", None, 10),
     "PostToolUse": ("post-tool-use", "*", 10),
+    "PostToolUseFailure": ("post-tool-use-failure", "*", 10),
     "PreCompact": ("pre-compact", None, 10),
     "Stop": ("stop", None, 10),
     "SessionEnd": ("session-end", None, 10),
@@ -143,6 +147,16 @@ def _quote(part: str) -> str:
     return shlex.quote(part)
 
 
+def mcp_command(python: str, workspace: str) -> dict[str, Any]:
+    """``palace mcp --workspace WS``, run by ``python`` (``python -m palace`` is the
+    ``palace`` command): the same entry point a user types, whatever PATH the host has."""
+    return {"command": python, "args": ["-m", "palace", "mcp", "--workspace", workspace]}
+
+
+def has_palace(workspace: str) -> bool:
+    return (Path(workspace) / PALACE_SUBDIR).is_dir()
+
+
 def _remove_our_hooks(settings: dict[str, Any]) -> list[str]:
     removed: list[str] = []
     hooks = settings.get("hooks")
@@ -208,17 +222,22 @@ def install_claude_code(home: Path, *, workspace: str | None, python: str, unins
             if not servers:
                 state.pop("mcpServers", None)
             return [("remove", f"MCP server {MCP_NAME}")]
-        entry = {"type": "stdio", "command": python,
-                 "args": ["-m", "palace.mcp_server", "--workspace", workspace or ""], "env": {}}
+        entry = {"type": "stdio", **mcp_command(python, workspace or ""), "env": {}}
         old = servers.get(MCP_NAME)
         if old == entry:
             return []
         state["mcpServers"] = {**servers, MCP_NAME: entry}
-        return [("update" if old else "add", f"MCP server {MCP_NAME}: {python} -m palace.mcp_server")]
+        return [("update" if old else "add",
+                 f"MCP server {MCP_NAME}: {' '.join([entry['command'], *entry['args']])}")]
 
     _edit(settings_path, "Claude Code settings", hooks, report)
     _edit(state_path, "Claude Code's MCP servers", mcp, report)
     if not uninstall:
+        if workspace and not has_palace(workspace) and Settings.from_env().backend == "local":
+            report.notes.append(f"warning: {workspace} holds no palace yet (no {Path(workspace) / PALACE_SUBDIR}). "
+                                "If that is the folder you meant, the first memory creates it (or run "
+                                f"`palace init --workspace {workspace}`); if not, install again with the "
+                                "right --workspace.")
         report.notes.append("Restart Claude Code (or run /hooks) to load the hooks; `claude mcp list` "
                             "should show palace as connected.")
         if not os.environ.get("MEMORY_VECTOR_SERVICE_URL"):

@@ -147,12 +147,12 @@ def create_viewer_app(pm_or_workspace: Any, token: str | None = None, *,
                     experience=experience, now=now, threshold=reader.decay_params.archive_threshold)
 
     @app.get("/search", response_class=HTMLResponse)
-    def search_page(request: Request, q: str = "", room: str = "", archived: str = "", weak: str = ""):
+    def search_page(request: Request, q: str = "", room: str = "", archived: str = "", strong: str = ""):
         view, timeline, error = None, None, None
         if q.strip():
             try:
                 view = reader.search(q, room=room or None, include_archived=bool(archived),
-                                     include_weak=bool(weak))
+                                     include_weak=not strong)
             except InvalidInputError as exc:
                 error = str(exc)
             if view is not None and view.time_range:
@@ -162,7 +162,7 @@ def create_viewer_app(pm_or_workspace: Any, token: str | None = None, *,
                         for r in view.results if r.memory.created_at is not None]
                 timeline = Markup(charts.query_timeline(start=start, end=end, now=view.now, hits=hits,
                                                         label=view.time_range.get("text")))
-        return page(request, "search.html", q=q, room=room, archived=bool(archived), weak=bool(weak), view=view,
+        return page(request, "search.html", q=q, room=room, archived=bool(archived), strong=bool(strong), view=view,
                     timeline=timeline, error=error)
 
     @app.get("/trash", response_class=HTMLResponse)

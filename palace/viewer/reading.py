@@ -247,7 +247,7 @@ class PalaceReader:
     # -- search ------------------------------------------------------------------
 
     def search(self, query: str, *, room: str | None = None, include_archived: bool = False,
-               include_weak: bool = False, top_k: int = 20) -> SearchView:
+               include_weak: bool = True, top_k: int = 20) -> SearchView:
         now = self.now()
         with self.lock:
             # Looking is not using: a search from the viewer must not reinforce.

@@ -19,7 +19,7 @@ TOKEN = "s3cret-token"
 def sidecar(tmp_path_factory, minilm_path):
     tmp = tmp_path_factory.mktemp("sidecar-hardening")
     running = start_sidecar(tmp, minilm_path, "--workspace", str(tmp / "private-workspace"),
-                            env={"MEMORY_TIME_REASONING_ENABLED": "false"})
+                            env={})
     try:
         running.wait_until_ready()
         yield running

@@ -27,7 +27,7 @@ from typing import AbstractSet, Any, Iterable, Iterator, Sequence
 
 from ...errors import ConfigError, InvalidInputError, MemoryFileError
 from ...index.database import Filters
-from ...index.postings import best_passing, bm25_scores, query_units
+from ...index.postings import Postings, Unit, best_passing, bm25_scores, needed_terms, query_units
 from ...models import Memory
 from ...storage import PALACE_SUBDIR, TRASH_DIR, deleted_at, parse_memory, render_memory, trash_due
 from ...tokenize import duplicate_key, index_text, stem
@@ -523,18 +523,25 @@ class PgIndex(PgGraphQueries):
                 rows += list(self.rows_by_rid(sorted(rarest)[:1000]).values()) if rarest else []
         return rows
 
-    def keyword_scores(self, groups: Sequence[tuple[float, Sequence[Any]]], filters: Filters,
-                       limit: int) -> dict[int, float]:
-        """As ``Index.keyword_scores``: Σ weight × BM25(term) over the same stemmed terms."""
-        units = query_units(groups)
-        if not units:
-            return {}
-        needed = sorted({term for _, required, scored in units for term in (*required, *scored)})
+    def postings(self, terms: Iterable[str]) -> Postings:
+        """As ``Index.postings``: the stems' postings over the scopes this client sees."""
         due: list[tuple[str, str]] = []
         with self.palace.connection() as conn:  # base, delta and counters from one snapshot
-            postings, docs, length = read_postings(conn, needed, due)
+            lists, docs, length = read_postings(conn, list(dict.fromkeys(terms)), due)
             fold_read(conn, due)  # a delta grown past its share: folded by whoever reads it
-        rids, scores = bm25_scores(postings, units, docs=docs, total_length=length)
+        return Postings(docs, length, lists)
+
+    def keyword_scores(self, groups: Sequence[tuple[float, Sequence[Any]]], filters: Filters,
+                       limit: int) -> dict[int, float]:
+        """As ``Index.keyword_scores``: the same BM25 over the same stemmed terms."""
+        units = query_units(groups)
+        return self.best_keyword(units, self.postings(needed_terms(units)), filters, limit)
+
+    def best_keyword(self, units: Sequence[Unit], postings: Postings, filters: Filters,
+                     limit: int) -> dict[int, float]:
+        if not units:
+            return {}
+        rids, scores = bm25_scores(postings.lists, units, docs=postings.docs, total_length=postings.total_length)
         return best_passing(rids, scores, limit, lambda some: self._passing(some, filters),
                             lambda: self.filtered_rids(filters))
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Collection
 
-from ...models import embed_text
+from ...index.vectors import embedded_batches
 from .database import PostgresPalace
 
 HNSW_ABOVE = 20_000  # below this many vectors of a model an exact scan is fast (< ~20 ms) and exact
@@ -31,13 +31,27 @@ class PgVectors:
         # model → the text version (postings.text_version) at which every memory had a vector
         self._complete: dict[str, tuple[int, int]] = {}
         self._counts: dict[str, tuple[float, int]] = {}  # model → (when counted, vectors)
+        self._too_long: set[str] = set()  # hashes a bounded backfill ran out of time in
 
     def invalidate(self) -> None:
         """Forget what this process remembers (completeness, counts); rows are read anew."""
         self._complete.clear()
         self._counts.clear()
 
-    def backfill(self, embedder: Any, *, limit: int | None = None, batch_size: int = 64) -> int:
+    def pending(self, model: str, *, limit: int = 1000) -> int:
+        """How many memories have no vector for ``model`` (counted up to ``limit``)."""
+        from .postings import text_version
+
+        with self.palace.connection() as conn:
+            if self._complete.get(model) == text_version(conn):
+                return 0
+            return int(conn.execute(
+                "SELECT COUNT(*) AS n FROM (SELECT 1 FROM memories m WHERE NOT EXISTS (SELECT 1 FROM "
+                "vectors v WHERE v.model = %s AND v.content_hash = m.content_hash) LIMIT %s) AS missing",
+                (model, limit)).fetchone()["n"])
+
+    def backfill(self, embedder: Any, *, limit: int | None = None, batch_size: int = 64,
+                 deadline: float | None = None, lock: Any = None) -> int:
         from .postings import text_version
 
         model = embedder.name
@@ -51,20 +65,16 @@ class PgVectors:
                 "m.content_hash) ORDER BY m.content_hash LIMIT %s", (model, limit)).fetchall()
         if not missing:
             self._complete[model] = version
-        for start in range(0, len(missing), batch_size):
-            batch = missing[start:start + batch_size]
-            texts, owners = [], []
-            for row in batch:
-                for number, piece in enumerate(self.chunk(embed_text(row["content"], row["summary"]),
-                                                          embedder.max_chars)):
-                    texts.append(piece)
-                    owners.append((row["content_hash"], number))
-            vectors = embedder.embed_documents(texts)
+        done = 0
+        rows = [(r["content_hash"], r["content"], r["summary"]) for r in missing]
+        for count, vectors in embedded_batches(rows, self.chunk, embedder, batch_size=batch_size, deadline=deadline,
+                                              too_long=self._too_long):
             with self.palace.connection() as conn, conn.cursor() as cur:
                 cur.executemany(
                     "INSERT INTO vectors VALUES (%s, %s, %s, %s::vector) ON CONFLICT DO NOTHING",
-                    [(model, h, c, _literal(vectors[i])) for i, (h, c) in enumerate(owners)])
-        return len(missing)
+                    [(model, h, c, _literal(v)) for h, c, v in vectors])
+            done += count
+        return done
 
     def ensure_hnsw(self, model: str, dimension: int) -> str:
         """The HNSW index of this model's vectors (made once, by whoever gets here first)."""

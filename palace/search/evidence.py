@@ -1,0 +1,69 @@
+"""What the judge reads about each candidate, measured once from what retrieval has.
+
+- **coverage**: the share of the query's informative weight a memory holds. Each
+  query word weighs its idf in the palace; a memory holding only a part of it
+  (数据 of 数据库) gets PART_CREDIT of it, one holding a concept expansion of it the
+  expansion's weight. From the postings the keyword retriever read: no text is read.
+- **cosine**: the memory's best-chunk cosine, and that cosine on the model's scale.
+- **held**: the query words and expansions each memory holds (its explanation).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from ..index.postings import Postings, idf
+from ..tokenize import stem
+from .calibration import PART_CREDIT, CosineScale
+from .query import Query
+
+
+@dataclass
+class Evidence:
+    coverage: dict[int, float] = field(default_factory=dict)
+    held_idf: dict[int, float] = field(default_factory=dict)  # the idf the coverage counts, unscaled
+    cosine: dict[int, float] = field(default_factory=dict)
+    words: dict[int, tuple[str, ...]] = field(default_factory=dict)      # own words held
+    expansions: dict[int, tuple[Any, ...]] = field(default_factory=dict)  # Expanded held
+    scale: CosineScale | None = None
+
+    def calibrated(self, rid: int) -> float | None:
+        cosine = self.cosine.get(rid)
+        return None if cosine is None or self.scale is None else self.scale.relevance(cosine)
+
+
+def measure(query: Query, postings: Postings | None, rids: Sequence[int], cosines: dict[int, float],
+            scale: CosineScale | None) -> Evidence:
+    """The evidence of every candidate in ``rids``."""
+    import numpy as np
+
+    out = Evidence(cosine={rid: cosines[rid] for rid in rids if rid in cosines}, scale=scale)
+    if postings is None or not rids or not query.units:
+        return out
+    order = np.asarray(list(rids), dtype=np.int64)
+    wanted = {stem(t) for u in query.units for t in (u.term, *u.parts)}
+    wanted |= {stem(t) for e in query.expansions for t in e.terms}
+    held = postings.holding(wanted, order)
+    weights = [idf(postings.df(stem(u.term)), postings.docs) for u in query.units]
+    credit = np.zeros((len(query.units), len(order)))
+    for i, unit in enumerate(query.units):
+        for part in unit.parts:
+            credit[i] = np.maximum(credit[i], PART_CREDIT * held[stem(part)])
+        for exp in query.expansions:
+            if exp.source == unit.term or exp.source in unit.parts or unit.term in exp.source:
+                masks = [held[stem(t)] for t in exp.terms]
+                hit = np.logical_and.reduce(masks) if exp.needs_all else np.logical_or.reduce(masks)
+                credit[i] = np.maximum(credit[i], exp.weight * hit)
+        credit[i] = np.where(held[stem(unit.term)], 1.0, credit[i])
+    total = sum(weights) or 1.0
+    held_idf = np.asarray(weights) @ credit
+    coverage = held_idf / total
+    own = [(w, held.get(stem(w))) for w in query.words]
+    for col, rid in enumerate(order.tolist()):
+        out.coverage[rid] = float(coverage[col])
+        out.held_idf[rid] = float(held_idf[col])
+        out.words[rid] = tuple(w for w, mask in own if mask is not None and mask[col])
+        out.expansions[rid] = tuple(e for e in query.expansions
+                                    if (np.all if e.needs_all else np.any)([held[stem(t)][col] for t in e.terms]))
+    return out
