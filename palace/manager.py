@@ -32,7 +32,7 @@ from .backends.transfer import TransferReport, export_tree, import_tree
 from .index import INDEX_DIR, Filters, SyncReport, row_to_memory
 from .graph import graph_rows, read_facts
 from .graph.extract import with_extracted
-from .graph.decisions import DECISIONS_FILE, Decision, DecisionLog, adopt_client_log
+from .graph.decisions import CLOSING, DECISIONS_FILE, Decision, DecisionLog, adopt_client_log, fact_id
 from .graph.review import REVIEW_FILE, ReviewItem, ReviewQueue
 from .graph.service import GraphService
 from .journal import journal_path
@@ -673,8 +673,38 @@ class MemoryPalaceManager:
             report = import_tree(self.storage, self.index, self.syncer, Path(source), self.tz)
             if Path(source).resolve() != self.root.resolve():  # a palace's own files are already its own
                 report.review_items, report.decisions = self.graph.import_records(Path(source))
+            if self.index.supports_graph and report.written:
+                self._apply_to_imported(report.written)
         self._vectors.invalidate()
         return report
+
+    def _apply_to_imported(self, written: Sequence[str]) -> None:
+        """The imported facts meet the palace's as stored ones do (``apply_changes``: oldest
+        first, pairs already decided left alone), on either backend alike; a large import
+        is a bulk load, taken as written (as a sync of as many files would be)."""
+        if len(written) > self.HAND_EDITS_AT_MOST:
+            self.notes.append(f"{len(written)} memories imported: taken as written (a bulk load); "
+                              "supersession was not applied to them")
+            return
+        # a memory the import replaced is as the tree states it: where the tree has a fact
+        # open that palace had closed, that decision no longer describes it, and the newer
+        # facts meet it again (an export's tree keeps palace's closings: nothing to redo)
+        replaced = set(written)
+        stale = [e for e in self.graph.decisions.entries() if e.old_memory in replaced and e.decision in CLOSING
+                 and self._reopened(e)]
+        self.graph.decisions.forget(stale)
+        again = sorted({e.new_memory for e in stale} - replaced)
+        changed = [m for i in [*written, *again]
+                   if (m := self.get(i, record_access=False)) is not None and m.status == "active"]
+        self.graph.apply_changes(changed, [], self.now())
+
+    def _reopened(self, entry: Decision) -> bool:
+        """Whether the old fact ``entry`` closed is open again in its memory's file."""
+        memory = self.get(entry.old_memory, record_access=False)
+        if memory is None:
+            return False
+        _entities, relations = read_facts(memory.extra, "", created_at=memory.created_at, tz=self.tz, strict=False)
+        return any(fact_id(r) == entry.old_fact and r.valid_to is None and not r.ended for r in relations)
 
     @staticmethod
     def palace_root(workspace_dir: str | os.PathLike) -> Path:

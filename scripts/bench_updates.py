@@ -13,7 +13,11 @@ Two parts, each run *before* (MEMORY_GRAPH_EXTRACT=false: no graph, plain search
    (the stale memory carries superseded_by), coexisting untouched (no memory of a
    coexisting pair is marked), uncertain queued (a review item, nothing marked).
 2. LongMemEval-S ``knowledge-update`` and ``temporal-reasoning`` questions: one memory
-   per session (user turns), recall_any@5 of the answer sessions.
+   per session (user turns), recall_any@5 of the answer sessions; and for each
+   knowledge-update question (two answer sessions: the earlier states the stale value,
+   the later the current one) whether the current one ranks above the stale one
+   ("current above stale": the current found and the stale not, or found first), per
+   half (``_bench_common.half_of`` on the question id).
 
     python scripts/bench_updates.py [--longmemeval ../shared/bench/longmemeval_s_dev.json.gz]
     python scripts/bench_updates.py --sequences scripts/data/updates_holdout.json   # held-out set
@@ -32,6 +36,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _bench_common import half_of  # noqa: E402
 
 from palace import MemoryPalaceManager  # noqa: E402
 from palace.settings import Settings  # noqa: E402
@@ -172,6 +180,7 @@ def run_longmemeval(path: str, graph: bool, limit: int | None) -> dict[str, floa
         questions = [q for q in json.load(handle) if q["question_type"] in ("knowledge-update", "temporal-reasoning")]
     questions = questions[:limit] if limit else questions
     hits: dict[str, list[float]] = {"knowledge-update": [], "temporal-reasoning": []}
+    above: dict[str, list[float]] = {"tune": [], "check": []}
     for q in questions:
         with tempfile.TemporaryDirectory(prefix="palace-lme-") as tmp:
             pm = MemoryPalaceManager(tmp, settings=settings(Path(tmp), graph=graph), embedder=None)
@@ -183,11 +192,18 @@ def run_longmemeval(path: str, graph: bool, limit: int | None) -> dict[str, floa
                 seen.add(sid)
                 memory = pm.store(session_text(turns) or "(empty session)", created_at=parse_date(date))
                 ids[memory.id] = sid
-            results = pm.search(q["question"], now=parse_date(q["question_date"]), top_k=5, record_access=False)
-            found = {ids[r.memory.id] for r in results}
+            results = pm.search(q["question"], now=parse_date(q["question_date"]), top_k=50, record_access=False)
+            ranked = [ids[r.memory.id] for r in results]
+            found = set(ranked[:5])
             hits[q["question_type"]].append(float(bool(found & set(q["answer_session_ids"]))))
+            if q["question_type"] == "knowledge-update" and len(q["answer_session_ids"]) == 2:
+                dated = dict(zip(q["haystack_session_ids"], q["haystack_dates"]))
+                stale, current = sorted(q["answer_session_ids"], key=lambda sid: parse_date(dated[sid]))
+                first = (current in ranked and (stale not in ranked or ranked.index(current) < ranked.index(stale)))
+                above[half_of(q["question_id"])].append(float(first))
             pm.close()
-    return {f"{k} recall_any@5 ({len(v)})": sum(v) / len(v) for k, v in hits.items() if v}
+    return {f"{k} recall_any@5 ({len(v)})": sum(v) / len(v) for k, v in hits.items() if v} | {
+        f"knowledge-update current above stale, {h} ({len(v)})": sum(v) / len(v) for h, v in above.items() if v}
 
 
 def run_scale(count: int, queries: int = 200) -> dict[str, float]:

@@ -53,10 +53,14 @@ def test_claude_code_transcript_becomes_an_observation_a_session_and_open_tasks(
                  "Next steps", "Backfill the currency column", "checkout.py", "KeyError"):
         assert part in session.content, part
     tasks = {t.summary: task_state(t) for t in open_tasks(pm)}
-    # the to-do list's pending item and the 'Next steps' items; the completed one is not open
-    assert tasks == {"Add a test for orders without a currency": "todo",
-                     "Backfill the currency column in staging": "todo"}
-    assert all(t.extra["session"] == session.id for t in open_tasks(pm))
+    # the to-do list's pending item; the completed one is not open, and the 'Next steps'
+    # the agent narrates are no to-do list (the session keeps them in its summary)
+    assert tasks == {"Add a test for orders without a currency": "todo"}
+    [task] = open_tasks(pm)
+    assert task.extra["session"] == session.id and task.extra["taskSource"] == "todowrite"
+    # where it came from is frontmatter: the body is the task alone
+    assert task.content == "Add a test for orders without a currency"
+    assert task.extra["sessionTitle"] == "Fix checkout currency KeyError"
 
 
 def test_openclaw_pi_session_file(pm):
@@ -85,7 +89,7 @@ def test_kimi_wire_file_and_its_unknown_records_are_counted(pm):
     assert obs.summary == "给 CLI 加一个 --dry-run 选项"
     assert obs.extra["filesModified"] == ["src/tool/cli.py"] and obs.extra["commands"] == ["python -m pytest -q"]
     assert "已完成：新增 --dry-run 选项，测试全部通过。" in obs.extra["facts"]
-    assert [t.summary for t in open_tasks(pm)] == ["在 README 里说明 --dry-run 的用法。"]
+    assert open_tasks(pm) == []   # "下一步：…" narrates the next step: no to-do
 
 
 def test_kimi_sessions_find_their_working_directory_in_kimi_json(pm, tmp_path):
@@ -142,7 +146,7 @@ def test_a_grown_transcript_adds_only_what_is_new(pm, tmp_path):
     assert grown.id == early.id                         # the same turn, completed in place
     assert "Files modified: `/home/dev/shop-api/shop/checkout.py`" in grown.content
     assert "Backfill" in grown.content
-    assert report.created == 2 and report.updated == 2  # the two tasks; the turn and session updated
+    assert report.created == 1 and report.updated == 2  # the to-do list's task; the turn and session updated
     assert len(by_type(pm, "session")) == 1
 
 
@@ -170,7 +174,7 @@ def test_a_deleted_observation_stays_deleted_on_reimport(pm):
 
 def test_a_task_closed_by_hand_is_not_reopened_by_reimport(pm):
     ingest(pm, CLAUDE_SESSION)
-    task = next(t for t in open_tasks(pm) if t.summary.startswith("Backfill"))
+    task = next(t for t in open_tasks(pm) if t.summary.startswith("Add a test"))
     set_task_state(pm, task.id, "done")
     ingest(pm, CLAUDE_SESSION)
     assert task.id not in {t.id for t in open_tasks(pm)}
@@ -219,7 +223,7 @@ def test_claude_code_hooks_one_process_per_event(workspace):
         result = invoke("capture", "--source", "claude-code", "-w", str(workspace), input=payload)
         assert result.exit_code == 0, result.output
     data = invoke_json("tasks", "-w", str(workspace))
-    assert [t["task"] for t in data["tasks"]] == ["给没有日期的文章补上 frontmatter"]
+    assert data["tasks"] == []   # "下一步：- …" is the agent's narration, not a to-do list
     from palace import MemoryPalaceManager
 
     with MemoryPalaceManager(workspace) as pm:
@@ -236,15 +240,14 @@ def test_claude_code_hooks_one_process_per_event(workspace):
 
 def test_openclaw_hook_calls_as_json_lines_on_stdin(workspace):
     data = invoke_json("capture", "-w", str(workspace), input=OPENCLAW_HOOKS.read_text())
-    assert data["accepted"] == 6 and data["errors"] == [] and data["stored"] >= 3
+    assert data["accepted"] == 6 and data["errors"] == [] and data["stored"] >= 2   # the turn and its session
     from palace import MemoryPalaceManager
 
     with MemoryPalaceManager(workspace) as pm:
         [obs] = by_type(pm, "observation")
         assert obs.extra["agent"] == "openclaw" and obs.location.startswith("capture/notes/")
         assert obs.extra["filesRead"] == ["meetings/2026-03-21.md"]
-        assert {t.summary for t in open_tasks(pm)} == {"Alice: finish the migration",
-                                                       "Draft the release notes"}
+        assert open_tasks(pm) == []   # a 'Next steps:' list is narration, not a to-do list
 
 
 def test_capture_reports_bad_items_without_quoting_them_and_never_exits_2(workspace):
@@ -495,3 +498,42 @@ def test_the_same_prompt_asked_again_later_is_another_turn(pm, tmp_path):
         capturer.capture([e.with_text(ts=started - timedelta(hours=1)) for e in events])
     ingest(pm, _transcript_of_hook_session(tmp_path / "later.jsonl", started))
     assert len(by_type(pm, "observation")) == 2
+
+
+def test_only_explicit_to_dos_become_tasks_and_each_once(pm, tmp_path):
+    """A task is a TodoWrite item, an unchecked checklist line or "TODO:"; never the
+    agent's narration of its next step, a code comment, a table row or a done item;
+    the same task from the to-do list and from a "TODO:" line is stored once."""
+    from palace.capture.refine import explicit_todos
+
+    text = ("下一步我会运行测试，然后更新文档。\nNext I'll push the fix.\n"
+            "- [ ] Rotate the staging keys\n- [x] Update the changelog\n"
+            "```python\n# TODO: not a task, a comment in code\n```\n"
+            "| TODO: a grep table row | 3 |\n"
+            "缓存 token 每 90 天过期，TODO：到期前提醒\nTODO: done, moved the cron job\n"
+            "Open TODO: chart colours in dark mode (needs a `useThemeColors()` hook).")
+    assert explicit_todos(text) == [("Rotate the staging keys", "todo"), ("Update the changelog", "done"),
+                                    ("缓存 token 每 90 天过期，到期前提醒", "todo"),
+                                    ("chart colours in dark mode (needs a `useThemeColors()` hook)", "todo")]
+    session = tmp_path / "4d2c9a10-1111-4c5e-9a8f-2d7e1b4c6a31.jsonl"
+    rows = [
+        {"type": "user", "sessionId": session.stem, "cwd": "/home/dev/dash", "timestamp": "2026-03-02T10:00:00Z",
+         "message": {"role": "user", "content": "Add dark mode"}, "uuid": "u1"},
+        {"type": "assistant", "sessionId": session.stem, "cwd": "/home/dev/dash",
+         "timestamp": "2026-03-02T10:00:05Z", "uuid": "a1", "message": {"role": "assistant", "content": [
+             {"type": "tool_use", "id": "t1", "name": "TodoWrite", "input": {"todos": [
+                 {"content": "Chart colours in dark mode (useThemeColors hook)", "status": "pending"},
+                 {"content": "Toggle in the header", "status": "completed"}]}}]}},
+        {"type": "assistant", "sessionId": session.stem, "cwd": "/home/dev/dash",
+         "timestamp": "2026-03-02T10:05:00Z", "uuid": "a2", "message": {"role": "assistant", "content": [
+             {"type": "text", "text": "Dark mode is in.\n\nNext steps:\n- I will look at the charts next\n\n"
+                                      "Open TODO: chart colours in dark mode (needs a `useThemeColors()` hook)."}]}},
+    ]
+    import json as _json
+    session.write_text("\n".join(_json.dumps(r) for r in rows) + "\n")
+    ingest(pm, session)
+    tasks = [t for t in pm.list(type="task")]
+    assert [t.content for t in tasks] == ["Chart colours in dark mode (useThemeColors hook)"]
+    assert "From session" not in tasks[0].content and tasks[0].extra["project"] == "dash"
+    ingest(pm, session)
+    assert len(pm.list(type="task")) == 1

@@ -18,7 +18,9 @@ def test_captured_tasks_are_in_the_bootstrap_until_done(tmp_path):
     ws = tmp_path / "ws"
     assert invoke("-w", str(ws), "ingest", str(CLAUDE_SESSION)).rc == 0
     with MemoryPalaceManager(ws) as pm:
-        by_text = {t.summary: t for t in open_tasks(pm)}
+        assert {t.summary for t in open_tasks(pm)} == {ADD_TEST}   # the 'Next steps' narration is none
+        pm.store(BACKFILL, type="task", tags=["task"])               # a task saved by hand beside it
+        by_text = {t.summary or t.content: t for t in open_tasks(pm)}
         assert set(by_text) == {BACKFILL, ADD_TEST}
         result = bootstrap(pm, None, 2000)
         tasks = [p.id for p in result.pieces if p.section == "task"]

@@ -140,3 +140,70 @@ def test_capitals_that_only_open_a_sentence_are_not_names():
     names = {e.name for e in extract_entities(text)}
     assert {"Alice Chen", "Alice", "Bob"} <= names
     assert not names & {"Why", "Sundays", "Facts", "Fixed", "Next"}
+
+
+def _facts(text):
+    return [(r.subject_key, r.predicate, r.object_key, r.ended) for r in extract_relations(text)]
+
+
+@pytest.mark.parametrize("text,expected", [
+    # second clauses inherit the subject
+    ("我住在北京，在字节跳动工作", [("user", "lives_in", "北京", False), ("user", "works_at", "字节跳动", False)]),
+    ("我喜欢喝咖啡，不喜欢喝茶", [("user", "likes", "咖啡", False), ("user", "dislikes", "茶", False)]),
+    ("I live in Denver and work at Globex.", [("user", "lives_in", "denver", False),
+                                              ("user", "works_at", "globex", False)]),
+    # a move stated with the new place; a job with its role
+    ("用户上个月搬到了杭州滨江，现在住在杭州", [("user", "lives_in", "杭州", False)]),
+    ("The user works at Acme Corp as a data engineer", [("user", "works_at", "acme corp", False),
+                                                       ("user", "role", "data engineer", False)]),
+    ("The user now works at Globex", [("user", "works_at", "globex", False)]),
+    # a person on a project: both relations
+    ("刘洋在星图项目做前端开发", [("刘洋", "works_on", "星图项目", False), ("刘洋", "role", "前端开发", False)]),
+    # change from an old value, an end with no new one
+    ("我跳槽到了拼多多，之前在百度", [("user", "works_at", "拼多多", False), ("user", "works_at", "百度", True)]),
+    ("I switched from VS Code to Zed.", [("user", "uses", "vs code", True), ("user", "uses", "zed", False)]),
+    ("我不再用 vim 了", [("user", "uses", "vim", True)]),
+    ("I'm not on the payments team anymore.", [("user", "member_of", "payments team", True)]),
+    # denied, corrected
+    ("王磊不是我领导，他在隔壁组。", []),
+    ("我不是在北京出生的，是在天津。", [("user", "born_in", "天津", False)]),
+    # a team's decision is the project's, never the user's
+    ("我们决定用 Kafka 做事件总线。", [("project", "uses", "kafka", False)]),
+    # no fact
+    ("超时统一用 5 秒。", []), ("如果我搬到深圳，通勤会不会更久？", []), ("下一步我会运行测试，看看有没有报错。", []),
+    ("Add a retry to the upload step. Move the constants to config.py.", []), ("Bash: pytest -x tests/test_api.py", []),
+])
+def test_clauses_subjects_changes_and_non_facts(text, expected):
+    assert _facts(text) == expected
+
+
+def test_time_words_verbs_numbers_and_commands_are_never_persons():
+    from palace.graph.extract import extract_entities
+
+    text = "上周二我喝咖啡。超时统一用 5 秒。Add a retry. Move the constants. Bash: pytest -x. 张伟说周一开会。"
+    persons = {e.name for e in extract_entities(text) if e.type == "person"}
+    assert persons == {"张伟"}
+    assert not {"上周二", "喝咖啡", "Move", "Add", "Bash", "5", "时统一"} & {e.name for e in extract_entities(text)}
+
+
+def test_review_and_supersession_stay_within_one_subject_and_one_slot():
+    def rel(subject, predicate, obj, *, purpose=None, day=0, change=False, memory="m0"):
+        return Relation(subject, predicate, obj, purpose=purpose, valid_from=T0 + timedelta(days=day),
+                        change=change, memory_id=memory)
+
+    emacs = rel("用户", "uses", "emacs")
+    vim = rel("用户", "uses", "vim")
+    # a project's stack is not the user's editor; a formatter is no editor
+    assert decide([emacs], rel("project", "uses", "Kafka", purpose="事件总线", day=1, memory="m1"), T0) == \
+        decide([], rel("project", "uses", "Kafka", day=1, memory="m1"), T0)
+    assert not decide([vim], rel("用户", "uses", "ruff", purpose="formatting", day=1, memory="m1"), T0).review
+    # a second editor: review; switched to one: supersede
+    assert decide([vim], rel("用户", "uses", "VS Code", day=1, memory="m1"), T0).review == (vim,)
+    assert decide([vim], rel("用户", "uses", "Zed", day=1, change=True, memory="m1"), T0).supersede
+    # a second liked drink does not close the first; a new employer closes the old one
+    assert decide([rel("用户", "likes", "咖啡")], rel("用户", "likes", "茶", day=1, memory="m1"), T0) == \
+        decide([], rel("用户", "likes", "茶", day=1, memory="m1"), T0)
+    acme = rel("用户", "works_at", "Acme")
+    role = rel("用户", "role", "engineer")
+    closed = decide([acme, role], rel("用户", "works_at", "Globex", day=1, memory="m1"), T0).supersede
+    assert {r.object for r in closed} == {"Acme", "engineer"}   # the job's role ends with it

@@ -32,7 +32,7 @@ from ..errors import InvalidInputError, PalaceError
 from .events import Event, from_palace
 from .privacy import Exclusions, Redactor, load_key
 from .refine import (PATH_KEYS, Observation, Turn, TurnBuilder, content_hash, cut_output,
-                     project_of, refine_turn, stable_id, summarize, _hash)
+                     project_of, refine_turn, same_task, stable_id, summarize, _hash)
 from .transcripts import ReadStats, claude_code_final_answer, read_transcript
 
 CAPTURE_DIR = ".capture"
@@ -261,8 +261,8 @@ class Capturer:
             return None
         summary = summarize(observations, session=session, agent=agent, title=title, turns=turns)
         memory_id = stable_id("ses", agent, session)
-        task_ids = [stable_id("task", summary.project, " ".join(text.lower().split()))
-                    for text, _state in summary.tasks]
+        known = self._project_tasks(summary.project) if summary.tasks else []
+        task_ids = [self._task_id(summary.project, text, known) for text, _state, _source in summary.tasks]
         extra = {"sessionId": session, "agent": agent, "project": summary.project,
                  "observations": summary.observation_ids, "turns": turns,
                  "storedTurns": summary.stored}
@@ -278,12 +278,31 @@ class Capturer:
                             created_at=summary.start, extra=extra, source="capture")
         if outcome != "deleted":
             self.report.sessions.append(memory_id)
-        for (text, state), task_id in zip(summary.tasks, task_ids):
-            self._store_task(task_id, text, state, summary, memory_id)
+        for (text, state, source), task_id in zip(summary.tasks, task_ids):
+            self._store_task(task_id, text, state, source, summary, memory_id)
         self.report.turns[session] = [turns, summary.stored]
         return memory_id
 
-    def _store_task(self, task_id: str, text: str, state: str, summary: Any, session_id: str) -> None:
+    def _project_tasks(self, project: str) -> list[tuple[str, str]]:
+        """(id, text) of the tasks capture already keeps for ``project``."""
+        room = task_room(project)
+        return [(m.id, m.summary or m.content) for m in self.pm.list(location=room, type="task", limit=10_000,
+                                                                      status="all")
+                if m.location == room]
+
+    @staticmethod
+    def _task_id(project: str, text: str, known: list[tuple[str, str]]) -> str:
+        """A task another session already left (in other words: same_task) keeps its id:
+        it is stored once."""
+        for task_id, kept in known:
+            if same_task(kept, text):
+                return task_id
+        task_id = stable_id("task", project, " ".join(text.lower().split()))
+        known.append((task_id, text))
+        return task_id
+
+    def _store_task(self, task_id: str, text: str, state: str, source: str, summary: Any,
+                    session_id: str) -> None:
         existing = self.pm.get(task_id, record_access=False)
         if existing is not None:
             old = str(existing.extra.get("taskState", "todo"))
@@ -297,13 +316,14 @@ class Capturer:
             return
         if state == "done":
             return  # finished within the session it appeared in: nothing left open
-        content = f"{text}\n\nFrom session: {summary.title} ({summary.agent}, {summary.project})"
+        # the task's text alone: where it came from is frontmatter, not words search matches
         try:
-            self.pm.store(content, id=task_id, summary=text, type="task", importance=TASK_IMPORTANCE,
+            self.pm.store(text, id=task_id, summary=text, type="task", importance=TASK_IMPORTANCE,
                           location=task_room(summary.project), tags=["task", summary.agent],
                           created_at=summary.end or summary.start, source="capture",
-                          extra={"taskState": state, "sessionId": summary.session,
-                                 "session": session_id, "project": summary.project})
+                          extra={"taskState": state, "sessionId": summary.session, "session": session_id,
+                                 "sessionTitle": summary.title, "agent": summary.agent,
+                                 "project": summary.project, "taskSource": source})
         except InvalidInputError:
             self.report.deleted_kept += 1
             return

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Iterable, Iterator, Mapping
@@ -48,6 +49,10 @@ ERROR_HINT = re.compile(r"(?i)^\s*(?:error|fatal|failed|failure|panic|traceback|
                         r"denied|refused|timed? ?out)\b|错误|失败|异常")
 LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)])\s+(?:\[[ xX]\]\s+)?(.+)$")
 CHECKBOX_OPEN = re.compile(r"^\s*(?:[-*+]|\d{1,2}[.)])\s+\[ \]\s+(.+)$")
+CHECKBOX_DONE = re.compile(r"^\s*(?:[-*+]|\d{1,2}[.)])\s+\[[xX]\]\s+(.+)$")
+# an explicit to-do written in the text: "TODO: X", "Open TODO: X", "待办：X" (X up to the sentence's end)
+TODO_MARK = re.compile(r"(?:^|(?<=[\s（(，,;；>*-]))(?:open\s+)?(?:TODO|待办)\s*[:：]\s*(?P<task>[^\n]+?)"
+                       r"(?:(?<=[^\d\s])[.。！!？?](?=\s|$)|$)", re.IGNORECASE | re.MULTILINE)
 HEADING = re.compile(r"^\s*(?:#{1,6}\s+|\*\*)?(.+?)(?:\*\*)?\s*[:：]?\s*$")
 TRIVIAL_PROMPT = re.compile(
     r"(?i)^\s*(?:hi|hello|hey|yo|thanks?|thank you|thx|ty|ok(?:ay)?|k|yes|no|y|n|sure|cool|nice|"
@@ -222,6 +227,7 @@ class Observation:
     errors: list[str] = field(default_factory=list)
     next_steps: list[str] = field(default_factory=list)
     todos: list[tuple[str, str]] = field(default_factory=list)   # (text, todo|doing|done)
+    checklist: list[tuple[str, str]] = field(default_factory=list)   # written to-dos (explicit_todos)
     answer: str = ""
     outputs: list[tuple[str, str]] = field(default_factory=list)  # (label, cut output)
     tools: list[str] = field(default_factory=list)
@@ -268,6 +274,8 @@ class Observation:
                 data[key] = list(value)
         if self.todos:
             data["todos"] = [{"text": t, "state": s} for t, s in self.todos]
+        if self.checklist:
+            data["checklist"] = [{"text": t, "state": s} for t, s in self.checklist]
         return data
 
     @classmethod
@@ -286,6 +294,8 @@ class Observation:
                    next_steps=list(extra.get("nextSteps") or []),
                    todos=[(str(t.get("text")), str(t.get("state"))) for t in extra.get("todos") or []
                           if isinstance(t, Mapping)],
+                   checklist=[(str(t.get("text")), str(t.get("state"))) for t in extra.get("checklist") or []
+                              if isinstance(t, Mapping)],
                    tools=list(extra.get("tools") or []))
 
 
@@ -361,17 +371,59 @@ def _clean_line(line: str) -> str:
     return one_line(text.strip().strip("*_").strip())
 
 
-def _scan_text(text: str, facts: list[str], next_steps: list[str]) -> None:
-    """Facts and next steps out of an assistant message: list items and lines with
-    decision/status words; items under a 'Next steps:' heading are next steps."""
-    under_next = False
+def explicit_todos(text: str) -> list[tuple[str, str]]:
+    """The to-dos a message writes out, outside code blocks: unchecked checklist lines
+    ("- [ ] X": todo), checked ones ("- [x] X": done) and "TODO: X" (todo). Never the
+    narration of a next step ("下一步会…", "Next I'll…"): that is no to-do list."""
+    found: list[tuple[str, str]] = []
+    in_code = False
     for raw in text.splitlines():
         line = raw.strip()
-        if not line or line.startswith("```"):
-            under_next = False if not line else under_next
+        if line.startswith("```") or line.startswith("~~~"):
+            in_code = not in_code
+            continue
+        if in_code or not line or line.startswith(("|", ">", "$ ")):
+            continue   # code, a table row, quoted or shell output: not the agent's list
+        for pattern, state in ((CHECKBOX_OPEN, "todo"), (CHECKBOX_DONE, "done")):
+            match = pattern.match(line)
+            if match:
+                found.append((_clean_line(match.group(1)), state))
+                break
+        else:
+            for match in TODO_MARK.finditer(line):
+                task = match.group("task").strip().strip("*_").strip()
+                before = line[:match.start()].strip(" ，,;；-*")
+                if before and len(before) <= 40 and not re.search(r"[.。!！?？:：]", before):
+                    task = f"{before}，{task}" if CJK_CHAR.search(before) else f"{before}, {task}"
+                task = one_line(task, 200)
+                if len(task) >= 4 and not DONE_AFTER.search(task):
+                    found.append((task, "todo"))
+    return [(t, s) for t, s in found if len(t) >= 4]
+
+
+CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
+# "1 月份留下的 TODO 也做了" or "TODO: done": an item reported done is no open to-do
+DONE_AFTER = re.compile(r"(?i)^(?:done|fixed|completed|resolved)\b|已(?:完成|做|修复|解决)|也做了|做完了")
+
+
+def _scan_text(text: str, facts: list[str], next_steps: list[str]) -> None:
+    """Facts and next steps out of an assistant message: list items and lines with
+    decision/status words; items under a 'Next steps:' heading are next steps (the
+    session's summary shows them; they are no tasks: ``explicit_todos``)."""
+    under_next = False
+    in_code = False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("```"):
+            in_code = not in_code
+            continue
+        if in_code:
+            continue
+        if not line:
+            under_next = False
             continue
         item = LIST_ITEM.match(line)
-        checkbox = CHECKBOX_OPEN.match(line)
+        checkbox = CHECKBOX_OPEN.match(line) or CHECKBOX_DONE.match(line)
         if not item and NEXT_WORDS.search(line) and len(line) < 80 and HEADING.match(line) \
                 and (line.rstrip("*").endswith((":", "：")) or line.startswith("#")):
             under_next = True
@@ -381,8 +433,9 @@ def _scan_text(text: str, facts: list[str], next_steps: list[str]) -> None:
         cleaned = _clean_line(line)
         if len(cleaned) < 4:
             continue
-        if checkbox or (item and under_next) or (not item and NEXT_WORDS.search(line) and
-                                                  not line.startswith("#")):
+        if checkbox:
+            continue   # a checklist line is a to-do (explicit_todos), not a next step
+        if (item and under_next) or (not item and NEXT_WORDS.search(line) and not line.startswith("#")):
             cleaned = NEXT_LABEL.sub("", cleaned).strip() or cleaned
             if cleaned not in next_steps:
                 next_steps.append(cleaned)
@@ -402,8 +455,11 @@ def refine_turn(turn: Turn) -> Observation:
     prompt = turn.prompt.strip()
     facts: list[str] = []
     next_steps: list[str] = []
-    for text in turn.texts:
-        _scan_text(text, facts, next_steps)
+    checklist: list[tuple[str, str]] = []
+    for text in (turn.prompt, *turn.texts):
+        if text is not turn.prompt:
+            _scan_text(text, facts, next_steps)
+        checklist.extend(explicit_todos(text or ""))
     files_read: list[str] = []
     files_modified: list[str] = []
     commands: list[str] = []
@@ -455,7 +511,7 @@ def refine_turn(turn: Turn) -> Observation:
         title = "Tool calls: " + ", ".join(tools[:5])
     else:
         title = "(empty turn)"
-    trivial = (meaningful_tools == 0 and not facts and not next_steps and not todos
+    trivial = (meaningful_tools == 0 and not facts and not next_steps and not todos and not checklist
                and (is_trivial_prompt(prompt) or (not prompt and not turn.texts)))
     if not prompt and not turn.texts and meaningful_tools == 0:
         trivial = True
@@ -464,7 +520,8 @@ def refine_turn(turn: Turn) -> Observation:
                        title=title, request=one_line(prompt, 400) if prompt else "",
                        facts=facts, files_read=files_read[:20], files_modified=files_modified[:20],
                        commands=commands[:10], errors=errors, next_steps=next_steps[:8],
-                       todos=todos, answer=answer, outputs=outputs, tools=tools, trivial=trivial)
+                       todos=todos, checklist=checklist, answer=answer, outputs=outputs, tools=tools,
+                       trivial=trivial)
 
 
 # --------------------------------------------------------------------------- sessions
@@ -487,7 +544,7 @@ class SessionSummary:
     observation_ids: list[str]
     turns: int
     stored: int
-    tasks: list[tuple[str, str]]   # (text, state) for open-task memories
+    tasks: list[tuple[str, str, str]]   # (text, state, source) for task memories
 
     def content(self, tz: Any = None) -> str:
         when = ""
@@ -525,6 +582,7 @@ def summarize(observations: list[tuple[str, Observation]], *, session: str, agen
     files: list[str] = []
     errors: list[str] = []
     todos: dict[str, str] = {}
+    written: dict[str, str] = {}      # checklist / TODO: items, the last state seen wins
     for _id, obs in observations:
         for fact in obs.facts:
             if DECISION_WORDS.search(fact) and fact not in decisions:
@@ -539,17 +597,17 @@ def summarize(observations: list[tuple[str, Observation]], *, session: str, agen
                 errors.append(e)
         if obs.todos:
             todos = {text: state for text, state in obs.todos}
+        for text, state in obs.checklist:
+            written.pop(text, None)
+            written[text] = state
     next_steps: list[str] = []
     for _id, obs in observations[-2:]:
         for step in obs.next_steps:
             if step not in next_steps:
                 next_steps.append(step)
-    tasks = [(text, state) for text, state in todos.items()]
-    known = {t for t, _ in tasks}
-    for step in next_steps:
-        if step not in known:
-            state = "blocked" if BLOCKED_WORDS.search(step) else "todo"
-            tasks.append((step, state))
+    tasks = merge_tasks([(t, s, "todowrite") for t, s in todos.items()]
+                        + [(t, "blocked" if s == "todo" and BLOCKED_WORDS.search(t) else s, "checklist")
+                           for t, s in written.items()])
     request = next((o.request for _i, o in observations if o.request), "")
     project = first.project if first else "unknown"
     start = min((o.start for _i, o in observations if o.start), default=None)
@@ -561,6 +619,46 @@ def summarize(observations: list[tuple[str, Observation]], *, session: str, agen
                           done=done[:12], files=files[:40], errors=errors[:10],
                           next_steps=next_steps[:10], observation_ids=[i for i, _ in observations],
                           turns=turns, stored=len(observations), tasks=tasks[:20])
+
+
+_STOP_WORDS = frozenset({"the", "a", "an", "to", "of", "in", "for", "and", "on", "with", "is", "it"})
+
+
+def task_words(text: str) -> tuple[set[str], set[str]]:
+    """What two wordings of one task share: Latin words (folded, a plural's s dropped)
+    and CJK bigrams."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    latin = {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in re.findall(r"[a-z0-9]+", folded)}
+    cjk: set[str] = set()
+    for run in re.findall(r"[\u3400-\u9fff]+", folded):
+        cjk.update(run[i:i + 2] for i in range(max(1, len(run) - 1)))
+    return latin - _STOP_WORDS, cjk
+
+
+def _contained(a: set[str], b: set[str], at_least: int) -> bool:
+    small = min(len(a), len(b))
+    return small >= at_least and len(a & b) / small >= 0.8
+
+
+def same_task(a: str, b: str) -> bool:
+    """One task in two wordings (a TodoWrite item and the "TODO:" line that repeats it):
+    nearly all of the shorter one's words are in the longer one, its Latin words alone
+    when both name enough of them (a Chinese note about an English to-do)."""
+    (la, ca), (lb, cb) = task_words(a), task_words(b)
+    return _contained(la | ca, lb | cb, 2) or _contained(la, lb, 3)
+
+
+def merge_tasks(items: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """Each task once (the first wording kept; a later state of it wins)."""
+    out: list[tuple[str, str, str]] = []
+    for text, state, source in items:
+        for index, (kept, _state, kept_source) in enumerate(out):
+            if same_task(kept, text):
+                out[index] = (kept, state if source == kept_source else _state, kept_source)
+                break
+        else:
+            out.append((text, state, source))
+    return out
 
 
 def content_hash(*parts: Any) -> str:

@@ -62,6 +62,8 @@ class Relation:
     purpose: str | None = None          # "uses X for Y": Y
     extracted: bool = False
     memory_id: str | None = None        # the memory stating it (set when read from the index)
+    ended: bool = False                 # the text says it no longer holds ("不再用 vim"): it retires its match
+    change: bool = False                # stated as a change ("moved to", "switched to", "现在在…")
 
     @property
     def subject_key(self) -> str:
@@ -76,7 +78,7 @@ class Relation:
         return predicate_key(self.predicate)
 
     def current(self, now: datetime) -> bool:
-        return self.valid_to is None or self.valid_to > now
+        return not self.ended and (self.valid_to is None or self.valid_to > now)
 
     def to_frontmatter(self) -> dict[str, Any]:
         data: dict[str, Any] = {"subject": self.subject, "predicate": self.predicate, "object": self.object}
@@ -84,8 +86,12 @@ class Relation:
             data["for"] = self.purpose
         if self.valid_from is not None:
             data["validFrom"] = self.valid_from.isoformat()
-        if self.valid_to is not None:
+        if self.valid_to is not None and not self.ended:   # an ended fact ends at its memory's time
             data["validTo"] = self.valid_to.isoformat()
+        if self.ended:
+            data["ended"] = True
+        if self.change:
+            data["change"] = True
         if self.extracted:
             data["extracted"] = True
         return data
@@ -130,14 +136,17 @@ def parse_entity(item: Any) -> Entity:
 def parse_relation(item: Any, *, default_from: datetime | None, tz: tzinfo) -> Relation:
     if not isinstance(item, Mapping):
         raise InvalidInputError(f"a relation must be a mapping with subject, predicate and object, got {item!r}")
+    ended = bool(item.get("ended", False))
     return Relation(
         subject=_text(item.get("subject"), "relations[].subject"),
         predicate=_text(item.get("predicate"), "relations[].predicate"),
         object=_text(item.get("object"), "relations[].object"),
-        valid_from=_when(item.get("validFrom"), tz, "validFrom") or default_from,
-        valid_to=_when(item.get("validTo"), tz, "validTo"),
+        # an ended fact says when it stopped (the memory's time), not when it began
+        valid_from=_when(item.get("validFrom"), tz, "validFrom") or (None if ended else default_from),
+        # … and it stopped holding by the memory's time
+        valid_to=_when(item.get("validTo"), tz, "validTo") or (default_from if ended else None),
         purpose=str(item["for"]).strip() if item.get("for") else None,
-        extracted=bool(item.get("extracted", False)))
+        extracted=bool(item.get("extracted", False)), ended=ended, change=bool(item.get("change", False)))
 
 
 def _items(value: Any, what: str) -> list[Any]:
@@ -196,9 +205,10 @@ def graph_rows(extra: Mapping[str, Any], content: str, *, created_at: datetime |
     for rel in relations:
         for name in (rel.subject, rel.object):
             named.setdefault(entity_key(name), (entity_key(name), name, None))
+        valid_to = rel.valid_to
         rows.append((rel.subject_key, rel.predicate_key, rel.object_key, rel.predicate,
                      rel.valid_from.timestamp() if rel.valid_from else None,
-                     rel.valid_to.timestamp() if rel.valid_to else None,
+                     valid_to.timestamp() if valid_to else None,
                      rel.purpose, int(rel.extracted), rel.subject, rel.object))
     return list(named.values()), sorted(aliases), rows
 

@@ -13,8 +13,14 @@ import re
 import unicodedata
 
 USER_KEY = "user"
+USER_NAME = "用户"       # how extraction writes the user as a subject
 # The speaker of a memory: "I live in Beijing" is a fact about the user.
 _USER_NAMES = frozenset({"user", "i", "me", "my", "mine", "myself", "我", "我的", "用户", "本人", "自己"})
+# The project or team a memory's "we" speaks for ("我们决定用 Kafka", "our CI runs on …"):
+# a subject of its own, never the user.
+PROJECT_KEY = PROJECT_NAME = "project"
+_PROJECT_NAMES = frozenset({"project", "项目", "本项目", "我们", "咱们", "we", "us", "our team", "the team",
+                            "the project", "团队"})
 
 _TRADITIONAL = (
     "張张 偉伟 劉刘 陳陈 楊杨 黃黄 趙赵 吳吴 周周 鄭郑 王王 馮冯 蔣蒋 韓韩 "
@@ -32,7 +38,9 @@ def entity_key(name: str) -> str:
     and "zhang-wei" share one; "張偉" and "张伟" share one)."""
     text = unicodedata.normalize("NFKC", str(name)).casefold().translate(_TO_SIMPLIFIED)
     text = _SPACES.sub(" ", text).strip(" .,;:!?，。；：！？、\"'“”‘’()（）[]【】")
-    return USER_KEY if text in _USER_NAMES else text
+    if text in _USER_NAMES:
+        return USER_KEY
+    return PROJECT_KEY if text in _PROJECT_NAMES else text
 
 
 def is_user(name: str) -> bool:

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timezone, tzinfo
 from pathlib import Path
 from contextlib import nullcontext
-from typing import Any, Callable, ContextManager, Iterable, Sequence
+from typing import AbstractSet, Any, Callable, ContextManager, Iterable, Sequence
 
 from ..errors import InvalidInputError
 from ..index import Index
@@ -262,19 +262,22 @@ class GraphService:
                                           tz=self.tz, strict=False)
         return [replace(r, memory_id=memory.id) for r in relations]
 
-    def after_store(self, memory: Memory, now: datetime) -> list[ReviewItem]:
+    def after_store(self, memory: Memory, now: datetime, *, not_yet: AbstractSet[str] = frozenset()
+                    ) -> list[ReviewItem]:
         """Apply what ``memory``'s relations mean for older facts: close and mark the
         certain ones, queue the uncertain ones. Returns the review items added.
 
         The same rule runs on ``store`` and, for files added or edited by hand, after a
         sync (``apply_changes``). A pair already decided (``graph-decisions.json``) is
         never decided again: re-running changes nothing, a rejected pair is not queued
-        again, and an old fact a person reopened by hand stays open."""
+        again, and an old fact a person reopened by hand stays open. ``not_yet``: memories
+        of the same batch that come after this one (a sync's, an import's): not older facts."""
         queued: list[ReviewItem] = []
         self.withdraw(memory.id, still_stated=self._relations_of(memory))
         for new in self._relations_of(memory):
             subjects = self.keys_for([new.subject])  # the subject under each of its aliases
-            olds = [r for r in self._relations_by_keys(subjects, as_subject_only=True) if r.memory_id != memory.id]
+            olds = [r for r in self._relations_by_keys(subjects, as_subject_only=True)
+                    if r.memory_id != memory.id and r.memory_id not in not_yet]
             decision = decide(olds, new, now, subject_keys=set(subjects))
             for old in decision.supersede:
                 assert old.memory_id is not None and old.valid_to is not None
@@ -287,12 +290,21 @@ class GraphService:
                 assert old.memory_id is not None
                 if self.decisions.find(old.memory_id, fact_id(old), memory.id, fact_id(new)) is not None:
                     continue
+                if self._queued(old.memory_id, fact_id(old), memory.id, fact_id(new)):
+                    continue  # asked already (an imported queue: the same pair, its dates written otherwise)
                 item = self.queue.add(old_memory=old.memory_id, new_memory=memory.id,
                                       old_relation=old.to_frontmatter(), new_relation=new.to_frontmatter(),
                                       reason=reason, created_at=now.isoformat())
                 if item is not None:
                     queued.append(item)
         return queued
+
+    def _fact_of(self, data: dict[str, Any]) -> str:
+        return fact_id(read_facts({"relations": [data]}, "", created_at=None, tz=self.tz, strict=False)[1][0])
+
+    def _queued(self, old_memory: str, old_fact: str, new_memory: str, new_fact: str) -> bool:
+        return any(item.old_memory == old_memory and self._fact_of(item.old_relation) == old_fact
+                   and self._fact_of(item.new_relation) == new_fact for item in self.queue.items_from(new_memory))
 
     def apply_changes(self, changed: Sequence[Memory], removed: Sequence[str], now: datetime) -> list[ReviewItem]:
         """After a sync: the rule for each memory added or edited by hand (oldest first,
@@ -305,8 +317,10 @@ class GraphService:
         # a memory with no relation that never retired anything has nothing to apply
         relevant = [m for m in changed if m.extra.get("relations") or m.id in involved]
         queued: list[ReviewItem] = []
-        for memory in sorted(relevant, key=lambda m: (m.created_at.timestamp() if m.created_at else 0.0, m.id)):
-            queued.extend(self.after_store(memory, now))
+        ordered = sorted(relevant, key=lambda m: (m.created_at.timestamp() if m.created_at else 0.0, m.id))
+        for index, memory in enumerate(ordered):
+            later = {m.id for m in ordered[index + 1:]}
+            queued.extend(self.after_store(memory, now, not_yet=later))
         return queued
 
     def withdraw(self, memory_id: str, *, still_stated: Sequence[Relation]) -> list[str]:

@@ -1,17 +1,21 @@
 """Whether a new fact retires an old one: a pure decision over explicit inputs.
 
-A predicate belongs to a *family* when palace knows its wording (``lives_in``, 住在,
-搬到 and "moved to" are one family). Rules, for an old relation that is still current
-(no ``validTo``, or one after the new fact's time) and stated no later than the new one:
+Only facts about **one subject in one exclusive slot** are ever compared (``slots``:
+where one lives or works, one's role, manager, team…; ``uses`` within one kind of
+tool). For an old relation that is still current (no ``validTo``, or one after the new
+fact's time) and stated no later than the new one:
 
-* **supersede** — same subject, same *functional* family (one value at a time: where
-  one lives, works, which tool one uses *for* a given purpose), a different object;
-  or a preference on the same subject and object with the opposite polarity
-  (喜欢 → 不喜欢). The old relation is closed at the new fact's time.
-* **review** — the match is uncertain: "uses X" then "uses Y" with no purpose (a
-  replacement or a second tool?), or the same subject and object under predicates of
-  different families or of unknown wording ("works at Acme" then "left Acme").
-* otherwise the facts **coexist** (likes tea, likes coffee; works at A, lives in B).
+* **supersede** — the same exclusive slot, another object (a new employer closes the
+  old one); ``uses`` of one kind with the same stated purpose, or with a change cue
+  ("switched to Zed" retires vim: both editors); a preference on the same object with
+  the opposite polarity (喜欢 → 不喜欢); or a new fact stated as *ended* ("不再用 vim",
+  "no longer on the payments team") naming the old one.
+* **review** — uncertain, within one slot: ``uses`` of one kind palace only inferred
+  from the tools' names, with no change cue ("I use vim", later "I use VS Code": a
+  second editor or a replacement?); or the same object under a wording palace does not
+  know beside an exclusive slot's ("works_at Acme", then a hand-written "quit Acme").
+* otherwise the facts **coexist**: a second liked drink, a second language, a
+  project's stack beside the user's editor, facts of two subjects.
 """
 
 from __future__ import annotations
@@ -20,26 +24,11 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import AbstractSet, Sequence
 
-from .facts import Relation, predicate_key
+from .facts import Relation
+from .slots import ENDS_WITH, POLARITY, SLOTS, exclusive, family, tool_kind
 
-# family -> wordings (predicate keys). "uses" is functional only together with a purpose.
-FAMILIES: dict[str, tuple[str, ...]] = {
-    "lives_in": ("lives_in", "live_in", "lived_in", "moved_to", "move_to", "relocated_to", "resides_in",
-                 "住在", "搬到", "搬去", "居住在", "定居在", "住"),
-    "works_at": ("works_at", "work_at", "works_for", "joined", "employed_by", "在工作", "在…工作",
-                 "就职于", "任职于", "入职", "加入"),
-    "uses": ("uses", "use", "decided_to_use", "switched_to", "用", "使用", "决定用", "改用", "换成"),
-    "likes": ("likes", "like", "prefers", "prefer", "loves", "enjoys", "喜欢", "偏好", "爱", "喜爱"),
-    "dislikes": ("dislikes", "dislike", "hates", "avoids", "doesn't_like", "不喜欢", "讨厌", "不爱"),
-}
-FUNCTIONAL = frozenset({"lives_in", "works_at"})
-POLARITY = {"likes": "dislikes", "dislikes": "likes"}
-_FAMILY_OF = {predicate_key(word): family for family, words in FAMILIES.items() for word in words}
-
-
-def family(predicate: str) -> str | None:
-    """The family a predicate's wording belongs to (None: palace does not know it)."""
-    return _FAMILY_OF.get(predicate_key(predicate))
+# the wordings of each slot (kept under its old name: tests and docs read it)
+FAMILIES: dict[str, tuple[str, ...]] = {name: (name, *slot.wordings) for name, slot in SLOTS.items()}
 
 
 @dataclass(frozen=True)
@@ -49,28 +38,44 @@ class Decision:
     reasons: tuple[str, ...] = ()
 
 
+def _same_tool_kind(old: Relation, new: Relation) -> tuple[bool, bool]:
+    """(one kind of tool, the kind was stated on both sides)."""
+    kind_old, stated_old = tool_kind(old.object, old.purpose)
+    kind_new, stated_new = tool_kind(new.object, new.purpose)
+    return kind_old is not None and kind_old == kind_new, stated_old and stated_new
+
+
 def _same_slot(old: Relation, new: Relation) -> str | None:
     """Why ``new`` retires ``old`` for certain, or None."""
     fam_old, fam_new = family(old.predicate), family(new.predicate)
     if fam_old is None or fam_new is None:
         return None
-    if fam_old == fam_new and fam_new in FUNCTIONAL and old.object_key != new.object_key:
+    if new.ended:
+        if fam_old == fam_new and old.object_key == new.object_key:
+            return "stated as ended"
+        return None
+    if fam_old == fam_new and exclusive(fam_new) and old.object_key != new.object_key:
         return f"{fam_new} has one value at a time"
-    if (fam_old == fam_new == "uses" and old.purpose and new.purpose
-            and old.purpose.casefold() == new.purpose.casefold() and old.object_key != new.object_key):
-        return f"one tool at a time for {new.purpose}"
+    if fam_old == fam_new == "uses" and old.object_key != new.object_key:
+        same_kind, stated = _same_tool_kind(old, new)
+        if same_kind and (stated or new.change):
+            return f"one tool at a time for {tool_kind(new.object, new.purpose)[0]}"
     if POLARITY.get(fam_old) == fam_new and old.object_key == new.object_key:
         return "the preference turned around"
     return None
 
 
 def _uncertain(old: Relation, new: Relation) -> str | None:
+    if new.ended:
+        return None
     fam_old, fam_new = family(old.predicate), family(new.predicate)
-    if (fam_old == fam_new == "uses" and not (old.purpose and new.purpose)
-            and old.object_key != new.object_key):
-        return "uses another tool: a replacement or a second one?"
+    if fam_old == fam_new == "uses" and old.object_key != new.object_key:
+        same_kind, _stated = _same_tool_kind(old, new)
+        if same_kind:
+            return f"another {tool_kind(new.object, new.purpose)[0]}: a replacement or a second one?"
     if old.object_key == new.object_key and old.predicate_key != new.predicate_key and (
-            fam_old is None or fam_new is None or fam_old != fam_new):
+            (fam_old is None and fam_new is not None and exclusive(fam_new))
+            or (fam_new is None and fam_old is not None and exclusive(fam_old))):
         return "the same pair under different wording"
     return None
 
@@ -80,26 +85,41 @@ def decide(old_relations: Sequence[Relation], new: Relation, now: datetime, *,
     """What ``new`` (stated at its ``valid_from``, else ``now``) does to ``old_relations``.
     ``subject_keys``: the keys that name ``new``'s subject (its declared aliases too;
     default: its own key), so "Ally moved to Oslo" retires where Alice lived."""
-    at = new.valid_from or now
+    at = new.valid_from or new.valid_to or now
     subjects = {new.subject_key} if subject_keys is None else set(subject_keys) | {new.subject_key}
     supersede: list[Relation] = []
     review: list[Relation] = []
-    reasons: list[str] = []
+    closing: list[str] = []
+    asking: list[str] = []
     for old in old_relations:
         if old.subject_key not in subjects or not old.current(at):
             continue
-        if (old.memory_id is not None and old.memory_id == new.memory_id) or (
-                old.object_key == new.object_key and old.predicate_key == new.predicate_key):
-            continue  # the same fact again (or the same memory): nothing to retire
+        if old.memory_id is not None and old.memory_id == new.memory_id:
+            continue  # the same memory: nothing to retire
+        if old.object_key == new.object_key and old.predicate_key == new.predicate_key and not new.ended:
+            continue  # the same fact again
         if old.valid_from is not None and old.valid_from > at:
             continue  # an older fact arriving late does not retire a newer one
         reason = _same_slot(old, new)
         if reason is not None:
             supersede.append(replace(old, valid_to=at))
-            reasons.append(reason)
+            closing.append(reason)
             continue
         reason = _uncertain(old, new)
         if reason is not None:
             review.append(old)
-            reasons.append(reason)
-    return Decision(tuple(supersede), tuple(review), tuple(reasons))
+            asking.append(reason)
+    for closed in list(supersede):   # a job's facts stated with it end with it
+        tied = ENDS_WITH.get(family(closed.predicate) or "", ())
+        for old in old_relations:
+            if (old.memory_id == closed.memory_id and old.subject_key == closed.subject_key and old.current(at)
+                    and family(old.predicate) in tied
+                    and not any(_same_fact(old, s) for s in supersede) and not _same_fact(old, new)):
+                supersede.append(replace(old, valid_to=at))
+                closing.append(f"{family(old.predicate)} of the job at {closed.object}")
+    return Decision(tuple(supersede), tuple(review), tuple(closing + asking))
+
+
+def _same_fact(a: Relation, b: Relation) -> bool:
+    return (a.memory_id, a.subject_key, a.predicate_key, a.object_key) == (
+        b.memory_id, b.subject_key, b.predicate_key, b.object_key)

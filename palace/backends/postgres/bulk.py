@@ -7,6 +7,11 @@ import writes nothing. A large load (``BULK_ABOVE``) switches the postings trigg
 off for its transaction (``app.bulk``) and packs every visible term once at the end
 (``postings.rebuild``); a small one lets the trigger index each row as any write.
 
+The entity graph goes with it: each staged memory's graph rows (derived from its
+frontmatter, as ``PgStore.write`` derives them) are COPYed into staging tables of their
+own and moved beside the memory in the same transaction, so an imported palace has
+the same entities, aliases and relations as one written memory by memory.
+
 Export streams the stored Markdown (``raw``: what ``render_memory`` wrote, so what
 the local backend keeps) straight into files, without parsing each memory back, and
 flushes the file system once at the end instead of once per file.
@@ -52,13 +57,23 @@ def import_memories(store: Any, memories: Iterable[Memory]) -> tuple[list[str], 
             with conn.transaction():
                 conn.execute("CREATE TEMP TABLE palace_import (LIKE memories INCLUDING DEFAULTS) ON COMMIT DROP")
                 conn.execute("ALTER TABLE palace_import DROP COLUMN rid")
+                derive = getattr(store, "derive_graph", None)
+                if derive is not None:
+                    conn.execute(GRAPH_STAGING)
                 batch: list[tuple[Any, ...]] = []
+                graph: dict[str, list[tuple[Any, ...]]] = {table: [] for table in GRAPH_COLUMNS}
 
                 def flush() -> None:
                     with conn.cursor().copy(f"COPY palace_import ({', '.join(COLUMNS)}) FROM STDIN") as copy:
                         for values in batch:
                             copy.write_row(values)
                     batch.clear()
+                    for table, rows in graph.items():
+                        if rows:
+                            with conn.cursor().copy(f"COPY palace_import_{table} FROM STDIN") as copy:
+                                for values in rows:
+                                    copy.write_row(values)
+                            rows.clear()
 
                 for memory in memories:
                     raw = render_memory(memory)
@@ -69,12 +84,19 @@ def import_memories(store: Any, memories: Iterable[Memory]) -> tuple[list[str], 
                                      .relative_to(store.root).as_posix())
                     batch.append(tuple(row[c] for c in COLUMNS))
                     written.append(memory.id)
+                    if derive is not None:
+                        entities, aliases, relations = derive(memory)
+                        graph["entities"].extend((memory.id, *e) for e in entities)
+                        graph["entity_aliases"].extend((memory.id, *a) for a in aliases)
+                        graph["relations"].extend((memory.id, *r) for r in relations)
                     if len(batch) >= BATCH:
                         flush()
                 if batch:
                     flush()
                 if written:
                     apply(conn, bulk=len(written) > max(BULK_ABOVE, len(stored) // 4))
+                    if derive is not None:
+                        apply_graph(conn)
         except psycopg.errors.InsufficientPrivilege:
             raise InvalidInputError(
                 "the tree holds a memory whose scope this client may not write (MEMORY_AGENT_ID / "
@@ -99,6 +121,32 @@ def apply(conn: Any, *, bulk: bool) -> None:
     if bulk:
         rebuild(conn)
         conn.execute("SET LOCAL app.bulk = 'off'")
+
+
+# one staging table per graph table, keyed by memory id (the rid is known once applied)
+GRAPH_COLUMNS = {
+    "entities": "key TEXT, name TEXT, type TEXT",
+    "entity_aliases": "alias TEXT, key TEXT",
+    "relations": "subject TEXT, predicate TEXT, object TEXT, predicate_text TEXT, valid_from DOUBLE PRECISION, "
+                 "valid_to DOUBLE PRECISION, purpose TEXT, extracted INTEGER, subject_text TEXT, object_text TEXT",
+}
+GRAPH_STAGING = ";".join(f"CREATE TEMP TABLE palace_import_{table} (id TEXT, {columns}) ON COMMIT DROP"
+                         for table, columns in GRAPH_COLUMNS.items())
+
+
+def apply_graph(conn: Any) -> None:
+    """Replace the imported memories' graph rows with the staged ones."""
+    for table in GRAPH_COLUMNS:
+        conn.execute(f"DELETE FROM {table} t USING memories m, palace_import s WHERE t.rid = m.rid AND m.id = s.id")
+    conn.execute("INSERT INTO entities (key, rid, scope, name, type) SELECT g.key, m.rid, m.scope, g.name, g.type "
+                 "FROM palace_import_entities g JOIN memories m ON m.id = g.id ON CONFLICT (key, rid) DO NOTHING")
+    conn.execute("INSERT INTO entity_aliases (alias, key, rid, scope) SELECT g.alias, g.key, m.rid, m.scope "
+                 "FROM palace_import_entity_aliases g JOIN memories m ON m.id = g.id ON CONFLICT DO NOTHING")
+    columns = ("subject, predicate, object, predicate_text, valid_from, valid_to, purpose, extracted, "
+               "subject_text, object_text")
+    conn.execute(f"INSERT INTO relations (rid, scope, {columns}) SELECT m.rid, m.scope, "
+                 + ", ".join(f"g.{c.strip()}" for c in columns.split(","))
+                 + " FROM palace_import_relations g JOIN memories m ON m.id = g.id")
 
 
 def export_memories(store: Any, dest: Path) -> Iterator[str]:
