@@ -83,6 +83,8 @@ CREATE INDEX IF NOT EXISTS vector_log_seq ON vector_log(vseq);
 CREATE INDEX IF NOT EXISTS memories_created ON memories(created_ts, status);
 CREATE INDEX IF NOT EXISTS memories_location ON memories(location, status);
 CREATE INDEX IF NOT EXISTS memories_hash ON memories(content_hash);
+-- the few rows outside a status filter (archived, trashed), read without the wide rows
+CREATE INDEX IF NOT EXISTS memories_status ON memories(status);
 CREATE TABLE IF NOT EXISTS memory_tags (
     tag TEXT NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY (tag, rid)
 ) WITHOUT ROWID;
@@ -152,6 +154,7 @@ class Index:
         # manager: the rules live a layer above the index)
         self.derive_graph = derive_graph
         self.read_only = read_only
+        self._outside_cache: tuple[tuple[int, tuple[str, ...]], frozenset[int]] | None = None
         if read_only:
             self.conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?immutable=1", uri=True,
                                         isolation_level=None, check_same_thread=False)
@@ -523,6 +526,9 @@ class Index:
         return self._passing(list(rids), filters)
 
     def _passing(self, rids: list[int], filters: Filters) -> set[int]:
+        if filters == Filters(statuses=filters.statuses):  # a search's usual filter
+            outside = self._outside_statuses(filters.statuses)
+            return {rid for rid in rids if rid not in outside}
         where, params = filters.sql()
         passing: set[int] = set()
         for start in range(0, len(rids), 900):
@@ -531,6 +537,17 @@ class Index:
                 f"SELECT m.rid FROM memories m WHERE m.rid IN ({','.join('?' * len(chunk))}) AND {where}",
                 [*chunk, *params]))
         return passing
+
+    def _outside_statuses(self, statuses: tuple[str, ...]) -> frozenset[int]:
+        """Row ids whose status is not among ``statuses``, kept until a memory changes:
+        checking candidates against them reads no memory row (each lookup of a wide row
+        cost ~50 µs at 100,000 memories: a quarter of a keyword search)."""
+        key = (self.versions()[1], tuple(statuses))
+        if self._outside_cache is None or self._outside_cache[0] != key:
+            marks = ",".join("?" * len(statuses))
+            rows = self.conn.execute(f"SELECT rid FROM memories WHERE status NOT IN ({marks})", list(statuses))
+            self._outside_cache = (key, frozenset(r for (r,) in rows))
+        return self._outside_cache[1]
 
     def term_holders(self, terms: Iterable[str]) -> tuple[int, dict[str, set[int]]]:
         """(memories indexed, term → row ids of the memories holding it): what the

@@ -179,6 +179,8 @@ def read_lists(conn: sqlite3.Connection, terms: Mapping[str, object]) -> dict[st
             rids = np.concatenate([rids[keep], np.array([a[0] for a in added], dtype=np.int64)])
             tfs = np.concatenate([tfs[keep], np.array([a[1] for a in added], dtype=np.int32)])
             dls = np.concatenate([dls[keep], np.array([a[2] for a in added], dtype=np.int32)])
+            ascending = np.argsort(rids, kind="stable")  # the delta's rows join in order
+            rids, tfs, dls = rids[ascending], tfs[ascending], dls[ascending]
         out[term] = (rids, tfs, dls)
     return out
 
@@ -200,8 +202,13 @@ class Postings:
         """Per term, a boolean mask over ``rids``: which of those memories hold it."""
         import numpy as np
 
-        return {t: np.isin(rids, self.lists[t][0], assume_unique=False) if self.df(t) else
-                np.zeros(len(rids), dtype=bool) for t in terms}
+        def holders(listed: "np.ndarray") -> "np.ndarray":
+            # the lists are ascending: a binary search per candidate, not a sort of the list
+            at = np.minimum(np.searchsorted(listed, rids), len(listed) - 1)
+            return listed[at] == rids
+
+        return {t: holders(self.lists[t][0]) if self.df(t) else np.zeros(len(rids), dtype=bool)
+                for t in terms}
 
 
 class Unit(NamedTuple):

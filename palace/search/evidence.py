@@ -47,24 +47,25 @@ def measure(query: Query, postings: Postings | None, rids: Sequence[int], cosine
     held = postings.holding(wanted, order)
     docs = max(postings.docs, SMALL_PALACE)
     weights = [idf(postings.df(stem(u.term)), docs) for u in query.units]
+    # per expansion, which candidates hold it (all of a phrase, any of a segmented word)
+    holds = [(np.logical_and if e.needs_all else np.logical_or).reduce([held[stem(t)] for t in e.terms])
+             for e in query.expansions]
     credit = np.zeros((len(query.units), len(order)))
     for i, unit in enumerate(query.units):
         for part in unit.parts:
             credit[i] = np.maximum(credit[i], PART_CREDIT * held[stem(part)])
-        for exp in query.expansions:
+        for exp, hit in zip(query.expansions, holds):
             if exp.source == unit.term or exp.source in unit.parts or unit.term in exp.source:
-                masks = [held[stem(t)] for t in exp.terms]
-                hit = np.logical_and.reduce(masks) if exp.needs_all else np.logical_or.reduce(masks)
                 credit[i] = np.maximum(credit[i], exp.weight * hit)
         credit[i] = np.where(held[stem(unit.term)], 1.0, credit[i])
     total = sum(weights) or 1.0
     held_idf = np.asarray(weights) @ credit
     coverage = held_idf / total
-    own = [(w, held.get(stem(w))) for w in query.words]
+    own = [(w, held[stem(w)].tolist()) for w in query.words if stem(w) in held]
+    expansions = [(e, hit.tolist()) for e, hit in zip(query.expansions, holds)]
     for col, rid in enumerate(order.tolist()):
         out.coverage[rid] = float(coverage[col])
         out.held_idf[rid] = float(held_idf[col])
-        out.words[rid] = tuple(w for w, mask in own if mask is not None and mask[col])
-        out.expansions[rid] = tuple(e for e in query.expansions
-                                    if (np.all if e.needs_all else np.any)([held[stem(t)][col] for t in e.terms]))
+        out.words[rid] = tuple(w for w, mask in own if mask[col])
+        out.expansions[rid] = tuple(e for e, mask in expansions if mask[col])
     return out
