@@ -133,6 +133,7 @@ def fit_memory(memory: Memory, budget: int, *, section: str = "relevant",
     little would fit that it is not worth showing.
     """
     separator_cost = estimate_tokens(PIECE_SEPARATOR)
+    line_cost = estimate_tokens("\n")
     full_tokens = estimate_tokens(memory.content)
 
     def piece(form: str, body: str, shown: int = 0) -> ContextPiece:
@@ -141,7 +142,10 @@ def fit_memory(memory: Memory, budget: int, *, section: str = "relevant",
         return ContextPiece(id=memory.id, location=memory.location,
                             date=memory.created_at.strftime("%Y-%m-%d") if memory.created_at else "",
                             type=memory.type, form=form, text=text,
-                            tokens=estimate_tokens(text) + separator_cost, section=section,
+                            # counted in parts: each part's count is cached (a memory's text
+                            # is counted once), and the sum bounds the whole from above
+                            tokens=estimate_tokens(header) + line_cost + estimate_tokens(body)
+                            + separator_cost, section=section,
                             score=score, full_tokens=full_tokens)
 
     whole = piece(FORM_FULL, memory.content)

@@ -27,6 +27,7 @@ import os
 import re
 import unicodedata
 from functools import lru_cache
+from typing import Iterator
 
 _CJK = (r"\u3040-\u30ff"          # hiragana, katakana
         r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # Han
@@ -51,28 +52,46 @@ def _ceil_div(n: int, d: int) -> int:
     return -(-n // d)
 
 
+def _costs(text: str) -> Iterator[tuple[int, int]]:
+    """(end, tokens) of each piece of an NFKC-normal ``text``, in order."""
+    for match in _PIECES.finditer(text):
+        kind = match.lastgroup
+        if kind == "space":
+            continue
+        if kind == "cjk" or kind == "newline":
+            cost = 1
+        elif kind == "latin":
+            cost = _ceil_div(match.end() - match.start(), LATIN_LETTERS_PER_TOKEN)
+        elif kind == "digits":
+            cost = _ceil_div(match.end() - match.start(), DIGITS_PER_TOKEN)
+        elif kind == "word":
+            cost = _ceil_div(match.end() - match.start(), OTHER_LETTERS_PER_TOKEN)
+        else:
+            cost = 2 if ord(match.group()) > 0xFFFF else 1
+        yield match.end(), cost
+
+
 def heuristic_tokens(text: str) -> int:
     """The rule-based estimate described in the module docstring."""
     if not text:
         return 0
-    total = 0
     # NFKC: full-width ＡＢＣ１２３ are tokenized like their ASCII forms.
-    for match in _PIECES.finditer(unicodedata.normalize("NFKC", text)):
-        kind = match.lastgroup
-        piece = match.group()
-        if kind == "cjk":
-            total += 1
-        elif kind == "latin":
-            total += _ceil_div(len(piece), LATIN_LETTERS_PER_TOKEN)
-        elif kind == "digits":
-            total += _ceil_div(len(piece), DIGITS_PER_TOKEN)
-        elif kind == "word":
-            total += _ceil_div(len(piece), OTHER_LETTERS_PER_TOKEN)
-        elif kind == "newline":
-            total += 1
-        elif kind == "other":
-            total += 2 if ord(piece) > 0xFFFF else 1
-    return total
+    return sum(cost for _, cost in _costs(unicodedata.normalize("NFKC", text)))
+
+
+def _heuristic_prefix(text: str, max_tokens: int) -> int | None:
+    """Length of the longest prefix of ``text`` the heuristic puts at most ``max_tokens``,
+    in one pass, ending at a piece's end; None when NFKC changes the text (its positions
+    are not the text's) or its first piece alone is too long."""
+    if unicodedata.normalize("NFKC", text) != text:
+        return None
+    total, fits = 0, 0
+    for end, cost in _costs(text):
+        total += cost
+        if total > max_tokens:
+            return fits or None  # a first piece too long alone (a blob): cut inside it
+        fits = end
+    return len(text)
 
 
 @lru_cache(maxsize=1)
@@ -129,6 +148,7 @@ def estimate_tokens(text: str) -> int:
     return _ceil_div(sum(_count(s) for s in sampled) * len(text), SAMPLES * SAMPLE_CHARS)
 
 
+@lru_cache(maxsize=4096)  # a context counts each candidate's text several times
 def _count(text: str) -> int:
     encoding = _tiktoken_encoding()
     if encoding is not None:
@@ -149,6 +169,18 @@ def truncate_to_tokens(text: str, max_tokens: int) -> str:
         return ""
     if estimate_tokens(text) <= max_tokens:
         return text
+    low = _heuristic_prefix(text, max_tokens) if _tiktoken_encoding() is None else None
+    if low is None:
+        low = _searched_prefix(text, max_tokens)
+    prefix = text[:low]
+    boundaries = [m.start() for m in _SENTENCE_END.finditer(prefix) if m.start() > 0]
+    if boundaries and boundaries[-1] >= len(prefix) * 2 // 3:
+        prefix = prefix[: boundaries[-1]]
+    return prefix.rstrip()
+
+
+def _searched_prefix(text: str, max_tokens: int) -> int:
+    """As ``_heuristic_prefix`` for any estimate, by binary search over prefixes."""
     # Estimates only grow as a prefix grows, so binary search; start from a
     # short prefix that already overflows, so a 1 MB memory is not re-counted 20 times.
     high = len(text)
@@ -162,8 +194,4 @@ def truncate_to_tokens(text: str, max_tokens: int) -> str:
             low = mid
         else:
             high = mid
-    prefix = text[:low]
-    boundaries = [m.start() for m in _SENTENCE_END.finditer(prefix) if m.start() > 0]
-    if boundaries and boundaries[-1] >= len(prefix) * 2 // 3:
-        prefix = prefix[: boundaries[-1]]
-    return prefix.rstrip()
+    return low

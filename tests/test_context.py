@@ -6,6 +6,8 @@ import io
 from datetime import datetime, timedelta
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from palace.context import (ESSENCE_ID, SESSION_TAG, bootstrap, fit_memory, get_context, get_essence,
                             is_open_task, set_essence)
@@ -67,6 +69,25 @@ def test_truncate_fits_budget_and_prefers_sentence_end():
     assert truncate_to_tokens(text, 0) == ""
     long_text = "word " * 200_000  # a 1 MB memory is cut quickly
     assert estimate_tokens(truncate_to_tokens(long_text, 50)) <= 50
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab 数据库。\nＡ1 internationalization. ")), max_size=400),
+       st.integers(min_value=1, max_value=60))
+def test_a_cut_is_a_prefix_of_the_text_within_its_budget(text, budget):
+    cut = truncate_to_tokens(text, budget)
+    assert text.startswith(cut) and estimate_tokens(cut) <= budget
+    assert (cut == text) == (estimate_tokens(text) <= budget)
+
+
+def test_a_cut_of_a_huge_memory_is_fast_and_counted_once(monkeypatch):
+    import palace.tokens as tokens
+
+    calls = []
+    monkeypatch.setattr(tokens, "_count", lambda text: calls.append(len(text)) or tokens.heuristic_tokens(text))
+    cut = truncate_to_tokens("我们决定用 PostgreSQL。" * 100_000, 200)
+    assert 0 < estimate_tokens(cut) <= 200
+    assert len(calls) <= 5  # the sampled estimate of the whole, not a binary search over prefixes
 
 
 def test_fit_memory_prefers_full_then_summary_then_excerpt():
