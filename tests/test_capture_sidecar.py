@@ -72,7 +72,7 @@ def test_no_secret_in_files_vectors_or_the_sidecar_log(sidecar):
         assert answer.status_code == 200, answer.text
         assert answer.json()["errors"] == []
         assert not any(s in answer.text for _n, s, _l in SECRETS)
-    # a search embeds every memory still without a vector: the vectors are made now
+    # each batch was embedded when it ended (writes_batched): its vectors are on disk now
     found = client.post(sidecar.url + "/search", json={"query": "configure stripe", "topK": 5}).json()
     assert found["results"]
     leaks = scan(sidecar.workspace, (sidecar.log(),))

@@ -40,7 +40,8 @@ def capture_payloads(pm: Any, source: str | None, items: Iterable[Any], *,
         events.extend(adapted)
     capturer = Capturer(pm)
     try:
-        report = capturer.capture(events, defer=defer)
+        with pm.writes_batched():
+            report = capturer.capture(events, defer=defer)
     except PalaceError as exc:
         errors.append({"index": None, "error": "capture_failed", "message": str(exc)})
         report = capturer.report
@@ -52,7 +53,8 @@ def capture_payloads(pm: Any, source: str | None, items: Iterable[Any], *,
 
 def drain_sessions(pm: Any, sessions: Iterable[str]) -> dict[str, Any]:
     """Store the turns that deferred captures (``defer=True``) ended in these sessions."""
-    report = Capturer(pm).drain(sessions)
+    with pm.writes_batched():
+        report = Capturer(pm).drain(sessions)
     data = report.to_dict()
     return {"stored": data["stored"], "observations": data["observations"],
             "sessions": data["sessions"], "tasks": data["tasks"]}
