@@ -76,6 +76,18 @@ def test_an_uncertain_match_goes_to_review_and_accepting_supersedes(pm):
     assert pm.graph.queue.items() == []
 
 
+def test_a_pair_is_asked_about_once_whichever_memory_is_taken_as_newer(pm):
+    same_second = "2026-03-01T10:00:00+08:00"   # an import orders memories of one second by id
+    black = pm.store("I use black", created_at=same_second)
+    pm.store("I use ruff", created_at=same_second)
+    [item] = pm.graph.queue.items()
+    assert pm.graph.after_store(pm.get(black.id, record_access=False), pm.now()) == []   # black as the newer
+    assert pm.graph.queue.items() == [item]
+    pm.graph.resolve(item.id, accept=False, now=pm.now())
+    assert pm.graph.after_store(pm.get(black.id, record_access=False), pm.now()) == []   # ... and decided
+    assert pm.graph.queue.items() == []
+
+
 def test_rejecting_a_review_keeps_both(pm):
     pm.store("I use black")
     pm.store("I use ruff")

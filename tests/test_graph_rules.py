@@ -152,6 +152,13 @@ def _facts(text):
     ("我喜欢喝咖啡，不喜欢喝茶", [("user", "likes", "咖啡", False), ("user", "dislikes", "茶", False)]),
     ("I live in Denver and work at Globex.", [("user", "lives_in", "denver", False),
                                               ("user", "works_at", "globex", False)]),
+    # "and" before a new subject opens a clause: a name's object does not run on over it
+    ("I live in Berlin and I like jazz", [("user", "lives_in", "berlin", False), ("user", "likes", "jazz", False)]),
+    ("I use Python and we use Go for the backend", [("user", "uses", "python", False),
+                                                    ("project", "uses", "go", False)]),
+    ("Tom lives in Oslo and he likes jazz", [("tom", "lives_in", "oslo", False), ("tom", "likes", "jazz", False)]),
+    ("我住在柏林而且我喜欢爵士乐", [("user", "lives_in", "柏林", False), ("user", "likes", "爵士乐", False)]),
+    ("我住在柏林并且喜欢爵士乐", [("user", "lives_in", "柏林", False), ("user", "likes", "爵士乐", False)]),
     # a move stated with the new place; a job with its role
     ("用户上个月搬到了杭州滨江，现在住在杭州", [("user", "lives_in", "杭州", False)]),
     ("The user works at Acme Corp as a data engineer", [("user", "works_at", "acme corp", False),

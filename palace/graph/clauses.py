@@ -1,9 +1,11 @@
 """Text to sentences to clauses, and the rule tables compiled for matching.
 
 A sentence ends at 。！？!? or a full stop before a space or the end (not after Prof.,
-St., Dr.…); a Chinese sentence splits into clauses at ，；; (and 但/但是 open a clause),
-an English one at , ; and before "but". "and" is left to the clause reader: after
-"and" a new clause or one more object may follow ("speaks Japanese and French").
+St., Dr.…); a Chinese sentence splits into clauses at ，；; (and 但/但是, 而且/并且 open a
+clause), an English one at , ; and before "but", and before "and" when a new subject
+follows it ("lives in Berlin and I like jazz": a name's object would run on over "and I").
+Any other "and" is left to the clause reader: after it a new clause or one more object
+may follow ("speaks Japanese and French").
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from .lexicon import KIN_EN, KIN_ZH, SPECIES_EN, SPECIES_ZH
 CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _ABBREVIATIONS = r"(?<!\bProf)(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bSt)(?<!\bJr)(?<!\bvs)(?<!\be\.g)(?<!\bi\.e)"
 _SENTENCE_END = re.compile(r"[。！？!?\n]+|" + _ABBREVIATIONS + r"\.(?=\s|$)")
-_ZH_CLAUSE = re.compile(r"[，,；;：:]\s*|\s+(?=但是|但|不过|可是)")
-_EN_CLAUSE = re.compile(r"\s*[,;:]\s+|\s*[;]\s*|\s+(?=but\s)|\s+-\s+|\s+—\s+")
+_ZH_CLAUSE = re.compile(r"[，,；;：:]\s*|\s+(?=但是|但|不过|可是)|\s*(?=而且|并且)")
+_EN_NEW_SUBJECT = r"and\s+(?:I|[Ww]e|[Hh]e|[Ss]he|[Tt]hey)\b"   # subject pronouns: never an object
+_EN_CLAUSE = re.compile(r"\s*[,;:]\s+|\s*[;]\s*|\s+(?=but\s)|\s+(?=" + _EN_NEW_SUBJECT + r")|\s+-\s+|\s+—\s+")
 
 
 def sentences(text: str) -> Iterator[str]:

@@ -288,10 +288,8 @@ class GraphService:
                                               "superseded", old.valid_to.isoformat(), marked))
             for old, reason in zip(decision.review, decision.reasons[len(decision.supersede):]):
                 assert old.memory_id is not None
-                if self.decisions.find(old.memory_id, fact_id(old), memory.id, fact_id(new)) is not None:
+                if self._asked_before(old.memory_id, fact_id(old), memory.id, fact_id(new)):
                     continue
-                if self._queued(old.memory_id, fact_id(old), memory.id, fact_id(new)):
-                    continue  # asked already (an imported queue: the same pair, its dates written otherwise)
                 item = self.queue.add(old_memory=old.memory_id, new_memory=memory.id,
                                       old_relation=old.to_frontmatter(), new_relation=new.to_frontmatter(),
                                       reason=reason, created_at=now.isoformat())
@@ -301,6 +299,16 @@ class GraphService:
 
     def _fact_of(self, data: dict[str, Any]) -> str:
         return fact_id(read_facts({"relations": [data]}, "", created_at=None, tz=self.tz, strict=False)[1][0])
+
+    def _asked_before(self, old_memory: str, old_fact: str, new_memory: str, new_fact: str) -> bool:
+        """Whether this pair of facts was decided or queued already, either way round: of
+        two memories stored in the same second an import (or a rerun) cannot tell which is
+        the newer, and a pair a person answered, or was asked about, is one question. Also
+        an imported queue's pair with its dates written otherwise."""
+        for pair in ((old_memory, old_fact, new_memory, new_fact), (new_memory, new_fact, old_memory, old_fact)):
+            if self.decisions.find(*pair) is not None or self._queued(*pair):
+                return True
+        return False
 
     def _queued(self, old_memory: str, old_fact: str, new_memory: str, new_fact: str) -> bool:
         return any(item.old_memory == old_memory and self._fact_of(item.old_relation) == old_fact
