@@ -36,6 +36,7 @@ from .refine import (PATH_KEYS, Observation, Turn, TurnBuilder, content_hash, cu
 from .transcripts import ReadStats, claude_code_final_answer, read_transcript
 
 CAPTURE_DIR = ".capture"
+DEFERRED = "deferred"  # meta mark of a spooled event no capture has judged yet
 OBSERVATION_IMPORTANCE = 0.2   # low: fades unless recalled
 SESSION_IMPORTANCE = 0.5
 TASK_IMPORTANCE = 0.6
@@ -466,18 +467,24 @@ class Capturer:
         with self._spool(session) as spool:
             spooled, state = self._read_spool(spool)
             if defer:
-                self._write_spool(spool, spooled + events, state)
+                marked = [replace(e, meta={**e.meta, DEFERRED: True}) for e in events]
+                self._write_spool(spool, spooled + marked, state)
                 return
             # what waits is the open turn's events, and any the hooks deferred: replayed
-            # in order, they are processed as they would have been when they came
+            # in order, they are processed as they would have been when they came (the
+            # open turn's were judged when they came: a request is no twin of itself)
             pending: list[Event] = []
-            for event in spooled + events:
-                pending = self._live_event(event, pending, state)
+            for index, event in enumerate(spooled + events):
+                fresh = index >= len(spooled) or bool(event.meta.get(DEFERRED))
+                if event.meta.get(DEFERRED):
+                    event = replace(event, meta={k: v for k, v in event.meta.items() if k != DEFERRED})
+                pending = self._live_event(event, pending, state, fresh=fresh)
             if spooled or events:
                 self._write_spool(spool, pending, state)
 
-    def _live_event(self, event: Event, pending: list[Event], state: dict[str, Any]) -> list[Event]:
-        if _repeats_a_request(event, pending, state):
+    def _live_event(self, event: Event, pending: list[Event], state: dict[str, Any], *,
+                    fresh: bool = True) -> list[Event]:
+        if fresh and _repeats_a_request(event, pending, state):
             return pending
         if event.kind not in ("user_prompt", "turn_end", "session_end", "reset", "compaction",
                               "session_start"):
