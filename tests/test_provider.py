@@ -25,8 +25,9 @@ def minilm_embedder(minilm_path):
 def provider(tmp_path, minilm_embedder):
     settings = Settings.from_env(vector_enabled=True, vector_model=minilm_embedder.settings.vector_model)
     manager = MemoryPalaceManager(tmp_path / "ws", settings=settings, embedder=minilm_embedder)
-    yield PalaceVectorSearchProvider(manager)
-    manager.close()
+    provider = PalaceVectorSearchProvider(manager)
+    yield provider
+    provider.close()  # stops its background embedding before the manager closes
 
 
 def test_it_is_a_vector_search_provider(provider):
