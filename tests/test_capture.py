@@ -420,6 +420,35 @@ def test_openclaw_request_given_by_two_hooks_is_one_turn(pm, order):
     assert sorted(m.summary for m in by_type(pm, "observation")) == [text, text]
 
 
+@pytest.mark.parametrize("order", ["channel, run, end", "run, channel, end", "run, end, channel"])
+def test_openclaw_request_given_by_two_hooks_is_one_turn_when_deferred(pm, order):
+    """Deferred hooks (only spooled, stored by a later drain) are judged when they are
+    replayed, as they would have been live: the second report of the request is still
+    left out, while the open turn's spooled request is not taken for a twin of itself."""
+    from palace.capture.service import capture_payloads, drain_sessions
+
+    key, sid, text = "agent:main:main", "5b0e1a52-3f0e-4a8e-9d3c-0f6c1d2e7a41", "Remember: the VPN is wg-orca."
+    channel = {"content": text, "messageId": "chat-1", "senderId": "cli", "sessionKey": key,
+               "hook": "message_received",
+               "context": {"channelId": "webchat", "conversationId": key, "sessionKey": key, "messageId": "chat-1"}}
+    run = {"agentId": "main", "sessionKey": key, "sessionId": sid, "runId": "chat-1", "trigger": "user",
+           "channel": "webchat", "workspaceDir": "/srv/ws"}
+    prompt = {"currentUserMessage": f"{text}\n", "hook": "before_prompt_build", "context": run}
+    end = {"messages": [{"role": "user", "content": text},
+                        {"role": "assistant", "content": "Noted: the VPN is wg-orca."}],
+           "success": True, "hook": "agent_end", "context": run}
+    by_name = {"channel": channel, "run": prompt, "end": end}
+    for event in [by_name[name] for name in order.split(", ")]:
+        result = capture_payloads(pm, "openclaw", [event], defer=True)
+        assert result["errors"] == [], result["errors"]
+    assert by_type(pm, "observation") == []  # deferred: nothing stored yet
+    drain_sessions(pm, [sid])
+    [obs] = by_type(pm, "observation")
+    assert obs.extra["sessionId"] == sid
+    assert obs.summary == text
+    assert obs.content.count("wg-orca") == 2, obs.content  # the request once, the answer once
+
+
 # --------------------------------------------------------------------------- live, then ingested
 
 def _transcript_of_hook_session(path, started):
