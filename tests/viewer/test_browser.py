@@ -18,6 +18,17 @@ pytestmark = pytest.mark.browser
 pytest_plugins = ["conftest_postgres"]
 
 
+def until_true(page, expression: str, timeout_s: float = 30.0) -> None:
+    """Poll ``expression`` with page.evaluate (the viewer's CSP, no eval, blocks the
+    in-page polling of wait_for_function)."""
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"never true: {expression}"
+        page.wait_for_timeout(100)
+
+
 @pytest.fixture(params=["local", "postgres"])
 def viewer_backend(request, monkeypatch) -> str:
     if request.param == "postgres":
@@ -164,7 +175,9 @@ def test_a_change_by_another_client_shows_on_reload(live_viewer, page, workspace
 def test_new_memories_arrive_in_the_live_feed_and_can_be_deleted(live_viewer, page):
     seed(live_viewer.pm)
     page.goto(live_viewer.at("/feed"))
-    page.wait_for_function("document.getElementById('feed-state').textContent.startsWith('Live')")
+    # a locator waits from Playwright's own script: the viewer's CSP (no eval) blocks the
+    # in-page polling wait_for_function falls back to when the feed is not live at once
+    page.locator("#feed-state").filter(has_text=re.compile(r"^Live")).wait_for()
     observed = live_viewer.pm.store("Observed: the agent ran `pytest -q` and 3 tests failed",
                                     type="observation", location="sessions", source="capture")
     item = page.locator(f"#f-{observed.id}")
@@ -224,7 +237,7 @@ def test_home_lists_rooms_pages_and_pictures(live_viewer, page):
             " return img && img.complete && img.naturalWidth > 0; }", chart)
         assert loaded, f"{chart} did not render"
     page.goto(live_viewer.at("/"))
-    page.wait_for_function("[...document.images].every(i => i.complete && i.naturalWidth > 0)")
+    until_true(page, "[...document.images].every(i => i.complete && i.naturalWidth > 0)")
     screenshot(page, "home")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.locator("section.pictures").screenshot(path=str(SCREENSHOTS / "home-pictures.png"))
