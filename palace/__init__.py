@@ -17,8 +17,9 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers and readers see; at run time __getattr__ loads them
-    from .errors import (ConfigError, EmbedderUnavailableError, EssenceTooLargeError, IndexVersionError,
-                         InvalidInputError, MemoryFileError, MemoryNotFoundError, PalaceError)
+    from .errors import (ConfigError, DiskFullError, EmbedderUnavailableError, EssenceTooLargeError,
+                         IndexVersionError, InvalidInputError, MemoryFileError, MemoryNotFoundError, PalaceError,
+                         ReadOnlyPalaceError, StorageError)
     from .manager import DecayReport, MemoryPalaceManager
     from .models import Explanation, Memory, SearchResult, SearchResults
     from .settings import SearchWeights, Settings
@@ -32,13 +33,15 @@ _PUBLIC = {
     "Settings": "settings", "SearchWeights": "settings",
     **{name: "errors" for name in ("PalaceError", "InvalidInputError", "MemoryNotFoundError",
                                    "MemoryFileError", "ConfigError", "EmbedderUnavailableError",
-                                   "EssenceTooLargeError", "IndexVersionError")},
+                                   "EssenceTooLargeError", "IndexVersionError", "StorageError",
+                                   "DiskFullError", "ReadOnlyPalaceError")},
 }
 
 __all__ = [
     "MemoryPalaceManager", "Memory", "SearchResult", "SearchResults", "Explanation", "DecayReport", "Settings", "SearchWeights",
     "PalaceError", "InvalidInputError", "MemoryNotFoundError", "MemoryFileError", "ConfigError",
-    "EmbedderUnavailableError", "EssenceTooLargeError", "IndexVersionError", "__version__",
+    "EmbedderUnavailableError", "EssenceTooLargeError", "IndexVersionError", "StorageError", "DiskFullError",
+    "ReadOnlyPalaceError", "__version__",
 ]
 
 

@@ -15,6 +15,7 @@ second backend replaces: see ``palace.index.backend``).
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import secrets
@@ -26,7 +27,8 @@ from pathlib import Path
 from typing import Any, ContextManager, Iterator, List, Sequence  # List: the class has a list() method
 
 from .decay import DecayInfo, DecayParams, DecayReport, collapse_bursts, decay_info, is_pinned, plan_archive
-from .errors import ConfigError, EmbedderUnavailableError, InvalidInputError, MemoryFileError, MemoryNotFoundError
+from .errors import (ConfigError, EmbedderUnavailableError, InvalidInputError, MemoryFileError, MemoryNotFoundError,
+                     StorageError, storage_error)
 from .backends import (open_agent_roles, open_backend, open_capture_state, open_decision_log, open_review_queue,
                        open_vectors)
 from .backends.transfer import TransferReport, export_tree, import_tree
@@ -59,6 +61,22 @@ def _with_scope(extra: dict[str, Any] | None, scope: str) -> dict[str, Any]:
     if scope != "team":
         extra.setdefault("scope", scope)
     return extra
+
+
+def _writes(method: Any) -> Any:
+    """A write's raw disk faults (``OSError``, ``sqlite3`` errors: a full disk, a read-only
+    or immutable palace) leave it as palace's ``DiskFullError`` / ``ReadOnlyPalaceError``
+    naming the method and what to do; other errors pass through unchanged."""
+    @functools.wraps(method)
+    def run(self: "MemoryPalaceManager", *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except (OSError, sqlite3.Error) as exc:
+            error = storage_error(exc, doing=f"{method.__name__}()", where=self.root)
+            if error is None:
+                raise
+            raise error from exc
+    return run
 
 
 class MemoryPalaceManager:
@@ -100,10 +118,11 @@ class MemoryPalaceManager:
             self.syncer.catch_up_journal(self.journal_path)
             if self.backend == "local":  # the files' leftovers (Postgres writes are transactions)
                 recover_after_crash(self)
-        except (OSError, sqlite3.OperationalError) as exc:
+        except (OSError, sqlite3.OperationalError, StorageError) as exc:
             # a read-only folder or a full disk: reads go on with the index as it is
             self.read_only = True
-            self.notes.append(f"palace is read-only here ({exc}); reads use the index as last written")
+            cause = exc.__cause__ if isinstance(exc, StorageError) and exc.__cause__ else exc
+            self.notes.append(f"palace is read-only here ({cause}); reads use the index as last written")
 
     # ------------------------------------------------------------------ plumbing
 
@@ -205,6 +224,7 @@ class MemoryPalaceManager:
 
     # ------------------------------------------------------------------ files and index
 
+    @_writes
     def sync(self, *, full: bool | None = True) -> SyncReport:
         """Bring the index in line with the files (added, edited, moved, removed by hand);
         ``full=None``: on a large palace only the rooms whose folder changed.
@@ -237,6 +257,7 @@ class MemoryPalaceManager:
             if changed or removed:
                 self.graph.apply_changes(changed, removed, self.now())
 
+    @_writes
     def reindex(self, *, vectors: bool = False) -> SyncReport:
         """Rebuild the index from the files and the journal. Vectors whose text did not
         change are kept (keyed by content hash); ``vectors=True`` also embeds every
@@ -285,6 +306,7 @@ class MemoryPalaceManager:
 
     # ------------------------------------------------------------------ public API
 
+    @_writes
     def store(self, content: str, *, tags: Sequence[str] = (), importance: float = 0.5,
               location: str = "general", type: str = "fact", source: str = "manual",
               summary: str | None = None, created_at: Any = None, id: str | None = None,
@@ -387,9 +409,10 @@ class MemoryPalaceManager:
             return None
         when = self.now(now)
         if record_access:
-            self.record_access([id], at=when, kind="get")
+            self._count_use([id], when, "get")
         return self._rows_to_memories([row], when)[0]
 
+    @_writes
     def update(self, id: str, **fields: Any) -> Memory:
         validate_id(id)
         check_updatable(fields)
@@ -405,17 +428,29 @@ class MemoryPalaceManager:
             self.embed_written()
         return self._rows_to_memories([row])[0]
 
+    @_writes
     def delete(self, id: str) -> Memory:
         """Soft delete: the file moves to ``.trash/``; ``restore`` brings it back."""
         validate_id(id)
         with self._memory_lock(f"id:{id}"):
             memory = self._read_file_memory(id)
             trashed_path = self.storage.move_to_trash(memory, self.now())
-            self.index.remove_id(id)
+            try:
+                self.index.remove_id(id)
+            except (OSError, sqlite3.Error):
+                self._untrash(memory)  # a full disk: undone, not reported failed yet half done
+                raise
             if memory.path is not None and memory.path.parent.exists():
                 self.syncer.remember_room_dir(memory.path.parent)
         return replace(memory, status="deleted", path=trashed_path)
 
+    def _untrash(self, memory: Memory) -> None:
+        """Put a memory just moved to the trash back as it was (its index row still there)."""
+        self.storage.move_from_trash(memory)
+        with contextlib.suppress(OSError):  # on a full disk its deletedAt was not written either
+            self.storage.write(memory)
+
+    @_writes
     def restore(self, id: str, *, now: Any = None) -> Memory:
         """Bring a memory back from the trash, or an archived memory back to active."""
         validate_id(id)
@@ -481,6 +516,7 @@ class MemoryPalaceManager:
         """The error for a missing id, saying whether (and how) it can be restored."""
         return MemoryNotFoundError(id, in_trash=self.in_trash(id))
 
+    @_writes
     def empty_trash(self, *, older_than_days: float | None = None, now: Any = None) -> List[str]:
         """Delete trashed files for good (only those trashed ``older_than_days`` ago, if given)."""
         if older_than_days is not None:
@@ -544,7 +580,9 @@ class MemoryPalaceManager:
         if record_access:
             strong = [r.memory.id for r in results if r.explanation.confidence == "strong"]
             reinforced = {"returned": strong, "top": strong[:1], "used": []}[self.settings.reinforce]
-            self.record_access(reinforced, at=when, kind="search")
+            note = self._count_use(reinforced, when, "search")
+            if note:
+                results.notes = (*results.notes, note)
         return results
 
     def recall(self, entities_or_query: str | Sequence[str], depth: int = 2, *, now: Any = None,
@@ -560,9 +598,10 @@ class MemoryPalaceManager:
         rows = {x.memory_id: row for x in reached if (row := by_rid.get(x.rid)) is not None
                 and row["id"] == x.memory_id}
         results = recall_results(reached, rows, self._decay_info(list(rows.values()), when), self.root)
-        self.record_access([r.memory.id for r in results], at=when, kind="recall")
+        self._count_use([r.memory.id for r in results], when, "recall")
         return results
 
+    @_writes
     def embed_pending(self, *, limit: int | None = None, seconds: float | None = None,
                       lock: Any = None) -> int:
         """Embed the memories that have no vector for the current model yet, oldest first
@@ -606,6 +645,7 @@ class MemoryPalaceManager:
             log.warning("could not embed after writing (%s: %s); vectors follow later", type(exc).__name__, exc)
             return 0
 
+    @_writes
     def record_access(self, ids: Sequence[str], *, at: Any = None, kind: str = "access") -> None:
         """Count these memories as used at ``at`` (reinforcing them against decay)."""
         if not ids:
@@ -619,6 +659,20 @@ class MemoryPalaceManager:
             # a read on a read-only or full disk still answers; this use goes uncounted
             self.notes.append(f"access not recorded: {exc}")
 
+    def _count_use(self, ids: Sequence[str], when: datetime, kind: str) -> str | None:
+        """Count a read as a use (it reinforces against decay) when that can be written.
+        A read never needs free space: on a full or read-only disk the use goes unrecorded
+        and the note saying so (also in ``notes``) is returned, instead of failing the read."""
+        try:
+            self.record_access(ids, at=when, kind=kind)
+        except StorageError as exc:
+            note = f"this {kind} was not counted as a use (decay will not see it): {exc}"
+            if note not in self.notes:  # a long-lived server: once, not once a search
+                self.notes.append(note)
+            return note
+        return None
+
+    @_writes
     def doctor(self, *, repair: bool = True, move_unreadable: bool = False,
                journal_max_bytes: int | None = None):
         """Find (and with ``repair``, fix) drift between files and index, orphaned
@@ -646,6 +700,7 @@ class MemoryPalaceManager:
         rows = self.index.list_rows(Filters(statuses=tuple(statuses)))
         return {memory_id: info.score for memory_id, info in self._decay_info(rows, self.now(now)).items()}
 
+    @_writes
     def run_decay(self, now: Any = None, *, dry_run: bool = False) -> DecayReport:
         """Archive active memories whose decay score is under the threshold.
 
@@ -684,6 +739,7 @@ class MemoryPalaceManager:
             report.review_items, report.decisions = self.graph.export_records(Path(dest))
             return report
 
+    @_writes
     def import_tree(self, source: str | os.PathLike) -> TransferReport:
         """Load a Markdown tree (an export, or a local palace folder); idempotent."""
         with self.write_lock():

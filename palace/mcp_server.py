@@ -32,7 +32,7 @@ from typing import Annotated, Any, Callable, Literal
 from pydantic import Field, ValidationError
 
 from . import limits
-from .errors import ConfigError, InvalidInputError, MemoryNotFoundError, PalaceError
+from .errors import ConfigError, InvalidInputError, MemoryNotFoundError, PalaceError, StorageError, storage_error
 from .responses import memory_view, search_response
 from .layout import PALACE_SUBDIR
 from .settings import Settings
@@ -129,9 +129,11 @@ _NOT_FOUND_HINT = ("check the id (search_memory and list_memories show ids); a d
                    "can be brought back with restore_memory")
 
 
-def _tool_error(exc: BaseException):
+def _tool_error(exc: BaseException, tool: str = "the tool"):
     from mcp.server.mcpserver.exceptions import ToolError
 
+    # a disk fault that escaped as a raw OSError / sqlite3 error still says what it is
+    exc = storage_error(exc, doing=tool, where="the palace") or exc
     if isinstance(exc, MemoryNotFoundError):
         message = str(exc)
         if "restore" not in message:
@@ -277,11 +279,14 @@ def build_server(palace: Any, *, sync_interval_s: float = SYNC_INTERVAL_S):
                 try:
                     manager = palace.ready_for(fn.__name__)
                     if time.monotonic() - last_sync[0] >= sync_interval_s:
-                        manager.sync(full=None)  # files edited by hand or by git since last call
+                        try:
+                            manager.sync(full=None)  # files edited by hand or by git since last call
+                        except StorageError as exc:  # a full or read-only disk: reads go on as indexed
+                            log.warning("sync skipped: %s", exc)
                         last_sync[0] = time.monotonic()
                     return fn(**kwargs)
                 except Exception as exc:
-                    raise _tool_error(exc) from exc
+                    raise _tool_error(exc, fn.__name__) from exc
         return run
 
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)

@@ -48,10 +48,14 @@ from palace.embedders import InProcessEmbedder
 from palace.network import is_loopback
 from palace.errors import (
     ConfigError,
+    DiskFullError,
     EmbedderUnavailableError,
     InvalidInputError,
     MemoryNotFoundError,
     PalaceError,
+    ReadOnlyPalaceError,
+    StorageError,
+    storage_error,
 )
 from palace.provider import PalaceVectorSearchProvider
 from palace.settings import Settings
@@ -414,6 +418,11 @@ def _add_error_handlers(app: FastAPI) -> None:
     async def embedder_unavailable(request, exc):
         return _error(503, "embedder_unavailable", str(exc))
 
+    @app.exception_handler(StorageError)
+    async def storage(request, exc):
+        log.error("palace storage error: %s", exc)
+        return _storage_response(exc)
+
     @app.exception_handler(PalaceError)
     async def palace_error(request, exc):
         log.error("palace error: %s", exc)
@@ -421,8 +430,23 @@ def _add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def unexpected(request, exc):
+        # a disk fault that escaped as a raw OSError / sqlite3 error still says what it is
+        translated = storage_error(exc, doing=f"{request.method} {request.url.path}", where="the palace")
+        if translated is not None:
+            log.error("palace storage error: %s", translated)
+            return _storage_response(translated)
         log.exception("unexpected error")
         return _error(500, "internal_error", f"{type(exc).__name__}: {exc}")
+
+
+def _storage_response(exc: StorageError) -> JSONResponse:
+    """507 for a full disk, 503 for a read-only palace (the server's state, not the
+    request's fault: the same request works once the disk is fixed), 500 otherwise."""
+    if isinstance(exc, DiskFullError):
+        return _error(507, "disk_full", str(exc))
+    if isinstance(exc, ReadOnlyPalaceError):
+        return _error(503, "read_only", str(exc))
+    return _error(500, "storage_error", str(exc))
 
 
 # --- middleware (plain ASGI: they must see a request before any body is read) ---------
