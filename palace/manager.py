@@ -46,7 +46,7 @@ from .storage import FileStorage, text_lines
 from .validation import (check_updatable, coerce_datetime, list_statuses, normalize_location,
                          normalize_tags, resolve_timezone, validate_changes, validate_content,
                          validate_flag, validate_id, validate_importance, validate_summary,
-                         validate_word, coerce_days)
+                         validate_word, coerce_days, validate_count)
 
 _UNSET: Any = object()
 NO_EMBEDDER = ("no embedder configured: set MEMORY_VECTOR_MODEL and install palace[vector], or "
@@ -490,8 +490,8 @@ class MemoryPalaceManager:
         if status == "deleted":
             return self.list_trash()[:limit] if limit else self.list_trash()
         statuses = list_statuses(status)
-        if limit is not None and (not isinstance(limit, int) or limit < 0):
-            raise InvalidInputError(f"limit must be a non-negative integer, got {limit!r}")
+        if limit is not None:
+            validate_count(limit, "limit")
         filters = Filters(statuses=statuses, tags=normalize_tags(tags),
                           location=normalize_location(location) if location else None, type=type)
         return self._rows_to_memories(self.index.list_rows(filters, limit=limit), self.now(now))
@@ -650,6 +650,7 @@ class MemoryPalaceManager:
         """Count these memories as used at ``at`` (reinforcing them against decay)."""
         if not ids:
             return
+        ids = [validate_id(i) for i in ids]
         when = self.now(at)
         try:
             self.syncer.record_access(self.journal_path, list(ids), when, kind)
@@ -801,9 +802,8 @@ class MemoryPalaceManager:
                   type: str | None = None, now: Any = None) -> List[Memory]:
         """One page of ``list`` (newest first): ``limit`` memories from ``offset`` on,
         without reading the ones before it (``status`` as in ``list``, trash excluded)."""
-        for name, value in (("offset", offset), ("limit", limit)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise InvalidInputError(f"{name} must be a non-negative integer, got {value!r}")
+        validate_count(offset, "offset")
+        validate_count(limit, "limit")
         if status == "deleted":
             raise InvalidInputError("status must be one of active, archived, all; got 'deleted'")
         filters = Filters(statuses=list_statuses(status), tags=normalize_tags(tags),

@@ -36,6 +36,7 @@ from .errors import ConfigError, InvalidInputError, MemoryNotFoundError, PalaceE
 from .responses import memory_view, search_response
 from .layout import PALACE_SUBDIR
 from .settings import Settings
+from .validation import validate_id
 
 SERVER_NAME = "palace"
 SYNC_INTERVAL_S = 2.0          # notice hand-edited files at most this often
@@ -607,6 +608,10 @@ def _graph_tools(pm, tool: Callable, read_only: Any, writes: Any) -> None:
         action: Annotated[Literal["list", "accept", "reject"], Field(description="list, accept or reject.")] = "list",
         id: Annotated[str | None, Field(description="The review item's id (accept, reject).")] = None,
     ):
+        if id is not None:  # a path or an empty string is refused, not taken for "no such item"
+            validate_id(id, "review item id")
+            if action == "list":
+                raise InvalidInputError("list takes no id; give action='accept' or 'reject' with an id")
         if action == "list":
             items = pm.graph.queue.items()
             return _result({"count": len(items), "items": [i.to_dict() for i in items]})

@@ -18,6 +18,7 @@ import threading
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Protocol, TypedDict, runtime_checkable
 
 from .errors import InvalidInputError, MemoryNotFoundError
+from .validation import validate_id
 
 if TYPE_CHECKING:  # pragma: no cover
     from .manager import MemoryPalaceManager
@@ -128,8 +129,7 @@ class PalaceVectorSearchProvider:
 
     def index(self, id: str, content: str,
               metadata: Mapping[str, Any] | None = None) -> IndexResult:
-        if not isinstance(id, str) or not id:
-            raise InvalidInputError("id must be a non-empty string")
+        validate_id(id)
         if not isinstance(content, str):
             raise InvalidInputError(f"content must be a string, got {type(content).__name__}")
         fields, other_keys = _translate(metadata, _METADATA_KEYS, "metadata", strict=False)
@@ -188,8 +188,7 @@ class PalaceVectorSearchProvider:
                 return
 
     def remove(self, id: str) -> bool:
-        if not isinstance(id, str) or not id:
-            raise InvalidInputError("id must be a non-empty string")
+        validate_id(id)
         with self._lock:
             try:
                 self.manager.delete(id)

@@ -19,6 +19,7 @@ from typing import Any, Iterable, Sequence
 from .errors import InvalidInputError
 from .models import Memory
 from .tokenize import tokenize
+from .validation import check_day
 
 PERIODS = ("day", "week", "month")
 DECISION_TYPE = "decision"
@@ -151,14 +152,16 @@ def parse_day(value: Any, *, today: date) -> date:
     if value is None:
         return today
     if isinstance(value, datetime):
-        return value.date()
+        return check_day(value.date())
     if isinstance(value, date):
-        return value
+        return check_day(value)
     if isinstance(value, str):
         try:
-            return date.fromisoformat(value.strip()[:10])
+            day = date.fromisoformat(value.strip()[:10])
         except ValueError:
             pass
+        else:
+            return check_day(day)
     raise InvalidInputError(f"date must look like 2026-11-30 (YYYY-MM-DD), got {value!r}")
 
 

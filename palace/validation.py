@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from datetime import datetime, timezone, tzinfo
+from datetime import date, datetime, timezone, tzinfo
 from typing import Any
 
 from . import limits
@@ -22,14 +22,16 @@ _BAD_SEGMENT_CHARS = re.compile(r'[\x00-\x1f\x7f\\:*?"<>|]')
 __all__ = ["MAX_LOCATION_DEPTH", "MAX_ROOM_NAME_BYTES", "MAX_TAGS", "MAX_TAG_CHARS"]  # re-exported
 
 
-def validate_id(memory_id: object) -> str:
+def validate_id(memory_id: object, what: str = "memory id") -> str:
+    """The one check of an id (a memory's, a review item's…) every entry point takes:
+    library, CLI, MCP and sidecar alike. ``what`` names the kind in the message."""
     if not isinstance(memory_id, str) or not ID_PATTERN.match(memory_id) or ".." in memory_id:
         raise InvalidInputError(
-            f"invalid memory id {memory_id!r}: use 1-128 letters, digits, '.', '_' or '-', "
+            f"invalid {what} {str(memory_id)[:80]!r}: use 1-128 letters, digits, '.', '_' or '-', "
             "starting with a letter or digit (no '/', no '..')"
         )
     if memory_id.lower().endswith(".md"):
-        raise InvalidInputError(f"invalid memory id {memory_id!r}: drop the '.md' suffix")
+        raise InvalidInputError(f"invalid {what} {memory_id!r}: drop the '.md' suffix")
     return memory_id
 
 
@@ -175,8 +177,6 @@ def parse_time(value: object, *, tz: tzinfo, what: str = "time") -> datetime:
     edge would overflow the first offset or interval computed from it, and once
     stored (in a file or the journal) it would break every later read.
     """
-    from datetime import date
-
     if isinstance(value, datetime):
         result = value
     elif isinstance(value, date):
@@ -218,6 +218,25 @@ def coerce_datetime(value: object, *, tz: tzinfo, what: str = "time") -> datetim
         return parse_time(value, tz=tz, what=what)
     except (ValueError, OverflowError, OSError) as exc:
         raise InvalidInputError(str(exc)) from None
+
+
+def check_day(day: date, what: str = "date") -> date:
+    """A calendar day inside the range every time must lie in (``parse_time``): the
+    period around 9999-12-31 would overflow the calendar."""
+    if not limits.EARLIEST_TIME.year <= day.year < limits.LATEST_TIME.year:
+        raise InvalidInputError(str(_refuse_range(what, day.isoformat())))
+    return day
+
+
+# SQLite's INTEGER is 64 bits: a count past it is no count at all
+MAX_COUNT = 2**63 - 1
+
+
+def validate_count(value: object, what: str) -> int:
+    """A limit or offset: a non-negative integer SQLite can hold."""
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_COUNT:
+        raise InvalidInputError(f"{what} must be an integer from 0 to {MAX_COUNT}, got {value!r}"[:200])
+    return value
 
 
 def coerce_days(value: object, *, what: str = "older_than_days") -> float:

@@ -17,6 +17,7 @@ from contextlib import nullcontext
 from typing import AbstractSet, Any, Callable, ContextManager, Iterable, Sequence
 
 from ..errors import InvalidInputError
+from ..validation import validate_id
 from ..index import Index
 from ..models import Memory
 from ..storage import atomic_write
@@ -395,7 +396,7 @@ class GraphService:
     def resolve(self, item_id: str, *, accept: bool, now: datetime) -> ReviewItem:
         """Accept (the old fact is superseded after all) or reject (both stand) one item;
         the decision is kept, so the pair is not asked about again."""
-        item = self.queue.take(item_id)
+        item = self.queue.take(validate_id(item_id, "review item id"))
         old = read_facts({"relations": [item.old_relation]}, "", created_at=None, tz=self.tz)[1][0]
         new = read_facts({"relations": [item.new_relation]}, "", created_at=None, tz=self.tz)[1][0]
         if accept:
