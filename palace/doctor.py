@@ -19,7 +19,7 @@ What it looks for (each a ``Finding`` with a kind, a path and what it means):
 * ``symlink``: a link inside the palace. Palace never follows one; a person decides.
 
 ``check`` (``palace doctor --check``) only reports; ``ok`` is False when anything was
-found that is still there after the repairs.
+found that is still there after the repairs, and ``needs`` says what it takes.
 """
 
 from __future__ import annotations
@@ -46,6 +46,11 @@ class Finding:
     repaired: bool = False
 
 
+# What a finding still there needs beyond a plain repair: an unreadable file is moved
+# aside only when asked (a person may rather fix its YAML); a link is for a person to judge.
+BEYOND_REPAIR = {"unreadable": "move_unreadable", "symlink": "by_hand"}
+
+
 @dataclass
 class DoctorReport:
     repair: bool
@@ -55,13 +60,23 @@ class DoctorReport:
     def ok(self) -> bool:
         return all(f.repaired for f in self.findings)
 
+    @property
+    def needs(self) -> list[str]:
+        """What the findings still there need, in this order: ``repair`` (a run without
+        --check fixes them), ``move_unreadable`` (fix by hand or move aside),
+        ``by_hand`` (a link, or a repair that failed: its detail says why)."""
+        wanted = {BEYOND_REPAIR.get(f.kind, "by_hand" if self.repair else "repair")
+                  for f in self.findings if not f.repaired}
+        return [need for need in ("repair", "move_unreadable", "by_hand") if need in wanted]
+
     def add(self, kind: str, path: str | None, detail: str) -> Finding:
         finding = Finding(kind, path, detail)
         self.findings.append(finding)
         return finding
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "repair": self.repair, "findings": [asdict(f) for f in self.findings]}
+        return {"ok": self.ok, "repair": self.repair, "findings": [asdict(f) for f in self.findings],
+                "needs": self.needs}
 
 
 # --------------------------------------------------------------------------- temp files

@@ -34,6 +34,14 @@ class MemoryNotFoundError(PalaceError, KeyError):
         return str(self.args[0])
 
 
+class EntityNotFoundError(PalaceError, LookupError):
+    """No memory names this entity (nor an alias of it), so there is nothing to act on."""
+
+    def __init__(self, name: str, hint: str = "`palace entity list` shows the entities"):
+        self.name = name
+        super().__init__(f"no entity {name!r}: no memory names it; {hint}")
+
+
 class MemoryFileError(PalaceError):
     """A Markdown memory file cannot be parsed. Carries the path and the reason."""
 

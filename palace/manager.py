@@ -450,6 +450,21 @@ class MemoryPalaceManager:
         with contextlib.suppress(OSError):  # on a full disk its deletedAt was not written either
             self.storage.write(memory)
 
+    def delete_many(self, ids: Sequence[str]) -> dict[str, Any]:
+        """``delete`` each id (repeats once), like ``rm a b``: every id is checked first
+        (a malformed one refuses them all), then the found ones go to the trash and the
+        missing ones are reported. Returns ``{deleted: [Memory], missing: [id], errors:
+        [why each is missing]}``."""
+        wanted = list(dict.fromkeys(validate_id(memory_id) for memory_id in ids))
+        deleted, missing, errors = [], [], []
+        for memory_id in wanted:
+            try:
+                deleted.append(self.delete(memory_id))
+            except MemoryNotFoundError as exc:
+                missing.append(memory_id)
+                errors.append(str(exc))
+        return {"deleted": deleted, "missing": missing, "errors": errors}
+
     @_writes
     def restore(self, id: str, *, now: Any = None) -> Memory:
         """Bring a memory back from the trash, or an archived memory back to active."""

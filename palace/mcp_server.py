@@ -576,7 +576,7 @@ def _graph_tools(pm, tool: Callable, read_only: Any, writes: Any) -> None:
     """The entity graph's tools (docs/graph.md): recall, history, the review queue."""
 
     @tool("Follow the entity graph: memories linked to the people, places, projects or tools a "
-          "query names (or to the given entity names), nearest first, each with its path such as "
+          "query names (or to the given entity names), nearest first, each with its graph_path such as "
           "'张伟 —负责→ 星图 ←参与— 用户'. Use for 'who works on X with Y', 'what is related to Z'.",
           read_only)
     def recall_memory(

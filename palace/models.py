@@ -113,6 +113,28 @@ class Explanation:
             parts.append(f"weak: {self.reason}" if self.reason else "weak")
         return " · ".join(parts)
 
+    def detail_lines(self, score: float) -> list[str]:
+        """Every number behind ``score`` for a person (``palace search --explain``): the
+        weighted mix, each retriever's figures, what matched, the period, the verdict."""
+        mix = " + ".join(f"{self.weights.get(name, 0.0):.2f} × {name} {value:.2f}"
+                         for name, value in (("relevance", self.relevance), ("importance", self.importance),
+                                             ("decay", self.decay)))
+        total = sum(self.weights.get(name, 0.0) for name in ("relevance", "importance", "decay"))
+        lines = [f"score {score:.3f} = ({mix}) / {total:.2f}"]
+        for name, info in self.retrievers.items():
+            lines.append(f"{name}: " + ", ".join(f"{key} {value}" for key, value in info.items()))
+        if self.matched_terms:
+            lines.append("matched: " + ", ".join(self.matched_terms))
+        for e in self.matched_expansions:
+            lines.append(f"via: {e['term']} ({e['relation']} of {e['from']}, weight {e['weight']})")
+        if self.time_range:
+            where = self.time_range.get("placement")
+            lines.append(f"period: {self.time_range.get('text') or 'range'}" + (f" ({where})" if where else ""))
+        if self.superseded_by:
+            lines.append(f"superseded by {self.superseded_by}")
+        lines.append(f"{self.confidence}: {self.reason}" if self.reason else self.confidence)
+        return lines
+
 
 @dataclass(frozen=True)
 class SearchResult:

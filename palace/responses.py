@@ -52,7 +52,9 @@ def memory_view(memory: Any, *, preview: bool = False) -> dict[str, Any]:
 def search_response(results: Sequence[Any], *, explain: bool = False) -> dict[str, Any]:
     """``{count, time_range, notes, results}`` for a list of SearchResult, best first.
 
-    Each result is the memory's preview plus ``score`` and ``why`` (one line);
+    Each result is the memory's preview plus its ``path`` (the file, as a single
+    memory gives it), ``score`` and ``why`` (one line); a memory reached through the
+    entity graph also has ``graph_path``, the chain of facts that led there;
     ``explain`` adds the full explanation (every number behind the score). The
     notes and time range say why an answer is empty or thin ("nothing in that
     period", "vectors unavailable"); they are read from the result list itself
@@ -68,11 +70,13 @@ def search_response(results: Sequence[Any], *, explain: bool = False) -> dict[st
     items = []
     for result in results:
         item = memory_view(result.memory, preview=True) | {
+            "path": str(result.memory.path) if result.memory.path else None,
             "score": round(result.score, 4), "why": result.explanation.summary_line()}
         if result.explanation.superseded_by:  # a later memory retired this fact: say so
             item["superseded_by"] = result.explanation.superseded_by
-        if "graph" in result.explanation.retrievers:
-            item["path"] = result.explanation.retrievers["graph"].get("path")
+        graph_path = result.explanation.retrievers.get("graph", {}).get("path")
+        if graph_path:  # recall's chain of facts; a search's graph hop has none
+            item["graph_path"] = graph_path
         item["confidence"] = result.explanation.confidence  # strong: evidence; weak: listed after
         item["reason"] = result.explanation.reason
         if explain:

@@ -141,11 +141,25 @@ class SettingSpec:
     default: Any
     parse: Callable[[str], Any]
     help: str
+    unset: str = "(unset)"  # what an empty variable means, as `palace config` shows it
 
 
-def setting(env: str, default: Any, parse: Callable[[str], Any], help: str) -> Any:
-    """A ``Settings`` field that is also a ``MEMORY_*`` variable (``help`` feeds ``palace config``)."""
-    return field(default=default, metadata={"env": env, "parse": parse, "help": help})
+def setting(env: str, default: Any, parse: Callable[[str], Any], help: str, *, unset: str = "(unset)") -> Any:
+    """A ``Settings`` field that is also a ``MEMORY_*`` variable (``help`` feeds ``palace config``;
+    ``unset``: what leaving it empty means, shown where its value is None)."""
+    return field(default=default, metadata={"env": env, "parse": parse, "help": help, "unset": unset})
+
+
+def as_env(spec: SettingSpec, value: Any) -> str:
+    """A value as one writes it in the variable (``true``, ``0.1``, ``auto``); None (left
+    empty) shows what empty means."""
+    if value is None:
+        return spec.unset
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
 
 
 @dataclass(frozen=True)
@@ -158,7 +172,7 @@ class Settings:
     timezone: str | None = setting(
         "MEMORY_TIMEZONE", None, _parse_optional_str,
         "IANA zone (e.g. Asia/Shanghai) for new timestamps and for time words "
-        "like 'yesterday'; empty = the machine's local zone.")
+        "like 'yesterday'; empty = the machine's local zone.", unset="(local zone)")
     # --- backend -------------------------------------------------------------
     backend: str = setting(
         "MEMORY_BACKEND", "local", _parse_choice("local", "postgres"),
@@ -192,7 +206,8 @@ class Settings:
         "What makes a result strong (evidence for the query; injection takes strong results "
         "only, explicit search lists weak ones after them): auto/empty = the floors measured "
         "per model and retriever (palace/search/calibration.py), a number in [0, 1] = that "
-        "floor for keyword coverage and calibrated cosine alike, 0 = every result strong.")
+        "floor for keyword coverage and calibrated cosine alike, 0 = every result strong.",
+        unset="auto")
     graph_extract: bool = setting(
         "MEMORY_GRAPH_EXTRACT", True, _parse_bool,
         "On store, add entities and relations found in the text (jieba POS tags, "
@@ -245,7 +260,7 @@ class Settings:
     vector_query_instruction: str | None = setting(
         "MEMORY_VECTOR_QUERY_INSTRUCTION", None, _parse_optional_str,
         "Prefix for query texts; empty = the model's own default (BGE zh: "
-        "为这个句子生成表示以用于检索相关文章：).")
+        "为这个句子生成表示以用于检索相关文章：).", unset="(model's own)")
     vector_service_url: str | None = setting(
         "MEMORY_VECTOR_SERVICE_URL", None, _parse_optional_str,
         "URL of the embedding sidecar (python scripts/vector-service.py).")
@@ -339,7 +354,9 @@ class Settings:
         return Path(self.workspace_dir).expanduser()
 
     def describe(self) -> list[dict[str, Any]]:
-        """Rows for ``palace config``: variable, value, default, source, help."""
+        """Rows for ``palace config``: variable, value, default (typed, None where
+        unset), the same two as written in the variable (``as_env``, ``default_as_env``:
+        ``true``, ``auto``), source, help."""
         rows = []
         for spec in SETTINGS:
             value = getattr(self, spec.attr)
@@ -351,6 +368,8 @@ class Settings:
                 "variable": spec.env,
                 "value": value,
                 "default": spec.default,
+                "as_env": as_env(spec, value),
+                "default_as_env": as_env(spec, spec.default),
                 "source": self.sources.get(spec.attr, "default"),
                 "help": spec.help,
             })
@@ -358,7 +377,7 @@ class Settings:
 
 
 SETTINGS: tuple[SettingSpec, ...] = tuple(
-    SettingSpec(f.name, f.metadata["env"], f.default, f.metadata["parse"], f.metadata["help"])
+    SettingSpec(f.name, f.metadata["env"], f.default, f.metadata["parse"], f.metadata["help"], f.metadata["unset"])
     for f in fields(Settings) if "env" in f.metadata
 )
 

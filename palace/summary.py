@@ -112,10 +112,10 @@ class PeriodSummary:
 
     def render(self) -> str:
         last_day = (self.end - timedelta(days=1)).strftime("%Y-%m-%d")
-        span = self.start.strftime("%Y-%m-%d")
-        if self.period != "day":
-            span += f" – {last_day}"
-        lines = [f"# {self.period.capitalize()} {self.label} ({span})", ""]
+        heading = f"# {self.period.capitalize()} {self.label}"
+        if self.period != "day":  # a day's label is its date already
+            heading += f" ({self.start.strftime('%Y-%m-%d')} – {last_day})"
+        lines = [heading, ""]
         if not self.memories and not self.deleted_ids:
             lines.append("No memories were created or changed in this period.")
             return "\n".join(lines)

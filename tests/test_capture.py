@@ -348,8 +348,8 @@ def test_ingest_command_folder_progress_and_claude_code_discovery(workspace, tmp
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
     result = invoke("ingest", "--claude-code", "--progress", "-w", str(workspace))
     assert result.exit_code == 0, result.output
-    assert "ingest 1 files" in result.stderr and "100%" in result.stderr
-    assert "1 files, 1 sessions" in result.stdout
+    assert "ingest 1 file" in result.stderr and "100%" in result.stderr
+    assert "1 file, 1 session:" in result.stdout
     again = invoke_json("ingest", "--claude-code", "-w", str(workspace))
     assert again["created"] == 0 and again["unchanged"] >= 2
     assert invoke("ingest", "-w", str(workspace)).exit_code == 2

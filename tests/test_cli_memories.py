@@ -243,12 +243,12 @@ def test_delete_restore_and_trash(seeded, palace_root):
 
     seeded("delete", "db")
     seeded("delete", "dep")
-    kept = seeded("trash", "--empty", "--older-than", "30", "--json").json()
+    kept = seeded("trash", "--empty", "--older-than", "30", "--yes", "--json").json()
     assert kept == {"removed": []}
     assert len(seeded("trash", "--json").json()) == 2
-    removed = seeded("trash", "--empty", "--json").json()
+    removed = seeded("trash", "--empty", "--yes", "--json").json()
     assert sorted(removed["removed"]) == ["db", "dep"]
     assert list((palace_root / ".trash").glob("*.md")) == []
-    assert "removed 0" in seeded("trash", "--empty").stdout
+    assert "removed 0" in seeded("trash", "--empty").stdout  # an empty trash: nothing to ask
 
 

@@ -267,7 +267,8 @@ def test_graph_over_mcp(backend, workspace):
         assert done["resolved"] == "reject" and (await client.ok("review_facts"))["count"] == 0
         assert "needs the review item's id" in await client.error("review_facts", action="accept")
         reached = await client.ok("recall_memory", entities=["杭州"], depth=1)
-        assert reached["results"][0]["id"] == new["id"] and reached["results"][0]["path"]
+        assert reached["results"][0]["id"] == new["id"] and "杭州" in reached["results"][0]["graph_path"]
+        assert reached["results"][0]["path"].endswith(f"{new['id']}.md")  # the file, as get_memory gives it
         task = await client.ok("manage_task", action="add", text="写文档")
         await client.ok("manage_task", action="start", id=task["id"])
         listed = await client.ok("manage_task")

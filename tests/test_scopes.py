@@ -6,7 +6,7 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from palace.errors import InvalidInputError, MemoryNotFoundError
+from palace.errors import EntityNotFoundError, InvalidInputError, MemoryNotFoundError
 from palace.manager import MemoryPalaceManager
 from palace.settings import Settings
 
@@ -115,7 +115,8 @@ def test_another_agents_private_entities_and_relations_stay_hidden(client, postg
     assert [r.memory.id for r in bob.search("星图", record_access=False)] == []
     assert secret.id in {r.memory.id for r in alice.recall(["Xingtu"], depth=1)}
     # bob's merge cannot reach into alice's memory
-    assert bob.graph.merge("星图", "Starmap") == []
+    with pytest.raises(EntityNotFoundError):  # to bob, no memory names it
+        bob.graph.merge("星图", "Starmap")
     assert alice.get(secret.id, record_access=False).extra["relations"][0]["object"] == "星图"
 
     # supersession only ever closes facts the writer can see: bob moving is not alice moving

@@ -156,9 +156,10 @@ def test_rank_mixes_relevance_importance_and_decay_and_cuts_to_top_k():
     weights = {"relevance": 1.0, "importance": 1.0, "decay": 0.0}
     assert rank({1: 1.0, 2: 0.6, 3: 0.1, 9: 1.0}, rows, decay, weights, browse=False)[:2] == \
         [(0.8, 2), (0.5, 1)]
-    # a browse: equal scores, newest first
+    # a browse (a time-only query): newest first, whatever the scores
     flat = {"relevance": 1.0, "importance": 0.0, "decay": 0.0}
     assert [rid for _, rid in rank({1: 1.0, 2: 1.0, 3: 1.0}, rows, decay, flat, browse=True)] == [3, 2, 1]
+    assert [rid for _, rid in rank({1: 1.0, 2: 1.0, 3: 1.0}, rows, decay, weights, browse=True)] == [3, 2, 1]
 
 
 def test_explained_ranks_are_per_retriever_and_keep_its_score_label():

@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import click
 
-from ..errors import ConfigError, InvalidInputError, MemoryNotFoundError, PalaceError
+from ..errors import ConfigError, EntityNotFoundError, InvalidInputError, MemoryNotFoundError, PalaceError
 from ..settings import Settings
 
 EXIT_OK, EXIT_NOT_FOUND, EXIT_INPUT, EXIT_CONFIG, EXIT_ERROR = 0, 1, 2, 3, 4
@@ -85,6 +85,7 @@ class Reply:
     data: Any
     human: Callable[[], str] | None = None
     notes: Sequence[str] = field(default_factory=tuple)  # stderr, in both modes
+    exit_code: int = 0  # not 0: rendered all the same (a partial answer), then this code
 
 
 def _json_default(value: Any) -> Any:
@@ -127,7 +128,7 @@ def cli_message(exc: BaseException) -> str:
 
 
 def exit_code_for(exc: PalaceError) -> int:
-    if isinstance(exc, MemoryNotFoundError):
+    if isinstance(exc, (MemoryNotFoundError, EntityNotFoundError)):
         return EXIT_NOT_FOUND
     if isinstance(exc, InvalidInputError):
         return EXIT_INPUT
@@ -154,6 +155,8 @@ class PalaceGroup(click.Group):
             result = super().invoke(ctx)
             if isinstance(result, Reply) and ctx.parent is None:
                 render(result, as_json=state().json)
+                if result.exit_code:
+                    ctx.exit(result.exit_code)
                 return None
             return result
         except PalaceError as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from .app import Reply, open_manager, shared_options
+from .render import plural
 
 
 def _errors(report) -> list[str]:
@@ -21,7 +22,7 @@ def export(dest: str) -> Reply:
     with open_manager() as pm:
         report = pm.export_tree(dest)
     data = report.to_dict() | {"dest": dest}
-    return Reply(data, lambda: (f"exported {data['written']} memories, {data['trashed']} trashed, "
+    return Reply(data, lambda: (f"exported {plural(data['written'], 'memory', 'memories')}, {data['trashed']} trashed, "
                                 f"{data['accesses']} accesses, {data['review_items']} review items, "
                                 f"{data['decisions']} graph decisions to {dest}"))
 
@@ -34,7 +35,7 @@ def import_(source: str) -> Reply:
     with open_manager(create=True) as pm:
         report = pm.import_tree(source)
     data = report.to_dict() | {"source": source}
-    return Reply(data, lambda: (f"imported {data['written']} memories ({data['unchanged']} unchanged), "
+    return Reply(data, lambda: (f"imported {plural(data['written'], 'memory', 'memories')} ({data['unchanged']} unchanged), "
                                 f"{data['trashed']} trashed, {data['accesses']} accesses, {data['review_items']} review "
                                 f"items, {data['decisions']} graph decisions from {source}"),
                  notes=_errors(report))

@@ -18,6 +18,7 @@ import click
 
 from ..errors import InvalidInputError, PalaceError
 from .app import EXIT_OK, PalaceGroup, Reply, open_manager, render, shared_options, state
+from .render import plural
 
 EXIT_NOT_TAKEN = 1  # `palace capture`'s one failure code: never 2, which blocks a Claude Code prompt
 CAPTURE_SOURCES = ("claude-code", "openclaw", "palace", "jsonl")
@@ -119,7 +120,7 @@ def ingest(paths: tuple[str, ...], claude_code: bool, progress: bool | None) -> 
     show = sys.stderr.isatty() if progress is None else progress
     with open_manager(create=True) as pm:
         capturer = Capturer(pm)
-        with _progress(total, f"ingest {len(files)} files", show) as bar:
+        with _progress(total, f"ingest {plural(len(files), 'file')}", show) as bar:
             for path in files:
                 try:
                     capturer.ingest_file(path, progress=bar.update)
@@ -131,9 +132,10 @@ def ingest(paths: tuple[str, ...], claude_code: bool, progress: bool | None) -> 
         raise InvalidInputError("; ".join(e["message"] for e in report["errors"]))
 
     def human() -> str:
-        lines = [f"{len(files)} files, {len(report['turns'])} sessions: {report['created']} memories "
-                 f"created, {report['updated']} updated, {report['unchanged']} unchanged, "
-                 f"{report['trivial']} trivial turns skipped, {report['redacted']} secrets redacted"]
+        lines = [f"{plural(len(files), 'file')}, {plural(len(report['turns']), 'session')}: "
+                 f"{plural(report['created'], 'memory', 'memories')} created, {report['updated']} updated, "
+                 f"{report['unchanged']} unchanged, {plural(report['trivial'], 'trivial turn')} skipped, "
+                 f"{plural(report['redacted'], 'secret')} redacted"]
         for f in report["files"]:
             note = " (last line incomplete: left for next time)" if f["truncated_tail"] else ""
             lines.append(f"  {f['path']}: {f['format']}, {f['records']} records, "
@@ -228,7 +230,8 @@ def theme_trace(name: str) -> Reply:
         data = trace(pm, name)
 
     def human() -> str:
-        lines = [f"theme {data['theme']!r}: {len(data['items'])} memories in {data['sessions']} sessions"]
+        lines = [f"theme {data['theme']!r}: {plural(len(data['items']), 'memory', 'memories')} in "
+                 f"{plural(data['sessions'], 'session')}"]
         lines += [f"  {i['date']} {i['id']} [{i['type']}] {i['title']}" for i in data["items"]]
         if data["missing"]:
             lines.append(f"  (gone: {', '.join(data['missing'])})")

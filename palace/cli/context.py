@@ -8,14 +8,15 @@ import click
 
 from ..errors import InvalidInputError
 from .app import Reply, open_manager, read_stdin_text, settings, shared_options
+from .render import plural
 
 POSITIVE = click.IntRange(min=1)
 
 
 def _context_reply(result) -> Reply:
     omitted = f"; did not fit: {', '.join(result.omitted_ids)}" if result.omitted_ids else ""
-    footer = (f"\n(~{result.tokens_used} of {result.max_tokens} tokens; {len(result.pieces)} "
-              f"memories{omitted})")
+    footer = (f"\n(~{result.tokens_used} of {result.max_tokens} tokens; "
+              f"{plural(len(result.pieces), 'memory', 'memories')}{omitted})")
     return Reply(result.to_dict(), lambda: result.text or "(no memories found)", notes=[footer])
 
 

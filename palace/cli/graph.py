@@ -39,7 +39,7 @@ def entity_merge(source, target) -> Reply:
         with pm.write_lock():
             changed = pm.graph.merge(source, target)
     return Reply({"source": source, "target": target, "changed": changed},
-                 lambda: f"merged {source!r} into {target!r} in {len(changed)} memories")
+                 lambda: f"merged {source!r} into {target!r} in {render.plural(len(changed), 'memory', 'memories')}")
 
 
 @click.command("history", short_help="Every fact about an entity, closed ones too.")

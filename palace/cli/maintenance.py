@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import textwrap
 from datetime import datetime
 
 import click
@@ -24,7 +25,7 @@ def reindex(vectors: bool) -> Reply:
     with open_manager(sync=False) as pm:
         report = pm.reindex(vectors=vectors)
         total = pm.stats()["total"]
-    return Reply(report.to_dict() | {"memories": total}, lambda: f"reindexed {total} memories",
+    return Reply(report.to_dict() | {"memories": total}, lambda: f"reindexed {render.plural(total, 'memory', 'memories')}",
                  notes=_unreadable(report.errors))
 
 
@@ -92,10 +93,24 @@ def config() -> Reply:
         guess = f" (did you mean {close}?)" if close else ""
         notes.append(f"palace: warning: {name} is set but is not a palace setting{guess}; "
                      "`palace config` lists them all")
-    return Reply(rows, lambda: render.table(
-        ["variable", "value", "default", "source", "help"],
-        [[r["variable"], r["value"], r["default"], r["source"], r["help"]] for r in rows]),
-        notes=notes)
+    return Reply(rows, lambda: "\n".join(_setting_text(row) for row in rows), notes=notes)
+
+
+_SOURCE_WORDS = {"env": "environment", "argument": "command line"}
+
+
+def _setting_text(row: dict) -> str:
+    """``MEMORY_X = value`` as one writes it, then where it came from and its help,
+    wrapped under it: one setting a few lines, never a 400-column table."""
+    if row["variable"] == "MEMORY_TIMEZONE" and row["source"] == "default":
+        value = row["value"]  # the zone in use, not "(local zone)"
+    else:
+        value = row["as_env"]
+    origin = "default" if row["source"] == "default" else (
+        f"{_SOURCE_WORDS.get(row['source'], row['source'])}; default {row['default_as_env']}")
+    return "\n".join([f"{row['variable']} = {value}",
+                      *textwrap.wrap(f"[{origin}] {row['help']}", width=88, initial_indent="    ",
+                                     subsequent_indent="    ", break_on_hyphens=False)])
 
 
 @click.command("decay")
@@ -109,7 +124,7 @@ def decay(dry_run: bool, now: str | None) -> Reply:
 
     def text() -> str:
         verb = "would archive" if dry_run else "archived"
-        lines = [f"checked {report.checked} active memories at {report.now.isoformat()}: "
+        lines = [f"checked {render.plural(report.checked, 'active memory', 'active memories')} at {report.now.isoformat()}: "
                  f"{verb} {len(report.archived)} under {report.threshold} ({report.pinned} pinned)"]
         lines += [f"  {memory_id}  score {report.scores.get(memory_id, 0):.3f}"
                   for memory_id in report.archived]
@@ -138,14 +153,19 @@ def doctor(check: bool, move_unreadable: bool) -> Reply:
                  for f in report.findings] or ["all well: nothing to repair"]
         lines.append(_describe_hook_service(service))
         if check and report.findings:
-            lines.append("(--check: nothing was changed; run `palace doctor` to repair)")
+            lines.append("(--check: nothing was changed)")
+        lines += [_DOCTOR_NEXT[need] for need in report.needs]
         return "\n".join(lines)
 
-    reply = Reply(data, text)
-    if not report.ok:
-        app.render(reply, as_json=app.state().json)
-        click.get_current_context().exit(app.EXIT_ERROR)
-    return reply
+    return Reply(data, text, exit_code=0 if report.ok else app.EXIT_ERROR)
+
+
+_DOCTOR_NEXT = {  # what to run or do for what `palace doctor` left (DoctorReport.needs)
+    "repair": "run `palace doctor` to repair",
+    "move_unreadable": "unreadable files stay where they are: fix each by hand (the reason is above),\n"
+                       "  or `palace doctor --move-unreadable` moves them to memory/palace/.quarantine/",
+    "by_hand": "the rest needs a person: each finding above says what it is",
+}
 
 
 def _hook_service(workspace: str, *, repair: bool) -> dict:

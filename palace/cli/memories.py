@@ -9,7 +9,7 @@ import click
 from ..errors import InvalidInputError, MemoryNotFoundError
 from ..responses import search_response
 from . import render
-from .app import Reply, open_manager, read_stdin_text, shared_options
+from .app import EXIT_NOT_FOUND, Reply, open_manager, read_stdin_text, shared_options, stdin_is_terminal
 
 TAG = click.option("--tag", "-t", "tags", multiple=True, help="A tag (repeatable).")
 NOW_HELP = "Pretend it is this ISO time (for time words and decay)."
@@ -29,7 +29,7 @@ def init() -> Reply:
     data = {"workspace": stats["workspace"], "palace": stats["palace"], "memories": stats["total"]}
     if _database(pm):
         data["database"] = where
-    return Reply(data, lambda: f"palace ready at {where} ({data['memories']} memories)")
+    return Reply(data, lambda: f"palace ready at {where} ({render.plural(data['memories'], 'memory', 'memories')})")
 
 
 def _database(pm) -> str | None:
@@ -130,7 +130,8 @@ def list_(location, tags, memory_type, status, limit) -> Reply:
 @click.option("--start", help="Only memories created at or after this ISO time.")
 @click.option("--end", help="Only memories created before this ISO time.")
 @click.option("--explain", is_flag=True,
-              help="With --json: every number behind each score (retrievers, terms, weights).")
+              help="Every number behind each score (retrievers, terms, weights): under the "
+                   "table, or in each result with --json.")
 @click.option("--compact", is_flag=True,
               help="Compact hits (id, title, date, type, room; ~50 tokens each): open the ones "
                    "worth reading with `palace get ID…`.")
@@ -163,7 +164,7 @@ def search(query, top_k, tags, location, memory_type, include_archived, now, sta
                             type=memory_type, include_archived=include_archived, start=start,
                             end=end, include_weak=not strong_only)
     data = search_response(results, explain=explain)
-    return Reply(data, lambda: _search_text(data, results))
+    return Reply(data, lambda: _search_text(data, results, explain=explain))
 
 
 def _compact_text(hits: dict[str, Any]) -> str:
@@ -176,11 +177,11 @@ def _compact_text(hits: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _search_text(data: dict[str, Any], results) -> str:
+def _search_text(data: dict[str, Any], results, *, explain: bool = False) -> str:
     lines = []
     if data["time_range"]:
         tr = data["time_range"]
-        lines.append(f"time: {tr.get('text') or 'range'} → [{tr['start']}, {tr['end']})")
+        lines.append(f"time: {tr.get('text') or 'range'} → {render.period(tr['start'], tr['end'])}")
     lines += [f"note: {note}" for note in data["notes"]]
     if not results:
         lines.append("(nothing found)")
@@ -190,6 +191,9 @@ def _search_text(data: dict[str, Any], results) -> str:
         [[i + 1, f"{r.score:.3f}", r.memory.id, render.date(r.memory.created_at), r.memory.location,
           render.short(r.memory.content, 40), r.explanation.summary_line()]
          for i, r in enumerate(results)]))
+    if explain:
+        for i, r in enumerate(results, 1):
+            lines += ["", f"{i}. {r.memory.id}", *(f"   {line}" for line in r.explanation.detail_lines(r.score))]
     return "\n".join(lines)
 
 
@@ -231,14 +235,25 @@ def update(memory_id, content, summary, tags, importance, location, memory_type,
 
 
 @click.command("delete")
-@click.argument("memory_id", metavar="ID")
+@click.argument("memory_ids", metavar="ID...", nargs=-1, required=True)
 @shared_options
-def delete(memory_id: str) -> Reply:
-    """Move a memory to the trash."""
+def delete(memory_ids: tuple[str, ...]) -> Reply:
+    """Move memories to the trash. Several ids: each found one is moved (`palace
+    restore ID` brings it back), each missing one is said on stderr, and the exit code
+    is then 1 (--json: {deleted, missing})."""
     with open_manager() as pm:
-        memory = pm.delete(memory_id)
-    return Reply({"deleted": memory.id, "trash": str(memory.path)},
-                 lambda: f"moved {memory.id} to the trash (`palace restore {memory.id}` brings it back)")
+        done = pm.delete_many(memory_ids) if len(memory_ids) > 1 else {"deleted": [pm.delete(memory_ids[0])]}
+    deleted = [{"deleted": m.id, "trash": str(m.path)} for m in done["deleted"]]
+
+    def text() -> str:
+        return "\n".join(f"moved {d['deleted']} to the trash (`palace restore {d['deleted']}` brings it back)"
+                         for d in deleted)
+
+    if len(memory_ids) == 1:
+        return Reply(deleted[0], text)
+    notes = [f"palace: {error}" for error in done["errors"]]
+    return Reply({"deleted": deleted, "missing": done["missing"]}, text, notes,
+                 exit_code=EXIT_NOT_FOUND if done["missing"] else 0)
 
 
 @click.command("restore")
@@ -252,21 +267,37 @@ def restore(memory_id: str) -> Reply:
 
 
 @click.command("trash")
-@click.option("--empty", is_flag=True, help="Delete trashed memories for good.")
+@click.option("--empty", is_flag=True, help="Delete trashed memories for good (asks first on a terminal).")
 @click.option("--older-than", type=float, metavar="DAYS",
               help="With --empty: only those trashed DAYS ago or earlier.")
+@click.option("--yes", "-y", is_flag=True, help="With --empty: do not ask (for scripts).")
 @shared_options
-def trash(empty: bool, older_than: float | None) -> Reply:
-    """List the trash, or empty it."""
+def trash(empty: bool, older_than: float | None, yes: bool) -> Reply:
+    """List the trash, or empty it (--empty; without a terminal to ask, give --yes)."""
     if older_than is not None and not empty:
         raise InvalidInputError("--older-than only goes with --empty")
+    if yes and not empty:
+        raise InvalidInputError("--yes only goes with --empty")
     with open_manager() as pm:
         if empty:
+            in_trash = len(pm.list_trash())
+            if in_trash and not yes and not _confirm_empty(in_trash, older_than):
+                return Reply({"removed": []}, lambda: "nothing deleted: the trash is as it was")
             removed = pm.empty_trash(older_than_days=older_than)
-            return Reply({"removed": removed},
-                         lambda: f"removed {len(removed)} memories from the trash for good")
+            gone = render.plural(len(removed), "memory", "memories")
+            return Reply({"removed": removed}, lambda: f"removed {gone} from the trash for good")
         memories = pm.list_trash()
     return Reply([m.to_dict() for m in memories], lambda: render.memory_rows(memories))
+
+
+def _confirm_empty(in_trash: int, older_than: float | None) -> bool:
+    """Ask the person at the terminal; with no one to ask, refuse rather than wait."""
+    which = f"trashed {older_than:g} days ago or earlier" if older_than is not None else "in the trash"
+    if not stdin_is_terminal():
+        raise InvalidInputError(f"`palace trash --empty` deletes the memories {which} for good "
+                                "and there is no terminal to confirm it on: add --yes")
+    return click.confirm(f"Delete the memories {which} for good ({render.plural(in_trash, 'memory', 'memories')} "
+                         "in the trash)?", default=False, err=True)
 
 
 COMMANDS = (init, add, get, list_, search, update, delete, restore, trash)

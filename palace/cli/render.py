@@ -16,6 +16,18 @@ def date(value: datetime | None) -> str:
     return value.strftime("%Y-%m-%d %H:%M") if value else "-"
 
 
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """``1 session``, ``2 sessions`` (``many``: an irregular plural, ``memories``)."""
+    return f"{count} {noun if count == 1 else many or noun + 's'}"
+
+
+def period(start: str | None, end: str | None) -> str:
+    """A time range, end exclusive; an open end is said, not shown as None."""
+    if start and end:
+        return f"[{start}, {end})"
+    return f"from {start} on" if start else f"before {end}"
+
+
 def _width(text: str) -> int:  # CJK characters take two columns in a terminal
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 

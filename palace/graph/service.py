@@ -16,7 +16,7 @@ from pathlib import Path
 from contextlib import nullcontext
 from typing import AbstractSet, Any, Callable, ContextManager, Iterable, Sequence
 
-from ..errors import InvalidInputError
+from ..errors import EntityNotFoundError, InvalidInputError
 from ..validation import validate_id
 from ..index import Index
 from ..models import Memory
@@ -443,12 +443,16 @@ class GraphService:
 
     def merge(self, source: str, target: str, memory_ids: Iterable[str] | None = None) -> list[str]:
         """Rename entity ``source`` to ``target`` in every memory naming it, and record
-        ``source`` as an alias of ``target`` there: the files say the two are one."""
+        ``source`` as an alias of ``target`` there: the files say the two are one.
+        ``EntityNotFoundError`` when no memory names ``source`` (``target`` may be new)."""
         src, dst = entity_key(source), entity_key(target)
         if not src or not dst or src == dst:
             raise InvalidInputError("entity merge needs two different entity names")
+        targets = self.mentioning(source) if memory_ids is None else list(memory_ids)
+        if memory_ids is None and not targets:
+            raise EntityNotFoundError(source)  # a typo would otherwise "merge" in 0 memories
         changed = []
-        for memory_id in (self.mentioning(source) if memory_ids is None else memory_ids):
+        for memory_id in targets:
             memory = self.read(memory_id)
             if memory is None:
                 continue

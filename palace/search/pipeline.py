@@ -3,7 +3,7 @@ judge → explain (each stage a module of this package)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -87,9 +87,25 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
     ordered = strong_first(ranked, verdict)
     shown = ordered if include_weak else [item for item in ordered if verdict.strength.get(item[1]) == "strong"]
     notes = answer_notes(candidates, verdict, ordered, shown[:top_k], include_weak, evidence)
+    if not ordered and "archived" not in request.base.statuses:
+        notes += archived_hint(services, request, asked, sources, pool)
     results = explain(shown[:top_k], rows, relevance, candidates, sources, evidence, verdict, decay, weights,
                       placement, request.scope, request.timed, services.root)
     return SearchResults(results, notes=tuple(notes), time_range=request.scope.info())
+
+
+def archived_hint(services: SearchServices, request: Any, asked: Any, sources: Sequence[Any],
+                  pool: int) -> list[str]:
+    """An empty answer that archived (faded) memories would fill says so: the same
+    search over archived memories only, run only when nothing active matched."""
+    archived = replace(request, base=replace(request.base, statuses=("archived",)),
+                       timed=replace(request.timed, statuses=("archived",)))
+    found = len(retrievers.retrieve(services, archived, asked, sources, pool).rids)
+    if not found:
+        return []
+    which = "1 archived memory matches" if found == 1 else f"{found} archived memories match"
+    return [f"{which}: include_archived=True (on the command line --include-archived) searches "
+            "archived memories too"]
 
 
 def answer_notes(candidates: retrievers.Candidates, verdict: Any, ordered: Sequence[tuple[float, int]],

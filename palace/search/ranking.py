@@ -5,8 +5,9 @@
   one outside OUTSIDE_FACTOR (a soft period ranks; a strict one has filtered already);
 - **score**: relevance, importance and the current decay score mixed by the weights
   (MEMORY_SEARCH_WEIGHTS), scaled back to [0, 1];
-- **order**: best first; a fact a later memory retired after every current one; a
-  time-only listing newest first among equals.
+- **order**: best first, a fact a later memory retired after every current one; a
+  time-only query lists its period newest first (what its note tells the user), its
+  scores shown but not ordering it.
 """
 
 from __future__ import annotations
@@ -74,13 +75,16 @@ def superseded_by(row: Any) -> str | None:
 
 def rank(relevance: Scores, rows: Mapping[int, Any], decay: Mapping[str, DecayInfo],
          weights: Mapping[str, float], *, browse: bool) -> list[tuple[float, int]]:
-    """(score, row id), best first."""
+    """(score, row id), best first; with ``browse`` (a time-only query), newest first."""
     scored = []
     for rid, rel in relevance.items():
         row = rows.get(rid)
         if row is None:
             continue
         score = final_score(rel, row["importance"], decay[row["id"]].score, weights)
-        scored.append((superseded_by(row) is not None, score, row["created_ts"] if browse else 0.0, rid))
-    scored.sort(key=lambda item: (item[0], -item[1], -item[2]))
-    return [(score, rid) for _old, score, _recency, rid in scored]
+        scored.append((score, row, rid))
+    if browse:
+        scored.sort(key=lambda item: -item[1]["created_ts"])
+    else:
+        scored.sort(key=lambda item: (superseded_by(item[1]) is not None, -item[0]))
+    return [(score, rid) for score, _row, rid in scored]

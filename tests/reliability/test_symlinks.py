@@ -31,7 +31,7 @@ def test_a_symlinked_trash_is_never_emptied_through(outside, make_pm, palace_roo
         pm.empty_trash()
     except PalaceError:
         pass
-    result = run_palace("--workspace", str(workspace), "trash", "--empty")
+    result = run_palace("--workspace", str(workspace), "trash", "--empty", "--yes")
     assert "Traceback" not in result.stderr
     _outside_untouched(folder, victim)
 
