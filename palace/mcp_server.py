@@ -34,7 +34,7 @@ from pydantic import Field, ValidationError
 from . import limits
 from .errors import ConfigError, InvalidInputError, MemoryNotFoundError, PalaceError
 from .responses import memory_view, search_response
-from .layout import PALACE_SUBDIR
+from .layout import PALACE_SUBDIR, has_palace
 from .settings import Settings
 
 SERVER_NAME = "palace"
@@ -72,8 +72,7 @@ class Palace:
         return self.settings.workspace / PALACE_SUBDIR
 
     def exists(self) -> bool:
-        # on Postgres the database is the palace; the workspace only holds caches
-        return self.manager is not None or self.settings.backend != "local" or self.root.is_dir()
+        return self.manager is not None or has_palace(self.settings)
 
     def missing(self) -> str:
         workspace = self.settings.workspace
