@@ -672,6 +672,17 @@ def open_manager(settings: Settings):
     return MemoryPalaceManager(settings.workspace_dir, settings=settings, embedder=embedder)
 
 
+def _log_on_one_line() -> None:
+    """palace's log lines as ``palace mcp: …`` on stderr, one line each: the SDK's rich
+    handler would wrap a warning over a dozen narrow lines of the host's MCP log."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("palace mcp: %(message)s"))
+    logger = logging.getLogger("palace")
+    logger.handlers[:] = [handler]
+    logger.setLevel(logging.WARNING)
+    logger.propagate = False
+
+
 def serve_stdio(settings: Settings) -> None:
     """Serve MCP on stdin/stdout until the client closes them."""
     try:
@@ -683,6 +694,7 @@ def serve_stdio(settings: Settings) -> None:
         if path.exists() and not path.is_dir():
             raise InvalidInputError(f"{path} is not a folder: give --workspace (or MEMORY_WORKSPACE_DIR) "
                                     "the folder that holds memory/palace/")
+    _log_on_one_line()
     palace = Palace(settings)
     if palace.exists():
         palace.ready_for("open")
