@@ -26,10 +26,11 @@ from typing import Sequence
 import click
 
 from ..integrations import install
-from . import agents, backends, capture, context, experiences, graph, maintenance, memories, servers, tasks, viewer
+from . import (agents, backends, capture, context, experiences, graph, maintenance, memories, postgres, servers,
+               tasks, viewer)
 from .app import EXIT_ERROR, EXIT_OK, PalaceGroup, shared_options
 
-COMMAND_MODULES = (memories, maintenance, backends, agents, experiences, context, graph, tasks, capture, servers,
+COMMAND_MODULES = (memories, maintenance, backends, postgres, agents, experiences, context, graph, tasks, capture, servers,
                    viewer, install)
 
 
