@@ -379,11 +379,11 @@ def bootstrap(pm, query: str | None = None, max_tokens: int = DEFAULT_BOOTSTRAP_
             shown.add(essence.id)
         packer.drop_empty_heading()
 
-    from .persona import get_persona
+    from .persona import HEADING, get_persona, shown_persona
 
     persona = get_persona(pm)
-    if persona is not None and persona.id not in shown and packer.add_heading("# Persona"):
-        if packer.add(persona, section="persona"):
+    if persona is not None and persona.id not in shown and packer.add_heading(HEADING):
+        if packer.add(shown_persona(persona), section="persona"):
             shown.add(persona.id)
         packer.drop_empty_heading()
 
@@ -420,7 +420,7 @@ def persona_context(pm: Any, max_tokens: int = 4000, *, refresh: bool = False, n
     none. ``refresh`` first rewrites its generated lines from the user's current facts
     (``palace.persona.refresh_persona``: lines written by hand are kept). Counts as an
     access, like bootstrap."""
-    from .persona import get_persona, refresh_persona
+    from .persona import HEADING, get_persona, refresh_persona, shown_persona
 
     max_tokens = _validate_budget(max_tokens)
     when = pm.now(now)
@@ -432,8 +432,8 @@ def persona_context(pm: Any, max_tokens: int = 4000, *, refresh: bool = False, n
     if persona is None:
         notes = ("no persona yet: it is assembled from facts about the user (likes, lives in, works at, "
                  "uses …); store some, then refresh",)
-    elif packer.add_heading("# Persona"):
-        packer.add(persona, section="persona")
+    elif packer.add_heading(HEADING):
+        packer.add(shown_persona(persona), section="persona")
         packer.drop_empty_heading()
     result = packer.finish(notes=notes)
     pm.record_access(result.ids, at=when, kind="bootstrap")

@@ -63,7 +63,13 @@ class IndexVersionError(PalaceError):
 
 
 class EmbedderUnavailableError(PalaceError):
-    """Vectors were asked for but no embedder can produce them right now."""
+    """Vectors were asked for but no embedder can produce them right now. ``brief``: what
+    a search result's note says when the full message was already said once (a model
+    that cannot load: the reason is logged when it fails, not repeated on every search)."""
+
+    def __init__(self, message: str, *, brief: str | None = None):
+        super().__init__(message)
+        self.brief = brief or message
 
 
 class EssenceTooLargeError(InvalidInputError):

@@ -7,3 +7,10 @@ finds its service's socket from them without loading palace's storage or index.
 
 PALACE_SUBDIR = "memory/palace"  # <workspace>/memory/palace/<room>/<id>.md
 INDEX_DIR = ".palace"            # <palace>/.palace/: the derived index and caches
+
+
+def has_palace(settings) -> bool:
+    """Whether the palace ``settings`` name exists, without creating it: on Postgres the
+    database is the palace (the workspace only holds caches), locally the folder must be
+    there. The MCP server and the sidecar open a palace only when this holds."""
+    return settings.backend != "local" or (settings.workspace / PALACE_SUBDIR).is_dir()

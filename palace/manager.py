@@ -654,6 +654,8 @@ class MemoryPalaceManager:
             return 0  # writes_batched embeds when the batch ends
         if not self.settings.vector_enabled or self.settings.vector_mode == "none" or self.embedder is None:
             return 0  # no embedder: searches say why vectors are off
+        if getattr(self.embedder, "state", None) == "error":
+            return 0  # a model that failed to load said why once; each write would repeat it
         try:
             return self.embed_pending(seconds=self.settings.vector_timeout_s)
         except Exception as exc:  # the memory is stored; the next write or worker retries

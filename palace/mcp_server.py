@@ -34,7 +34,7 @@ from pydantic import Field, ValidationError
 from . import limits
 from .errors import ConfigError, InvalidInputError, MemoryNotFoundError, PalaceError, StorageError, storage_error
 from .responses import memory_view, search_response
-from .layout import PALACE_SUBDIR
+from .layout import PALACE_SUBDIR, has_palace
 from .settings import Settings
 from .validation import validate_id
 
@@ -73,8 +73,7 @@ class Palace:
         return self.settings.workspace / PALACE_SUBDIR
 
     def exists(self) -> bool:
-        # on Postgres the database is the palace; the workspace only holds caches
-        return self.manager is not None or self.settings.backend != "local" or self.root.is_dir()
+        return self.manager is not None or has_palace(self.settings)
 
     def missing(self) -> str:
         workspace = self.settings.workspace
@@ -683,6 +682,17 @@ def open_manager(settings: Settings):
     return MemoryPalaceManager(settings.workspace_dir, settings=settings, embedder=embedder)
 
 
+def _log_on_one_line() -> None:
+    """palace's log lines as ``palace mcp: …`` on stderr, one line each: the SDK's rich
+    handler would wrap a warning over a dozen narrow lines of the host's MCP log."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("palace mcp: %(message)s"))
+    logger = logging.getLogger("palace")
+    logger.handlers[:] = [handler]
+    logger.setLevel(logging.WARNING)
+    logger.propagate = False
+
+
 def serve_stdio(settings: Settings) -> None:
     """Serve MCP on stdin/stdout until the client closes them."""
     try:
@@ -694,6 +704,7 @@ def serve_stdio(settings: Settings) -> None:
         if path.exists() and not path.is_dir():
             raise InvalidInputError(f"{path} is not a folder: give --workspace (or MEMORY_WORKSPACE_DIR) "
                                     "the folder that holds memory/palace/")
+    _log_on_one_line()
     palace = Palace(settings)
     if palace.exists():
         palace.ready_for("open")

@@ -9,6 +9,7 @@ refresh keeps as it is. ``bootstrap`` shows the persona after the essence.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -20,6 +21,8 @@ PERSONA_ID = "persona"
 PERSONA_TYPE = "persona"
 BEGIN, END = "<!-- persona:begin -->", "<!-- persona:end -->"
 _BLOCK = re.compile(re.escape(BEGIN) + r".*?" + re.escape(END), re.S)
+HEADING = "# Persona"
+_MARKER_LINE = re.compile(r"^[ \t]*(?:" + re.escape(BEGIN) + "|" + re.escape(END) + r")[ \t]*\n?", re.M)
 LABELS = {"likes": "likes", "dislikes": "dislikes", "lives_in": "lives in", "works_at": "works at",
           "uses": "uses"}
 
@@ -50,7 +53,7 @@ def refresh_persona(pm: Any, *, now: Any = None) -> Memory | None:
         if current is None:
             if block.count("\n") < 2:
                 return None  # no facts yet: no empty persona
-            return pm.store(f"# Persona\n\n{block}", id=PERSONA_ID, type=PERSONA_TYPE, pinned=True,
+            return pm.store(f"{HEADING}\n\n{block}", id=PERSONA_ID, type=PERSONA_TYPE, pinned=True,
                             importance=1.0, source="persona", extra={"entities": []})
         text = _BLOCK.sub(lambda _m: block, current.content) if _BLOCK.search(current.content) \
             else f"{current.content.rstrip()}\n\n{block}"
@@ -60,3 +63,14 @@ def refresh_persona(pm: Any, *, now: Any = None) -> Memory | None:
 def get_persona(pm: Any) -> Memory | None:
     memory = pm.get(PERSONA_ID, record_access=False)
     return memory if memory is not None and memory.status == "active" else None
+
+
+def shown_persona(memory: Memory) -> Memory:
+    """The persona as a context shows it, under its own ``# Persona`` heading: the
+    file's heading and the markers around palace's lines are for the file, not the
+    reader (the file on disk is unchanged)."""
+    text = _MARKER_LINE.sub("", memory.content).strip()
+    if text.startswith(HEADING + "\n") or text == HEADING:
+        text = text[len(HEADING):].strip()
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    return dataclasses.replace(memory, content=text)

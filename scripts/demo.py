@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import shutil
 import sys
 import time
@@ -33,6 +34,16 @@ def default_model() -> str | None:
     except ImportError:
         return None
     return "use-multilingual"
+
+
+def palace_command() -> str:
+    """``palace`` as a user can type it after the demo, from any folder: demo.sh runs
+    this inside .venv without activating it in the user's shell, so a bare ``palace``
+    is not on their PATH; the console script beside this interpreter is."""
+    script = Path(sys.executable).parent / "palace"
+    if script.is_file():
+        return shlex.quote(str(script))
+    return f"{shlex.quote(sys.executable)} -m palace"
 
 
 def show(pm: MemoryPalaceManager, query: str, now: datetime, **filters) -> None:
@@ -116,7 +127,10 @@ def main() -> int:
     report = pm.run_decay(now=later, dry_run=True)
     print(f"\n⏳ in 200 days without use, {len(report.archived)} of {report.checked} memories would "
           f"fade under {report.threshold} and be archived (not deleted).")
-    print(f"\nAll of it is plain Markdown under {pm.root}; try: palace --workspace {workspace} list")
+    print(f"\nAll of it is plain Markdown under {pm.root}; try:\n"
+          f"   {palace_command()} --workspace {shlex.quote(str(workspace.resolve()))} list")
+    if sys.prefix != sys.base_prefix:  # a virtual environment: activating it puts palace on PATH
+        print(f"   (or `. {shlex.quote(str(Path(sys.prefix) / 'bin' / 'activate'))}` once, then just `palace …`)")
     pm.close()
     return 0
 

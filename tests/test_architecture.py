@@ -46,6 +46,7 @@ LAYERS: dict[str, int] = {
     "palace.tasks": 5, "palace.persona": 5,
     "palace.responses": 5,  # the JSON shapes adapters share (search response, memory view)
     "palace.capture": 5,  # automatic capture: events, transcripts, privacy, refine, tasks, themes
+    "palace.postgres_server": 5,  # `palace postgres start`: a local server to try the shared palace on
     # 6 adapters: how people and programs reach palace
     "palace.cli": 6, "palace.__main__": 6, "palace.integrations": 6,
     "palace.mcp_server": 6, "palace.viewer": 6, "vector_service": 6,

@@ -18,7 +18,7 @@ import pytest
 from cli_helpers import invoke
 
 COMMANDS = ("init", "add", "get", "list", "search", "update", "delete", "restore", "trash",
-            "reindex", "sync", "stats", "config", "decay", "doctor", "export", "import", "agent", "experience", "context",
+            "reindex", "sync", "stats", "config", "decay", "doctor", "export", "import", "postgres", "agent", "experience", "context",
             "bootstrap", "essence", "summary", "entity", "history", "review", "recall", "tags", "persona",
             "task", "capture", "ingest", "timeline", "theme", "tasks", "mcp", "sidecar", "serve", "install")
 

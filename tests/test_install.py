@@ -131,8 +131,20 @@ def test_claude_code_install_on_an_empty_home_creates_the_files(tmp_path):
     assert done.exit_code == 0, done.output
     assert len(read(home / ".claude" / "settings.json")["hooks"]) == 7
     invoke("claude-code", "--config-dir", str(home), "--uninstall")
-    assert read(home / ".claude" / "settings.json") == {}
-    assert read(home / ".claude.json") == {}
+    # what install created, uninstall removes: no `{}` left behind, no backup of it
+    assert not (home / ".claude" / "settings.json").exists() and not (home / ".claude.json").exists()
+    assert [p.name for p in home.rglob("*") if p.is_file()] == []
+
+
+def test_install_keeps_the_newest_three_backups_of_each_file(home, tmp_path):
+    for n in range(6):  # each install changes both files (another workspace): a backup each
+        invoke("claude-code", "--config-dir", str(home), "--workspace", str(tmp_path / f"ws{n}"))
+    for name in (".claude.json", ".claude/settings.json"):
+        backups = sorted(home.glob(f"{name}.palace-backup-*"))
+        assert len(backups) == 3, backups
+        # the newest three states before each change, none overwritten by another
+        assert [f"ws{n}" in b.read_text() for b in backups for n in (2, 3, 4)] == [
+            True, False, False, False, True, False, False, False, True]
 
 
 def test_install_needs_a_workspace_and_refuses_files_it_cannot_read_exactly(home, tmp_path):
@@ -252,7 +264,7 @@ def test_openclaw_conversation_access_is_asked_on_a_terminal_and_said_when_not_g
     assert read(config_path)["plugins"]["entries"]["palace"]["hooks"] == {"allowConversationAccess": True}
     undone = invoke("openclaw", "--config-dir", str(home), "--uninstall")
     assert undone.exit_code == 0, undone.output
-    assert read(config_path) == {}
+    assert not config_path.exists()  # install made it; emptied, it goes
 
 
 def test_openclaw_config_lies_in_openclaw_state_dir(tmp_path, plugin_dir):

@@ -364,3 +364,29 @@ def test_the_mcp_entry_install_writes_starts_the_server(tmp_path):
 
     found = run_session(workspace, scenario, parameters=parameters)
     assert [r["content"] for r in found["results"]] == ["the gateway rate limit is 100 rps"]
+
+
+def test_without_vector_settings_the_missing_model_is_said_once_on_one_line(workspace, tmp_path):
+    """No MEMORY_VECTOR_* settings: the default model is not there (an empty Hugging Face
+    cache, offline). The server's log says why on one line, once; search results carry
+    only a short flag, not the whole explanation."""
+    env = {k: v for k, v in server_env().items() if not k.startswith("MEMORY_VECTOR_")}
+    env |= {"HF_HOME": str(tmp_path / "empty-hf-cache"), "HF_HUB_OFFLINE": "1"}
+    parameters = server_parameters(workspace)
+    parameters.env = env
+    log_path = workspace.parent / "server-stderr.log"
+
+    async def scenario(client: Client):
+        with anyio.fail_after(30):  # the model loads in the background from the start
+            while "vectors" not in log_path.read_text():
+                await anyio.sleep(0.1)
+        await client.ok("save_memory", content="the deploy runs on fridays")
+        notes = [note for _ in range(3)
+                 for note in (await client.ok("search_memory", query="deploy"))["notes"]]
+        assert notes and all(len(note) <= 120 and "Hugging Face" not in note for note in notes), notes
+
+    run_session(workspace, scenario, parameters=parameters)
+    lines = [line for line in log_path.read_text().splitlines() if line.strip()]
+    said = [line for line in lines if "vector" in line or "Hugging Face" in line or "HF_" in line]
+    assert len(said) == 1 and said[0].startswith("palace mcp: vectors unavailable"), lines
+    assert "MEMORY_VECTOR_MODEL" in said[0]  # the one line still says how to fix it

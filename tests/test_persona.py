@@ -62,3 +62,42 @@ def test_persona_over_mcp(workspace):
             p["text"] for p in moved["pieces"]]
 
     run_session(workspace, scenario)
+
+
+def _shown_once_and_clean(text: str) -> None:
+    assert text.count("# Persona") == 1, text
+    assert "<!--" not in text and "persona:begin" not in text, text
+
+
+def test_the_persona_is_shown_once_and_clean_in_bootstrap_and_session_start(make_pm, workspace, tmp_path):
+    from hook_helpers import payload, run_hook
+    from test_claude_code_hooks import additional_context
+
+    pm = make_pm()
+    pm.store("I like jazz", created_at="2024-01-01")
+    persona = refresh_persona(pm)
+    pm.update(PERSONA_ID, content=persona.content + "\n\n我自己写的：早睡早起")
+    for text in (bootstrap(pm).text, persona_context(pm).text):
+        _shown_once_and_clean(text)
+        assert "- likes jazz" in text and "我自己写的：早睡早起" in text
+    assert "<!-- persona:begin -->" in pm.get(PERSONA_ID).content  # the file keeps its markers
+    pm.close()
+    done = run_hook("session-start", workspace, payload("SessionStart", tmp_path, source="startup"),
+                    "--no-capture")
+    context = additional_context(done, "SessionStart")
+    _shown_once_and_clean(context)
+    assert "- likes jazz" in context
+
+
+def test_the_persona_over_mcp_is_shown_once_and_clean(workspace):
+    from test_mcp import Client, run_session
+
+    async def scenario(client: Client):
+        await client.ok("save_memory", content="I work at Acme", created_at="2024-01-01T09:00:00+08:00")
+        shown = await client.ok("get_persona", refresh=True)
+        _shown_once_and_clean(shown["text"])
+        boot = await client.ok("bootstrap", max_tokens=2000)
+        _shown_once_and_clean(boot["text"])
+        assert "- works at Acme" in shown["text"] and "- works at Acme" in boot["text"]
+
+    run_session(workspace, scenario)

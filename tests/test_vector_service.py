@@ -196,6 +196,30 @@ def test_palace_sidecar_is_the_same_server(tmp_path, minilm_path, minilm_model):
         running.stop()
 
 
+def test_palace_sidecar_serves_the_palace_of_the_folder_it_starts_in(tmp_path, minilm_path):
+    """As every other command: no --workspace means the current folder, when it holds a
+    palace; a folder without one stays embeddings only and gets no palace made in it."""
+    from cli_helpers import invoke
+
+    workspace, empty = tmp_path / "workspace", tmp_path / "empty"
+    empty.mkdir()
+    invoke("add", "the nightly backup of db-2 goes to /mnt/backup2", "-w", str(workspace))
+    command = [sys.executable, "-m", "palace", "sidecar"]
+    running = start_sidecar(workspace, minilm_path, command=command)
+    bare = start_sidecar(empty, minilm_path, command=command)
+    try:
+        assert running.wait_until_ready()["workspace"] is True
+        found = post(running, "/search", {"query": "where does the db-2 backup go", "topK": 1})
+        assert found.status_code == 200, found.text
+        assert "/mnt/backup2" in found.json()["results"][0]["content"]
+        assert bare.wait_until_listening()["workspace"] is False
+        assert post(bare, "/search", {"query": "backup"}).status_code == 404
+        assert not (empty / "memory").exists()
+    finally:
+        running.stop()
+        bare.stop()
+
+
 def test_palace_sidecar_refuses_a_public_address_without_a_token(monkeypatch, minilm_path):
     from cli_helpers import BAD_CONFIG, assert_failed, invoke
 

@@ -3,7 +3,8 @@
 Every command takes ``--workspace/-w`` (or MEMORY_WORKSPACE_DIR) and ``--json``,
 before or after the command name. Exit codes: 0 ok, 1 not found, 2 bad input
 (also a bad flag, or a workspace that is not a folder), 3 configuration (a bad
-MEMORY_* value; a workspace with no palace: only ``init`` and ``add`` create one),
+MEMORY_* value; a workspace with no palace: only ``init``, ``add``, ``capture``,
+``ingest`` and ``import`` create one),
 4 other palace error. Errors go to stderr, one line that says how to fix it.
 Never imports torch: vectors come from the sidecar when MEMORY_VECTOR_SERVICE_URL
 is set, otherwise search is keyword-only.
@@ -26,10 +27,11 @@ from typing import Sequence
 import click
 
 from ..integrations import install
-from . import agents, backends, capture, context, experiences, graph, maintenance, memories, servers, tasks, viewer
+from . import (agents, backends, capture, context, experiences, graph, maintenance, memories, postgres, servers,
+               tasks, viewer)
 from .app import EXIT_ERROR, EXIT_OK, PalaceGroup, shared_options
 
-COMMAND_MODULES = (memories, maintenance, backends, agents, experiences, context, graph, tasks, capture, servers,
+COMMAND_MODULES = (memories, maintenance, backends, postgres, agents, experiences, context, graph, tasks, capture, servers,
                    viewer, install)
 
 

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 import click
 
 from ..errors import ConfigError
+from ..layout import has_palace
 from ..settings import Settings
 from .app import shared_options, state
 
@@ -81,7 +82,10 @@ def serve_sidecar(config: Settings, *, workspace: str | None, host: str, port: i
         raise ConfigError(f"the sidecar needs {exc.name or 'fastapi and uvicorn'}: "
                           "pip install 'palace-memory[server]'") from None
     check_bind_address(host, config.vector_service_token or config.sidecar_tokens)
-    if workspace is None and config.sources.get("workspace_dir") in ("env", "argument"):
+    if workspace is None and (config.sources.get("workspace_dir") in ("env", "argument")
+                              or has_palace(config)):
+        # as every command: the given workspace, else the current folder when it holds a
+        # palace (a folder without one stays embeddings only: nothing is created there)
         workspace = config.workspace_dir
     app = create_app(config, workspace)
     if viewer:
@@ -100,8 +104,9 @@ def serve_sidecar(config: Settings, *, workspace: str | None, host: str, port: i
 def sidecar(host: str, port: int | None, model: str | None, threads: int | None,
             viewer: bool, log_level: str) -> None:
     """Serve the embedding sidecar (as python scripts/vector-service.py): health,
-    embeddings and OpenClaw's search/index/remove over the workspace, when one is
-    given by --workspace or MEMORY_WORKSPACE_DIR."""
+    embeddings and OpenClaw's search/index/remove over the workspace given by
+    --workspace or MEMORY_WORKSPACE_DIR, else over the current folder's palace when it
+    holds one (else embeddings only)."""
     overrides: dict[str, Any] = {"vector_model": model}
     if state().workspace:
         overrides["workspace_dir"] = state().workspace
@@ -111,13 +116,15 @@ def sidecar(host: str, port: int | None, model: str | None, threads: int | None,
 
 def vector_service_script(argv: list[str] | None = None) -> int:
     """``python scripts/vector-service.py``: the sidecar command on its own, with
-    ``--workspace`` (default: MEMORY_WORKSPACE_DIR if set, else embeddings only)."""
+    ``--workspace`` (default: MEMORY_WORKSPACE_DIR if set, else the current folder's
+    palace when it holds one, else embeddings only)."""
 
     @click.command(help="Serve palace's embedding sidecar (vector_service.app) with uvicorn. "
                         "Settings come from MEMORY_* variables; the flags override them.")
     @click.option("--workspace", metavar="DIR",
                   help="Serve /search, /index, /remove over this palace workspace (default: "
-                       "MEMORY_WORKSPACE_DIR if set, else embeddings only).")
+                       "MEMORY_WORKSPACE_DIR if set, else the current folder when it holds a "
+                       "palace, else embeddings only).")
     @sidecar_options
     def run(workspace, host, port, model, threads, viewer, log_level) -> None:
         serve_sidecar(Settings.from_env(vector_model=model), workspace=workspace, host=host,

@@ -114,7 +114,9 @@ class InProcessEmbedder:
             if self._model is None:
                 self._load_locked()
         if self._model is None:
-            raise EmbedderUnavailableError(self._error or "embedding model failed to load")
+            raise EmbedderUnavailableError(self._error or "embedding model failed to load",
+                                           brief=f"embedding model {self.settings.vector_model!r} did not "
+                                                 "load; the log says why")
         return self._model
 
     def start_loading(self) -> threading.Thread:
@@ -124,10 +126,8 @@ class InProcessEmbedder:
         def run() -> None:
             try:
                 self.load()
-            except EmbedderUnavailableError as exc:
-                # kept in self._error for state/status; said once here too, so that a
-                # sidecar's or MCP server's log shows at once why vectors are off
-                logging.getLogger(__name__).warning("%s", exc)
+            except EmbedderUnavailableError:
+                pass  # kept in self._error for state/status, and logged once as it failed
             finally:
                 self._loading_in_background = False
 
@@ -155,6 +155,11 @@ class InProcessEmbedder:
                 f"could not load embedding model {self.settings.vector_model!r}: "
                 f"{type(exc).__name__}: {exc}"
             )
+        if self._error is not None:
+            # said once, as it fails (the failure is kept: no retry), so that a sidecar's
+            # or MCP server's log shows why vectors are off; searches then note it briefly
+            logging.getLogger(__name__).warning("vectors unavailable, keyword search only: %s",
+                                                " ".join(self._error.split()))
 
     def _ready_model(self) -> "EmbeddingModel":
         if self._model is not None:

@@ -14,7 +14,8 @@ with ``--uninstall``.
 
 Our entries are recognised by what they run or name, so installing twice
 changes nothing and uninstalling removes only them. Before a file is changed it
-is copied to ``<file>.palace-backup-<time>``. ``--config-dir`` points at another
+is copied to ``<file>.palace-backup-<time>`` (the newest three kept per file); a file
+that uninstalling leaves empty is removed. ``--config-dir`` points at another
 home folder (tests, or a machine image being prepared).
 """
 
@@ -49,6 +50,8 @@ MCP_NAME = "palace"
 PLUGIN_ID = "palace"
 DEFAULT_SIDECAR_URL = "http://127.0.0.1:8765"
 STATE_FILE = "palace-install.json"  # beside openclaw.json: what to restore on --uninstall
+BACKUP_MARK = ".palace-backup-"     # <file>.palace-backup-<UTC time>
+BACKUPS_KEPT = 3                     # per file, the newest
 
 
 class InstallError(Exception):
@@ -78,7 +81,8 @@ class Report:
 # --------------------------------------------------------------------------- files
 
 def _now_stamp() -> str:
-    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    # to the microsecond: two installs in one second must not overwrite each other's backup
+    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
 
 
 def read_json(path: Path, *, what: str) -> dict[str, Any]:
@@ -100,14 +104,16 @@ def read_json(path: Path, *, what: str) -> dict[str, Any]:
 
 
 def write_json(path: Path, data: dict[str, Any], original: dict[str, Any]) -> str | None:
-    """Write ``data`` if it differs from what was read; returns the backup's path."""
+    """Write ``data`` if it differs from what was read; returns the backup's path. The
+    newest BACKUPS_KEPT backups of a file are kept, older ones removed."""
     if data == original and path.exists():
         return None
     backup = None
     if path.exists():
-        backup_path = path.with_name(f"{path.name}.palace-backup-{_now_stamp()}")
+        backup_path = path.with_name(f"{path.name}{BACKUP_MARK}{_now_stamp()}")
         shutil.copy2(path, backup_path)
         backup = str(backup_path)
+        _prune_backups(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.palace-tmp")
     temporary.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -115,12 +121,25 @@ def write_json(path: Path, data: dict[str, Any], original: dict[str, Any]) -> st
     return backup
 
 
+def _prune_backups(path: Path) -> None:
+    # the stamp sorts as the time does; a reinstall a day must not fill the folder
+    for old in sorted(path.parent.glob(f"{path.name}{BACKUP_MARK}*"))[:-BACKUPS_KEPT]:
+        old.unlink(missing_ok=True)
+
+
 def _edit(path: Path, what: str, change: Callable[[dict[str, Any]], list[tuple[str, str]]],
           report: Report) -> None:
     original = read_json(path, what=what)
     data = json.loads(json.dumps(original))  # deep copy
     changes = change(data)
-    backup = write_json(path, data, original) if changes else None
+    if changes and report.uninstall and not data and path.exists():
+        # nothing is left but what install added: the file goes, as it came (a host
+        # reads a missing file as an empty one); its content was palace's own entries
+        path.unlink()
+        changes.append(("remove", f"{path.name}: empty without palace's entries"))
+        backup = None
+    else:
+        backup = write_json(path, data, original) if changes else None
     for action, description in changes or [("unchanged", f"{what}: nothing to change")]:
         report.changes.append(Change(str(path), action, description, backup))
 

