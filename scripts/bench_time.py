@@ -22,7 +22,11 @@ store holds nothing later, so [3/1, now) and [3/1, midnight) find the same thing
 and ``loose`` counts a time case when the predicted range overlaps the expected one
 with an intersection-over-union of at least 0.5.
 
-    python scripts/bench_time.py [--table PATH] [--misses SYSTEM] [--min-accuracy 0.97]
+    python scripts/bench_time.py [--table PATH] [--misses SYSTEM] [--min-accuracy 0.97] [--by-kind]
+
+``--by-kind`` adds, for a table whose cases carry a ``kind`` (time_cases_new_3.yaml),
+each system's exact score per kind and per half (the half is fixed by the case's text:
+``half_of``, the first byte of its SHA-256, even for tune and odd for check).
 
 Exits with status 1 when palace scores below ``--min-accuracy`` or does not beat
 both other systems, so the script can guard a change.
@@ -32,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import io
 import logging
 import re
@@ -61,6 +66,7 @@ class Case:
     now: datetime
     expected: Range
     lang: str
+    kind: str = ""
 
 
 @dataclass
@@ -79,8 +85,13 @@ def load_cases(path: Path) -> list[Case]:
         expected = None if raw.get("none") else (datetime.fromisoformat(raw["start"]),
                                                  datetime.fromisoformat(raw["end"]))
         cases.append(Case(raw["q"], nows[raw.get("now", "A")], expected,
-                          raw.get("lang") or guess_language(raw["q"])))
+                          raw.get("lang") or guess_language(raw["q"]), raw.get("kind", "")))
     return cases
+
+
+def half_of(query: str) -> str:
+    """The fixed tune/check split of a held-out table: the first byte of sha256(query)."""
+    return "tune" if hashlib.sha256(query.encode("utf-8")).digest()[0] % 2 == 0 else "check"
 
 
 def guess_language(text: str) -> str:
@@ -262,6 +273,27 @@ def report(cases: list[Case], scores: list[Score]) -> dict[str, float]:
     return overall
 
 
+def report_by_kind(cases: list[Case], scores: list[Score]) -> None:
+    kinds = list(dict.fromkeys(c.kind for c in cases))
+    print("\nexact score per kind, tune / check / both (cases):")
+    for kind in kinds:
+        ids = [i for i, c in enumerate(cases) if c.kind == kind]
+        tune = [i for i in ids if half_of(cases[i].query) == "tune"]
+        check = [i for i in ids if half_of(cases[i].query) == "check"]
+        print(f"  {kind or '(no kind)'}  ({len(tune)} / {len(check)} / {len(ids)})")
+        for score in scores:
+            right = [exact(c, p) for c, p in zip(cases, score.predictions)]
+            print(f"    {score.name:<11} " + " / ".join(
+                percent(sum(right[i] for i in group), len(group)).strip() for group in (tune, check, ids)))
+    print("  all kinds")
+    for score in scores:
+        right = [exact(c, p) for c, p in zip(cases, score.predictions)]
+        groups = [[i for i, c in enumerate(cases) if half_of(c.query) == h] for h in ("tune", "check")]
+        groups.append(list(range(len(cases))))
+        print(f"    {score.name:<11} " + " / ".join(
+            percent(sum(right[i] for i in g), len(g)).strip() for g in groups))
+
+
 def show_misses(cases: list[Case], score: Score) -> None:
     print(f"\nmisses of {score.name}:")
     for case, predicted in zip(cases, score.predictions):
@@ -287,6 +319,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="list the cases SYSTEM gets wrong (repeatable)")
     parser.add_argument("--min-accuracy", type=float, default=0.97,
                         help="palace's overall accuracy below this fails the run")
+    parser.add_argument("--by-kind", action="store_true",
+                        help="also score each kind of case, on the tune and check halves")
     args = parser.parse_args(argv)
 
     warnings.filterwarnings("ignore")  # dateparser and jionlp are chatty:
@@ -299,6 +333,8 @@ def main(argv: list[str] | None = None) -> int:
         with contextlib.redirect_stdout(io.StringIO()):
             scores.append(run(name, SYSTEMS[name], cases))
     overall = report(cases, scores)
+    if args.by_kind:
+        report_by_kind(cases, scores)
     for score in scores:
         if score.name in args.misses:
             show_misses(cases, score)

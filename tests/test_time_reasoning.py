@@ -339,3 +339,47 @@ def test_aware_results_equal_naive_ones_in_the_zone(case, zone):
     aware = parse_time(case["q"], now=now.replace(tzinfo=zone))
     assert aware.start == naive.start.replace(tzinfo=zone)
     assert aware.end == naive.end.replace(tzinfo=zone)
+
+
+# Issue 27's five kinds, on examples other than its held-out cases (time_cases_new_3.yaml,
+# scored by scripts/bench_time.py): one mechanism each, seen through fresh phrasings.
+ISSUE_27_NOW = datetime(2026, 8, 12, 9)  # a Wednesday
+ISSUE_27 = [
+    # two-digit years: 20YY unless that is over 20 years ahead
+    ("we hired two people in '21", "2021-01-01", "2022-01-01"),
+    ("the April '19 offsite", "2019-04-01", "2019-05-01"),
+    ("receipts from winter '97", "1997-12-01", "1998-03-01"),
+    ("7/4/25 fireworks photos", "2025-07-04", "2025-07-05"),
+    ("21年国庆去了哪里", "2021-10-01", "2021-10-08"),
+    ("从20年开始用的那个框架", "2020-01-01", "2026-08-13"),
+    # dotted dates: Y.M.D, and D.M.Y with the year last
+    ("the 14.07.2023 retro", "2023-07-14", "2023-07-15"),
+    # parts of a month: one part-of-a-period operator for thirds, halves and weeks
+    ("the fourth week of July", "2026-07-22", "2026-07-29"),
+    ("the last week of February", "2026-02-22", "2026-03-01"),
+    ("the second half of April", "2026-04-16", "2026-05-01"),
+    ("7月第三周的发布", "2026-07-15", "2026-07-22"),
+    ("这个月下半月的出差", "2026-08-16", "2026-09-01"),
+    # windows around a holiday: week of, weekend, N units before/after
+    ("Labor Day weekend", "2025-08-30", "2025-09-02"),
+    ("two days after Easter", "2026-04-06", "2026-04-08"),
+    ("the week leading up to Christmas", "2025-12-18", "2025-12-25"),
+    ("Ash Wednesday service", "2026-02-18", "2026-02-19"),
+    ("端午节后三天", "2026-06-20", "2026-06-23"),
+    ("春节那周的值班", "2026-02-16", "2026-02-23"),
+]
+NOT_TIMES_27 = ["《夏天的风》的吉他谱", "the “Summer Hits” playlist", "「下个月见」的海报",
+                "feedback from June Liu on the design", "Summer of Love documentary notes",
+                "Python 3.11.4 的变更", "呆了12年的公司", "release 2.3.24 notes"]
+
+
+@pytest.mark.parametrize("query,start,end", ISSUE_27)
+def test_issue_27_kinds_on_fresh_phrasings(query, start, end):
+    found = parse_time(query, now=ISSUE_27_NOW)
+    assert found is not None, query
+    assert (found.start, found.end) == (datetime.fromisoformat(start), datetime.fromisoformat(end))
+
+
+@pytest.mark.parametrize("query", NOT_TIMES_27)
+def test_issue_27_titles_names_and_versions_are_no_time(query):
+    assert parse_time(query, now=ISSUE_27_NOW) is None

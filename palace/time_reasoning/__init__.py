@@ -54,8 +54,17 @@ Choices for ambiguous cases (each is what a memory query most likely means):
   1 a.m. too.  A clock time ("下午3点", "3pm") is that hour: [15:00, 16:00); without
   上午/下午/am/pm, 1–6 o'clock is the afternoon.  A bare clock time ("3点") is not a
   time expression at all: "三点建议" is three suggestions.
-* 初/中/底 and early/mid/late split a period in thirds: days 1–10/11–20/21–end of a
-  month (the Chinese 上中下旬), Jan–Apr/May–Aug/Sep–Dec of a year.
+* Parts of a period are one operator (``portion_piece``) on any month, year or week:
+  初/中/底 and early/mid/late split it in thirds: days 1–10/11–20/21–end of a month
+  (the Chinese 上中下旬), Jan–Apr/May–Aug/Sep–Dec of a year; "the first/second half of",
+  上半月/下半月 in halves (days 1–15/16–end); "the first…fourth week of", 3月第一周 in
+  seven-day blocks (1–7, 8–14…), "the last week of"/最后一周 the last seven days.
+* Two-digit years ('24, 24年3月, 3/5/24) are 20YY, or 19YY when that would be over 20
+  years ahead; "24年" alone counts only with a month, a part of the year, a holiday or
+  的时候 after it, or 在/从 before it ("工作了24年" is a duration).  Dotted dates: Y.M.D
+  (2024.3.5) and, with the year last, D.M.Y (5.3.2024, the European order; M.D.Y when
+  the second number is over 12); dotted numbers without a four-digit year (3.12.1,
+  24.3.0) and Y.M (2024.1) are versions.
 * Multi-day holidays are the public holiday: 春节 = 除夕 to 初七, 国庆 = 1–7 Oct,
   劳动节 = 1–5 May; other holidays are their day.  Lunar dates come from a table
   for 2015–2035.  "去年春节" is the one whose first day falls in last year.  元宵,
@@ -67,13 +76,21 @@ Choices for ambiguous cases (each is what a memory query most likely means):
   ahead runs to ``OPEN_END``, 9000-01-01); "before X"/X之前 start at ``OPEN_START``,
   1970-01-01, as does "until X"/截至X/到X为止.  "Around X"/X前后/
   X左右 adds three days on each side of a date or holiday, half an hour around a
-  clock time.  "去年的今天"/"a year ago today" is that date, "去年这个时候"/"this time
+  clock time.  Windows next to a day or holiday: "the week before X"/X前一周/"two days
+  after X"/X后三天 are the N units just before X starts or after it ends; "X week",
+  "the week of X", X那周 the Monday–Sunday week of X's first day; "X weekend" X joined to
+  its weekend (Thanksgiving Thu–Sun, Memorial Day Sat–Mon, Easter Sat–Sun).  Easter and
+  the feasts it moves (Good Friday, Easter Monday, Ash Wednesday, Pentecost…) are
+  computed; lunar festivals (and 腊八) come from the table.  "去年的今天"/"a year ago today" is that date, "去年这个时候"/"this time
   last year" the week around it.  In a range the second end borrows what it leaves
   out from the first ("3月1日到10日", "上周二到周四").
 * Greetings and things are not times: 周末愉快, 圣诞快乐, Merry Christmas,
   Christmas tree, 下午茶, 晚上好, 每周一 (recurring), "on Mondays", 五月天 (a band);
   nor are words that only look like dates: 周报, 一周年, 18号楼, 3号线, "May's",
-  "March of Dimes", "Spring Boot", "Monday.com", version numbers.
+  "March of Dimes", "Spring Boot", "Monday.com", version numbers.  Titles and
+  quotations (《春天的故事》, “Last Week Tonight”, "Wednesday") hold no time of the query,
+  and a capitalised month or season starting a name is a name ("May Chen", "Summer of
+  Code").
 """
 
 from __future__ import annotations
@@ -84,7 +101,7 @@ from datetime import date, datetime, time, timedelta
 from typing import Iterator, NamedTuple
 
 from .calendar import (DAY, GRAIN_ORDER, HOUR, OPEN_END, OPEN_START, Anchor, Part, Span,
-                             day_start, resolve_after, resolve_point)
+                             day_start, move, resolve_after, resolve_point)
 from .lexicon import Token, lex
 
 __all__ = ["TimeRange", "TimeReasoner", "parse_time", "OPEN_START", "OPEN_END"]
@@ -160,7 +177,7 @@ _GRANULARITY_NAMES = {"part": "part_of_day", "half": "half_year"}
 # --- parsing tokens into expressions ---------------------------------------------------------
 
 # What may sit between the tokens of one expression.
-_GLUE = re.compile(r"(?:\s|[,，、的()（）]|['’]s\b|\b(?:of|in\s+the|on\s+the|on|at|in)\b|"
+_GLUE = re.compile(r"(?:\s|[,，、的()（）]|['’]s\b|\b(?:of|in\s+the|on\s+the|on|at|in|the)\b|"
                    r"(?<=\d)T)*", re.I | re.A)  # the T of 2026-03-18T14:30
 
 
@@ -182,8 +199,20 @@ def _groups(tokens: list[Token], text: str) -> Iterator[list[Token]]:
         yield group
 
 
+# A title or a quotation (《春天的故事》, “Last Week Tonight”, "Wednesday") names a thing:
+# the time words inside it are not the query's time.
+_QUOTED = re.compile(r"《[^》]*》|「[^」]*」|『[^』]*』|“[^”]*”|\"[^\"]*\"")
+
+
+def _unquoted(tokens: list[Token], text: str) -> list[Token]:
+    if not any(mark in text for mark in "《「『“\""):
+        return tokens
+    quoted = [m.span() for m in _QUOTED.finditer(text)]
+    return [t for t in tokens if not any(start < t.end and t.start < end for start, end in quoted)]
+
+
 def _expressions(text: str, now: datetime) -> Iterator[Found]:
-    for group in _groups(lex(text), text):
+    for group in _groups(_unquoted(lex(text), text), text):
         index = 0
         while index < len(group):
             found, index_after = _expression_at(group, index, now)
@@ -205,8 +234,11 @@ def _is_recurring_or_greeting(text: str, start: int) -> bool:
     return bool(_RECURRING.search(text[max(0, start - 12):start]))
 
 
-_SUFFIXES = ("since_suffix", "began_suffix", "before_suffix", "after_suffix", "around_suffix", "until_suffix")
-_PREFIXES = ("from", "since", "between", "until", "until_or_to", "before", "after", "around", "to")
+# Windows next to a point carry (count, unit): "the week before X" before it, X前一周 after it.
+_SUFFIXES = ("since_suffix", "began_suffix", "before_suffix", "after_suffix", "around_suffix",
+             "until_suffix", "window_before_suffix", "window_after_suffix")
+_PREFIXES = ("from", "since", "between", "until", "until_or_to", "before", "after", "around", "to",
+             "window_before", "window_after")
 _CONNECTORS = ("to", "until_or_to")
 # Which prefixes belong to the expression when a range or a suffix follows.
 _PREFIX_JOINS = {"range": ("from", "since", "between"), "since_suffix": ("from", "since"),
@@ -221,7 +253,7 @@ def _expression_at(tokens: list[Token], index: int, now: datetime) -> tuple[Foun
         return None, index + 1
     parts, span, after = first
     start, end = tokens[point_index].start, tokens[after - 1].end
-    operator = None
+    operator, window = None, None
     if after < len(tokens) and (tokens[after].kind in _CONNECTORS or
                                 (tokens[after].kind == "and" and prefix and prefix.kind == "between")):
         second = _take_point(tokens, after + 1, now, (span, parts))
@@ -231,6 +263,7 @@ def _expression_at(tokens: list[Token], index: int, now: datetime) -> tuple[Foun
             operator = "range"
     if operator is None and after < len(tokens) and tokens[after].kind in _SUFFIXES:
         if tokens[after].kind != "began_suffix":
+            window = tokens[after].parts
             operator, end, after = tokens[after].kind, tokens[after].end, after + 1
         elif prefix is not None and prefix.kind in ("from", "since"):
             operator, end, after = "since_suffix", tokens[after].end, after + 1
@@ -247,17 +280,22 @@ def _expression_at(tokens: list[Token], index: int, now: datetime) -> tuple[Foun
         else:
             operator = "until" if prefix.kind == "until_or_to" else prefix.kind
             start = cut_start = prefix.start
+            window = prefix.parts
     if operator is not None:
-        span = _apply(operator, span, now)
+        span = _apply(operator, span, now, window)
         if span is None or span.start >= span.end:
             return None, index + 1
     return Found(span, start, end, cut_start), after
 
 
-def _apply(operator: str, span: Span, now: datetime) -> Span | None:
+def _apply(operator: str, span: Span, now: datetime, window: tuple = ()) -> Span | None:
     tonight = day_start(now) + DAY
     if operator == "range":
         return span
+    if operator.startswith("window_before"):  # the N units just before X starts
+        return Span(move(span.start, -window[0], window[1]), span.start, "range")
+    if operator.startswith("window_after"):  # the N units just after X ends
+        return Span(span.end, move(span.end, window[0], window[1]), "range")
     if operator in ("since", "since_suffix"):
         return Span(span.start, tonight, "range") if span.start < tonight else None
     if operator in ("before", "before_suffix"):

@@ -136,6 +136,20 @@ def year_anchor(year: int) -> Anchor:
     return Anchor("year", lambda now: Span(datetime(year, 1, 1), datetime(year + 1, 1, 1), "year"))
 
 
+def short_year(two_digits: int, now: datetime) -> int:
+    """'24, 24年, 3/5/24: 20YY, or 19YY when 20YY would lie more than 20 years ahead."""
+    year = 2000 + two_digits
+    return year if year <= now.year + 20 else year - 100
+
+
+def short_year_anchor(two_digits: int) -> Anchor:
+    def resolve(now: datetime) -> Span:
+        year = short_year(two_digits, now)
+        return Span(datetime(year, 1, 1), datetime(year + 1, 1, 1), "year")
+
+    return Anchor("year", resolve)
+
+
 def month_anchor(year: int, month: int) -> Anchor:
     start = datetime(year, month, 1)
     return Anchor("month", lambda now: Span(start, add_months(start, 1), "month"))
@@ -330,11 +344,25 @@ def weekday_piece(weekday: int, rule: str = "before_today") -> Piece:
 
 def weekend_piece(rule: str = "started") -> Piece:
     def select(container: Span) -> Span | None:
+        if container.grain in ("day", "days"):  # "Thanksgiving weekend": the day and its weekend
+            return adjoining_weekend(container)
         if container.grain != "week":
             return None
         return Span(container.start + 5 * DAY, container.end, "days")
 
     return Piece("weekday", "week", select, rule)
+
+
+def adjoining_weekend(span: Span) -> Span:
+    """A day joined to the weekend next to it: a Thursday to Sunday runs on to the
+    weekend after (Thanksgiving weekend Thu-Sun, Easter weekend Sat-Sun), a Monday to
+    Wednesday reaches back to the Saturday before (Memorial Day weekend Sat-Mon)."""
+    first = day_start(span.start)
+    weekday = first.weekday()
+    if weekday <= 2:
+        return Span(first - (weekday + 2) * DAY, max(span.end, first + DAY), "days")
+    start = first - DAY if weekday == 6 else first
+    return Span(start, max(span.end, first + (7 - weekday) * DAY), "days")
 
 
 def part_piece(name: str) -> Piece:
@@ -378,21 +406,47 @@ def hour_piece(hour: int, minute: int = 0, meridiem: str | None = None) -> Piece
 def third_piece(which: int | tuple[int, int], cycle: str = "month") -> Piece:
     """初/中/底, early/mid/late: the first, middle or last third of the container
     (or a run of them: 中下旬 is the middle and last thirds)."""
+    return portion_piece("third", which, cycle)
+
+
+def portion_piece(division: str, which: int | tuple[int, int], cycle: str = "month") -> Piece:
+    """One part of whatever period holds it: a ``third`` (early/mid/late, 上中下旬), a
+    ``half`` ("the first half of June", 上半月) or a ``week`` ("the first week of March",
+    3月第一周: days 1-7, 8-14…; -1 is the last seven days) of a month, a year or a week.
+    ``which`` counts from 0; a pair is a run of parts (中下旬)."""
     first, last = which if isinstance(which, tuple) else (which, which)
 
     def select(container: Span) -> Span | None:
-        start = container.start
-        if container.grain == "month":
-            bounds = [start, start.replace(day=11), start.replace(day=21), container.end]
-        elif container.grain == "year":
-            bounds = [start, start.replace(month=5), start.replace(month=9), container.end]
-        elif container.grain == "week":
-            bounds = [start, start + 2 * DAY, start + 4 * DAY, container.end]
-        else:
+        bounds = _division_bounds(division, container)
+        if bounds is None:
             return None
-        return Span(bounds[first], bounds[last + 1], "days" if container.grain != "year" else "month")
+        count = len(bounds) - 1
+        low, high = (n if n >= 0 else count + n for n in (first, last))
+        if not 0 <= low <= high < count:
+            return None
+        start, end = bounds[low], bounds[high + 1]
+        if division == "week" and first == -1:  # the last week: the last seven days
+            start = end - 7 * DAY
+        grain = "month" if container.grain == "year" and division != "week" else "days"
+        return Span(start, end, grain)
 
     return Piece("third", cycle, select)
+
+
+def _division_bounds(division: str, container: Span) -> list[datetime] | None:
+    start, end, grain = container.start, container.end, container.grain
+    if division == "week" and grain in ("month", "year"):
+        return [start + 7 * k * DAY for k in range(5 if grain == "month" else 53)
+                if start + 7 * k * DAY < end] + [end]
+    if division == "half" and grain in ("month", "year"):
+        return [start, start.replace(day=16) if grain == "month" else start.replace(month=7), end]
+    if division == "third" and grain == "month":
+        return [start, start.replace(day=11), start.replace(day=21), end]
+    if division == "third" and grain == "year":
+        return [start, start.replace(month=5), start.replace(month=9), end]
+    if division == "third" and grain == "week":
+        return [start, start + 2 * DAY, start + 4 * DAY, end]
+    return None
 
 
 # --- resolving a point --------------------------------------------------------------------
@@ -492,7 +546,7 @@ def nth_weekday_piece(weekday: int, nth: int) -> Piece:
 def week_of_piece() -> Piece:
     """"the week of March 9", "3月9日那周": the Monday-to-Sunday week around a day."""
 
-    def select(container: Span) -> Span | None:
-        return unit_span("week", container.start) if container.grain == "day" else None
+    def select(container: Span) -> Span | None:  # a day, or a holiday's days: their first day's week
+        return unit_span("week", container.start) if container.grain in ("day", "days") else None
 
     return Piece("week_of", "day", select)

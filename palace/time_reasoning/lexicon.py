@@ -17,8 +17,8 @@ from typing import Callable, NamedTuple, Union
 from . import tables as T
 from .calendar import (DAY, JUST_NOW, Anchor, Part, Span, add_months, ago_anchor, date_anchor,
                              day_start, half_piece, holiday_piece, hour_piece, mday_piece, month_anchor,
-                             month_piece, nth_weekday_piece, part_piece, quarter_piece,
-                             rolling_anchor, season_piece,
+                             month_piece, nth_weekday_piece, part_piece, portion_piece, quarter_piece,
+                             rolling_anchor, season_piece, short_year_anchor,
                              since_start_of, third_piece, unit_anchor, week_of_piece, weekday_piece,
                              weekend_piece, year_anchor)
 
@@ -253,6 +253,9 @@ def _cn_mday(m, text):
     return _time(m, mday_piece(day), standalone=standalone)
 
 
+_YEAR_THIRD = r"(初|中(?!秋|元)|底|末)"
+
+
 @_rule(r"(?<![\d.])((?:19|20)\d{2})\s*(?:[-/.]|年)\s*(1[0-2]|0?[1-9])\s*(?:[-/.]|月)\s*"
        r"(3[01]|[12]\d|0?[1-9])(?:\s*[日号])?(?!\d)")
 def _numeric_date(m, text):
@@ -267,17 +270,26 @@ def _numeric_month(m, text):
     return _time(m, month_anchor(int(m.group(1)), int(m.group(2))))
 
 
-@_rule(r"(?<![\d/])(\d{1,2})/(\d{1,2})/((?:19|20)\d{2})(?![\d/])")
-def _us_date(m, text):
-    first, second, year = int(m.group(1)), int(m.group(2)), int(m.group(3))
-    month, day = (second, first) if first > 12 else (first, second)
+@_rule(r"(?<![\d/.\w])(\d{1,2})(/|\.)(\d{1,2})\2((?:19|20)\d{2}|(?<=/)\d{2})(?![\d/.]|\.\d)")
+def _date_year_last(m, text):
+    """3/5/2024 and 3/5/24 are month first (day first when the first is > 12);
+    5.3.2024 is day first, the European dotted order (month first when the second
+    is > 12).  Dotted dates need the four-digit year: 3.5.24 is a version."""
+    first, second = int(m.group(1)), int(m.group(3))
+    month_first = second > 12 if m.group(2) == "." else first <= 12
+    month, day = (first, second) if month_first else (second, first)
+    year = m.group(4)
     try:
-        return _time(m, date_anchor(date(year, month, day)))
+        if len(year) == 2:
+            return _time(m, short_year_anchor(int(year)), month_piece(month), mday_piece(day))
+        return _time(m, date_anchor(date(int(year), month, day)))
     except ValueError:
         return None
 
 
-_YEAR_THIRD = r"(初|中(?!秋|元)|底|末)"
+@_rule(r"(?<![\w'’])['’](\d{2})(?!['’\w]|\.\d)")
+def _en_short_year(m, text):  # "in '24", "summer '23", "Q3 '25"
+    return _time(m, short_year_anchor(int(m.group(1))))
 
 
 @_rule(rf"(?<![\d.])((?:19|20)\d{{2}}|[一二三四五六七八九零〇]{{4}})\s*年(?:{_YEAR_THIRD}|(?![代级]))")
@@ -288,9 +300,22 @@ def _cn_year(m, text):
     return _year_token(m, year_anchor(year), m.group(2))
 
 
-@_rule(r"(?<![\d.])(\d{2})年(?=\s*(?:1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])\s*月)")
+# After "24年" these make it a year, not 24 years: a month, a part or a season of the year,
+# a holiday, 的时候/那会 ("24年的时候"); so does a preposition before it ("在24年").
+_CN_SHORT_YEAR_AFTER = re.compile(r"\s*(?:(?:1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])\s*月|[上下]半年|"
+                                  r"第?[一二三四1-4]季度|[Qq][1-4]|[春夏秋冬](?:天|季|节)|的?(?:时候|那会|那阵)|"
+                                  r"(?:" + "|".join(sorted(map(re.escape, T.CN_HOLIDAYS), key=len, reverse=True))
+                                  + r"))")
+_CN_SHORT_YEAR_BEFORE = re.compile(r"(?:在|从|于|自|到|至|截至|是)\s*$")
+
+
+@_rule(rf"(?<![\d.])(\d{{2}})\s*年(?:{_YEAR_THIRD})?(?![代级龄纪])")
 def _cn_short_year(m, text):
-    return _time(m, year_anchor(2000 + int(m.group(1))))
+    third = m.group(2)
+    if not (third or _CN_SHORT_YEAR_AFTER.match(text, m.end())
+            or _CN_SHORT_YEAR_BEFORE.search(text, 0, m.start())):
+        return None  # "工作了24年": a duration
+    return _year_token(m, short_year_anchor(int(m.group(1))), third)
 
 
 @_rule(rf"(大前|前|去|今|明|后|(?<![马线网一以地底私楼])(?:上一|下一))年(?:{_YEAR_THIRD}|(?![级纪龄轻度]))")
@@ -313,6 +338,16 @@ def _cn_year_third(m, text):
 @_rule(rf"(?<![\d零〇一二两三四五六七八九十个每岁日])月{_CN_THIRD}|(?<!月)(上旬|中旬|下旬)")
 def _cn_month_third(m, text):
     return _time(m, third_piece(THIRDS[m.group(1) or m.group(2)], "month"))
+
+
+@_rule(r"(?:的)?(?:第([一二三四五1-5])个?|(最后)一个?)(?:周|星期|礼拜)(?![一二三四五六日天1-7])")
+def _cn_week_of_month(m, text):  # "3月第一周", "5月的最后一周": needs the month before it
+    return _time(m, portion_piece("week", -1 if m.group(2) else cn_int(m.group(1)) - 1), standalone=False)
+
+
+@_rule(r"(?<![马线网一以地底私楼])(上|下)半个?月")
+def _cn_half_month(m, text):  # 上半月 / 下半月: days 1-15 / 16-end
+    return _time(m, portion_piece("half", 0 if m.group(1) == "上" else 1))
 
 
 @_rule(r"(?<![马线网一以地底私楼])(上|下)半年")
@@ -407,6 +442,19 @@ def _clock(m, text):
 def _clock_meridiem(m, text):
     meridiem = m.group(3).replace(".", "").lower()
     return _time(m, hour_piece(int(m.group(1)), int(m.group(2) or 0), meridiem))
+
+
+_WINDOW_UNITS = {"天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week", "月": "month",
+                 "day": "day", "week": "week", "month": "month"}
+
+
+@_rule(rf"(前|后)\s*({_CN_COUNT})\s*个?(天|日|周|星期|礼拜|月)(?!前|后)")
+def _cn_window(m, text):  # "端午节前一周", "国庆后三天": the window next to a point
+    count = quantity(m.group(2))
+    if count is None or count[1] > 366:
+        return None
+    kind = "window_before_suffix" if m.group(1) == "前" else "window_after_suffix"
+    return Token(m.start(), m.end(), kind, (count[1], _WINDOW_UNITS[m.group(3)]))
 
 
 # Chinese operators
@@ -522,7 +570,7 @@ def _en_week_of(m, text):
     return _time(m, week_of_piece(), standalone=False)
 
 
-@_rule(r"(?<=[日号天])(?:所在的?)?那一?(?:周|个星期|个礼拜)")
+@_rule(r"(?:所在的?)?那一?(?:周|个星期|个礼拜)")
 def _cn_week_of(m, text):
     return _time(m, week_of_piece(), standalone=False)
 
@@ -591,9 +639,22 @@ def _after_preposition(text: str, start: int) -> bool:
     return bool(_DATE_PREPOSITION.search(text[max(0, start - 24):start]))
 
 
+# A capitalised word, maybe after "of", that is no time word: with a capitalised month
+# or season before it, the two are a name ("May Chen", "June Park", "Summer of Code").
+_NAME_AFTER = re.compile(r"\s+(?:of\s+)?([A-Z][a-z]+)\b")
+_TIME_WORDS = frozenset(T.EN_MONTHS) | frozenset(T.EN_WEEKDAYS) | frozenset(T.EN_SEASONS)
+
+
+def _starts_a_name(text: str, word_start: int, word_end: int) -> bool:
+    if not text[word_start].isupper():
+        return False
+    after = _NAME_AFTER.match(text, word_end)
+    return bool(after) and after.group(1).lower() not in _TIME_WORDS
+
+
 _EN_DAY_AFTER_MONTH = (r"(?:\s+(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\b(?!\s*(?::|am\b|pm\b|%|hours?\b|"
                        r"minutes?\b|days?\b|weeks?\b|months?\b|years?\b|people\b|times\b|percent\b)))?")
-_EN_YEAR_AFTER = r"(?:,?\s+(?:of\s+)?((?:19|20)\d{2})\b)?"
+_EN_YEAR_AFTER = r"(?:,?\s+(?:of\s+)?((?:19|20)\d{2}\b|['’]\d{2}(?![\w'’])))?"
 
 
 @_rule(rf"\b(?:(last|this|next|previous|this\s+past|this\s+coming)\s+)?({_EN_MONTHS})\b\.?"
@@ -606,8 +667,9 @@ def _en_month(m, text):
     if not (day or year or (full_name and mod)):
         if not full_name:
             return None  # "Dec", "mar" alone are too often not months
-        if name in T.EN_AMBIGUOUS_MONTHS and not _after_preposition(text, m.start()):
-            return None  # "May's gift", "March of Dimes"
+        if name in T.EN_AMBIGUOUS_MONTHS and (not _after_preposition(text, m.start())
+                                              or _starts_a_name(text, m.start(2), m.end(2))):
+            return None  # "May's gift", "March of Dimes", "from May Chen"
     return _month_token(m, T.EN_MONTHS[name], day, year, mod)
 
 
@@ -625,7 +687,7 @@ def _month_token(m, month: int, day: str | None, year: str | None, mod: str | No
             return None
         parts.append(mday_piece(int(day)))
     if year:
-        parts.append(year_anchor(int(year)))
+        parts.append(short_year_anchor(int(year[1:])) if len(year) == 3 else year_anchor(int(year)))
     elif mod == "this":
         parts.append(unit_anchor("year", 0))
     return _time(m, *parts)
@@ -665,19 +727,46 @@ def _en_quarter(m, text):
 
 
 @_rule(r"\b(?:the\s+)?(first|second|latter|1st|2nd)\s+half\s+of\b|\bH([12])\b", EN)
-def _en_half(m, text):
+def _en_half(m, text):  # of a year or a month: "the first half of June", "H1 2025"
     word = (m.group(1) or m.group(2)).lower()
-    return _time(m, half_piece(1 if word in ("first", "1st", "1") else 2), standalone=False)
+    return _time(m, portion_piece("half", 0 if word in ("first", "1st", "1") else 1, "year"),
+                 standalone=False)
+
+
+@_rule(r"\b(?:the\s+)?(first|second|third|fourth|fifth|last|final|1st|2nd|3rd|4th|5th)\s+week\s+(?:of|in)\b", EN)
+def _en_week_of_month(m, text):  # "the first week of March": days 1-7; the last: the last seven
+    word = m.group(1).lower()
+    nth = -1 if word in ("last", "final") else _ORDINALS.get(word) or {"fifth": 5, "5th": 5}[word]
+    return _time(m, portion_piece("week", nth - 1 if nth > 0 else -1), standalone=False)
+
+
+@_rule(r"\b(?:the\s+)?(?:(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|few|several)\s+)?"
+       r"(day|week|month)s?\s+(before|after|leading\s+up\s+to)\b", EN)
+def _en_window(m, text):  # "the week before Christmas", "two days after Easter"
+    count = quantity(m.group(1)) if m.group(1) else (1, 1)
+    if count is None or count[1] > 366:
+        return None
+    kind = "window_after" if m.group(3).lower() == "after" else "window_before"
+    return Token(m.start(), m.end(), kind, (count[1], _WINDOW_UNITS[m.group(2).lower()]))
+
+
+@_rule(r"(?<=[\w'’])\s+(week|weekend)\b(?!\s+(?:of|before|after|ago|earlier|later)\b)", EN)
+def _en_holiday_week(m, text):  # "Thanksgiving week", "Easter weekend": only after a day
+    piece = week_of_piece() if m.group(1).lower() == "week" else weekend_piece()
+    return Token(m.start(1), m.end(), "time", (piece,), False)
 
 
 @_rule(r"\b(?:(?:in|during)\s+the\s+)?(spring|summer|fall|autumn|winter)\b"
        r"(?!\s+(?:framework|boot|cloud|data|security|collection|sale|roll)\b)", EN)
 def _en_season(m, text):
+    if _starts_a_name(text, m.start(1), m.end(1)):
+        return None  # "Summer of Code", "Fall Guys"
     standalone = bool(re.match(r"(?:in|during)\s", m.group(), EN)) or _after_preposition(text, m.start(1))
     return _time(m, season_piece(T.EN_SEASONS[m.group(1).lower()]), standalone=standalone)
 
 
-@_rule(r"\b(?:the\s+)?(?:(beginning|start|middle|end)\s+of|(early|mid|late))(?:\s*-\s*|\s+)(?=\w)", EN)
+@_rule(r"\b(?:the\s+)?(?:(beginning|start|middle|end)\s+of|(early|mid|late))(?:\s*-\s*|\s+)(?=\w)"
+       r"(?!autumn\s+festival\b)", EN)  # the Mid-Autumn Festival is a holiday
 def _en_third(m, text):
     return _time(m, third_piece(THIRDS[(m.group(1) or m.group(2)).lower()]), standalone=False)
 

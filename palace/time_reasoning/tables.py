@@ -80,32 +80,34 @@ EN_SEASONS = {"spring": "spring", "summer": "summer", "autumn": "autumn", "fall"
 # Lunar holidays by Gregorian year, generated once with the ``lunardate`` package:
 #   for y in years: cny = LunarDate(y, 1, 1).to_solar_date()
 #   除夕 = cny - 1 day, 春节 = cny, 元宵 = (y,1,15), 端午 = (y,5,5), 七夕 = (y,7,7),
-#   中秋 = (y,8,15), 重阳 = (y,9,9); plus 清明 (a solar term: 4 April or 5 April).
-# Every date of a row falls in that Gregorian year.
+#   中秋 = (y,8,15), 重阳 = (y,9,9); plus 清明 (a solar term: 4 April or 5 April), and
+#   腊八 = (y-1,12,8), the 腊八 before that year's 春节.
+# Every date of a row falls in that Gregorian year, but for 腊八, which in some years
+# falls in the December before (a month after the 春节 column's: 2023's is 2022-12-30).
 LUNAR_COLUMNS = ("chuxi", "spring_festival", "lantern", "dragon_boat", "qixi",
-                 "mid_autumn", "double_ninth", "qingming")
+                 "mid_autumn", "double_ninth", "qingming", "laba")
 LUNAR_TABLE = {
-    2015: "0218 0219 0305 0620 0820 0927 1021 0405",
-    2016: "0207 0208 0222 0609 0809 0915 1009 0404",
-    2017: "0127 0128 0211 0530 0828 1004 1028 0404",
-    2018: "0215 0216 0302 0618 0817 0924 1017 0405",
-    2019: "0204 0205 0219 0607 0807 0913 1007 0405",
-    2020: "0124 0125 0208 0625 0825 1001 1025 0404",
-    2021: "0211 0212 0226 0614 0814 0921 1014 0404",
-    2022: "0131 0201 0215 0603 0804 0910 1004 0405",
-    2023: "0121 0122 0205 0622 0822 0929 1023 0405",
-    2024: "0209 0210 0224 0610 0810 0917 1011 0404",
-    2025: "0128 0129 0212 0531 0829 1006 1029 0404",
-    2026: "0216 0217 0303 0619 0819 0925 1018 0405",
-    2027: "0205 0206 0220 0609 0808 0915 1008 0405",
-    2028: "0125 0126 0209 0528 0826 1003 1026 0404",
-    2029: "0212 0213 0227 0616 0816 0922 1016 0404",
-    2030: "0202 0203 0217 0605 0805 0912 1005 0405",
-    2031: "0122 0123 0206 0624 0824 1001 1024 0405",
-    2032: "0210 0211 0225 0612 0812 0919 1012 0404",
-    2033: "0130 0131 0214 0601 0801 0908 1001 0404",
-    2034: "0218 0219 0305 0620 0820 0927 1020 0405",
-    2035: "0207 0208 0222 0610 0810 0916 1009 0405",
+    2015: "0218 0219 0305 0620 0820 0927 1021 0405 0127",
+    2016: "0207 0208 0222 0609 0809 0915 1009 0404 0117",
+    2017: "0127 0128 0211 0530 0828 1004 1028 0404 0105",
+    2018: "0215 0216 0302 0618 0817 0924 1017 0405 0124",
+    2019: "0204 0205 0219 0607 0807 0913 1007 0405 0113",
+    2020: "0124 0125 0208 0625 0825 1001 1025 0404 0102",
+    2021: "0211 0212 0226 0614 0814 0921 1014 0404 0120",
+    2022: "0131 0201 0215 0603 0804 0910 1004 0405 0110",
+    2023: "0121 0122 0205 0622 0822 0929 1023 0405 1230",
+    2024: "0209 0210 0224 0610 0810 0917 1011 0404 0118",
+    2025: "0128 0129 0212 0531 0829 1006 1029 0404 0107",
+    2026: "0216 0217 0303 0619 0819 0925 1018 0405 0126",
+    2027: "0205 0206 0220 0609 0808 0915 1008 0405 0115",
+    2028: "0125 0126 0209 0528 0826 1003 1026 0404 0104",
+    2029: "0212 0213 0227 0616 0816 0922 1016 0404 0122",
+    2030: "0202 0203 0217 0605 0805 0912 1005 0405 0111",
+    2031: "0122 0123 0206 0624 0824 1001 1024 0405 0101",
+    2032: "0210 0211 0225 0612 0812 0919 1012 0404 0120",
+    2033: "0130 0131 0214 0601 0801 0908 1001 0404 0108",
+    2034: "0218 0219 0305 0620 0820 0927 1020 0405 0127",
+    2035: "0207 0208 0222 0610 0810 0916 1009 0405 0116",
 }
 
 
@@ -115,6 +117,8 @@ def lunar_date(key: str, year: int) -> date | None:
     if row is None:
         return None
     mmdd = row.split()[LUNAR_COLUMNS.index(key)]
+    if key == "laba" and mmdd > row.split()[1]:  # the December before
+        year -= 1
     return date(year, int(mmdd[:2]), int(mmdd[2:]))
 
 
@@ -156,6 +160,14 @@ HOLIDAYS = {
     "new_years_eve": (("fixed", 12, 31), 1),
     "easter": (("easter", 0), 1),
     "good_friday": (("easter", -2), 1),
+    "shrove_tuesday": (("easter", -47), 1),
+    "ash_wednesday": (("easter", -46), 1),
+    "palm_sunday": (("easter", -7), 1),
+    "easter_monday": (("easter", 1), 1),
+    "ascension": (("easter", 39), 1),
+    "pentecost": (("easter", 49), 1),
+    "whit_monday": (("easter", 50), 1),
+    "laba": (("lunar", "laba"), 1),
     "chuxi": (("lunar", "chuxi"), 1),
     "spring_festival": (("lunar", "chuxi"), 8),
     "lunar_new_year_day": (("lunar", "spring_festival"), 1),
@@ -192,6 +204,8 @@ CN_HOLIDAYS = {
     "元宵节": "lantern", "正月十五": "lantern", "元宵": ("lantern", False),
     "端午节": "dragon_boat", "端午": "dragon_boat", "七夕节": "qixi", "七夕": "qixi",
     "中秋节": "mid_autumn", "中秋": "mid_autumn", "重阳节": "double_ninth",
+    "腊八节": "laba", "腊八": ("laba", False), "复活节星期一": "easter_monday",
+    "圣灵降临节": "pentecost", "耶稣升天节": "ascension", "圣灰星期三": "ash_wednesday",
     "重阳": ("double_ninth", False),
 }
 
@@ -214,7 +228,12 @@ EN_HOLIDAYS = {
     "cyber monday": "cyber_monday", "christmas eve": "christmas_eve",
     "christmas day": "christmas", "christmas": "christmas", "xmas": "christmas",
     "boxing day": "boxing_day", "easter sunday": "easter", "easter": "easter",
-    "good friday": "good_friday", "chinese new year's eve": "chuxi",
+    "good friday": "good_friday", "easter monday": "easter_monday",
+    "shrove tuesday": "shrove_tuesday", "mardi gras": "shrove_tuesday",
+    "pancake day": "shrove_tuesday", "ash wednesday": "ash_wednesday",
+    "palm sunday": "palm_sunday", "ascension day": "ascension", "pentecost": "pentecost",
+    "whitsun": "pentecost", "whit sunday": "pentecost", "whit monday": "whit_monday",
+    "laba festival": "laba", "chinese new year's eve": "chuxi",
     "lunar new year's eve": "chuxi", "chinese new year": "spring_festival",
     "lunar new year": "spring_festival", "spring festival": "spring_festival",
     "lantern festival": "lantern", "dragon boat festival": "dragon_boat",
