@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from conftest import memory_files, stray_files, write_file
-from palace.errors import InvalidInputError, MemoryNotFoundError
+from palace.errors import DiskFullError, InvalidInputError, MemoryNotFoundError
 from palace.storage import atomic_write, parse_memory, render_memory, split_frontmatter
 
 CST = timezone(timedelta(hours=8))
@@ -225,7 +225,7 @@ def test_a_failed_write_leaves_the_old_file_whole_and_no_temp(pm, palace_root, m
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", boom)
-    with pytest.raises(OSError):
+    with pytest.raises(DiskFullError, match="full"):
         pm.update(m.id, content="new text that never lands")
     monkeypatch.undo()
     assert m.path.read_bytes() == before

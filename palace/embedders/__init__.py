@@ -116,7 +116,8 @@ class InProcessEmbedder:
         if self._model is None:
             raise EmbedderUnavailableError(self._error or "embedding model failed to load",
                                            brief=f"embedding model {self.settings.vector_model!r} did not "
-                                                 "load; the log says why")
+                                                 "load (the log says why); MEMORY_VECTOR_MODEL="
+                                                 "use-multilingual works offline")
         return self._model
 
     def start_loading(self) -> threading.Thread:
