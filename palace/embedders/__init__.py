@@ -115,9 +115,8 @@ class InProcessEmbedder:
                 self._load_locked()
         if self._model is None:
             raise EmbedderUnavailableError(self._error or "embedding model failed to load",
-                                           brief=f"embedding model {self.settings.vector_model!r} did not "
-                                                 "load (the log says why); MEMORY_VECTOR_MODEL="
-                                                 "use-multilingual works offline")
+                                           brief=f"{self.settings.vector_model} did not load; offline: "
+                                                 "MEMORY_VECTOR_MODEL=use-multilingual")
         return self._model
 
     def start_loading(self) -> threading.Thread:

@@ -84,7 +84,7 @@ def vector(services: Any, query: Query, pool: int) -> Retriever:
                 memo["q"] = embedder.embed_query(query.text)
             model = embedder.name  # an HTTP embedder may have to ask the sidecar
         except EmbedderUnavailableError as exc:
-            out.add_note(f"vectors unavailable ({exc.brief}); keyword search only")
+            out.add_note(f"vectors unavailable ({exc.brief}); keyword only")
             return
         except Exception as exc:  # the model or sidecar failed: fall back, say so
             out.add_note(f"vectors failed ({type(exc).__name__}: {exc}); keyword search only")
