@@ -41,10 +41,11 @@ class StubModel:
         return "\n".join(json.dumps(r, ensure_ascii=False) for r in self.requests)
 
     def reply_to(self, body: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
-        messages = body.get("messages") or [{}]
-        content = messages[-1].get("content")
-        answered = isinstance(content, list) and any(
-            isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+        # answered once any message holds the tool's result: Claude Code may add a hook's
+        # context after it, so the last message is not always the tool_result
+        answered = any(isinstance(m.get("content"), list) and any(
+            isinstance(b, dict) and b.get("type") == "tool_result" for b in m["content"])
+            for m in body.get("messages") or [] if isinstance(m, dict))
         if body.get("tools") and not answered:
             return [{"type": "tool_use", "id": f"toolu_stub{len(self.requests):02d}", "name": "Bash",
                      "input": {"command": self.tool_command, "description": "Check the backups"}}], "tool_use"

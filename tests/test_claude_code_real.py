@@ -82,7 +82,7 @@ def test_palace_in_real_claude_code_recalls_captures_and_carries_over(setup):
                        home=home, cwd=project, model_url=model.url)
         assert first.returncode == 0, first.stderr
         result = json.loads(first.stdout)
-        assert result["result"] == ANSWER and result["num_turns"] == 2, result
+        assert result["result"] == ANSWER and result["num_turns"] >= 2, result  # a tool call, then the answer
         sent = model.sent()
         # the hooks' additionalContext, in the request Claude Code sent the model
         assert 'SessionStart hook additional context: <palace-memory kind=\\"bootstrap\\"' in sent

