@@ -22,7 +22,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import click
 
-from ..errors import ConfigError, EntityNotFoundError, InvalidInputError, MemoryNotFoundError, PalaceError
+from ..errors import (ConfigError, EntityNotFoundError, InvalidInputError, MemoryNotFoundError, PalaceError,
+                      ReviewItemNotFoundError)
 from ..settings import Settings
 
 EXIT_OK, EXIT_NOT_FOUND, EXIT_INPUT, EXIT_CONFIG, EXIT_ERROR = 0, 1, 2, 3, 4
@@ -128,7 +129,7 @@ def cli_message(exc: BaseException) -> str:
 
 
 def exit_code_for(exc: PalaceError) -> int:
-    if isinstance(exc, (MemoryNotFoundError, EntityNotFoundError)):
+    if isinstance(exc, (MemoryNotFoundError, EntityNotFoundError, ReviewItemNotFoundError)):
         return EXIT_NOT_FOUND
     if isinstance(exc, InvalidInputError):
         return EXIT_INPUT
