@@ -190,6 +190,13 @@ def test_a_day_summary_names_its_date_once(cli):
     assert week == "# Week 2026-W49 (2026-11-30 – 2026-12-06)"
 
 
+def test_a_summary_of_a_day_that_does_not_exist_says_so(cli):
+    cli("add", "a day's work")
+    result = cli("summary", "--date", "2026-02-30")
+    assert_failed(result, BAD_INPUT, "no day 2026-02-30", "does not exist", "February 2026 has 28 days")
+    assert "must look like" not in result.stderr
+
+
 # --------------------------------------------------------------------------- config
 
 def test_config_is_readable_and_speaks_env_values(monkeypatch):
