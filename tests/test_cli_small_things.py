@@ -6,6 +6,7 @@ and one real terminal (a pty) for the question."""
 from __future__ import annotations
 
 import json
+import stat
 import os
 import pty
 import select
@@ -161,6 +162,8 @@ def test_doctor_hints_lead_to_moving_an_unreadable_file_aside(seeded, palace_roo
     moved = seeded("doctor", "--move-unreadable")
     assert moved.rc == 0, moved
     assert (palace_root / ".quarantine" / "general" / "broken.md").is_file()
+    for folder in (palace_root / ".quarantine", palace_root / ".quarantine" / "general"):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder  # owner-only, as README says
     assert seeded("doctor", "--check").rc == 0
 
 
