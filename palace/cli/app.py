@@ -209,7 +209,7 @@ def open_manager(*, sync: bool = True, create: bool = False, config: Settings | 
     from ..manager import MemoryPalaceManager
 
     config = config or settings()
-    # in Postgres mode the database is the palace: the workspace only holds caches
+    # in Postgres mode the database is the palace: nothing is kept in the workspace
     check_workspace(config.workspace, must_exist=not create and config.backend == "local")
     embedder = make_embedder(config, allow_inprocess=False)
     pm = MemoryPalaceManager(config.workspace_dir, settings=config, embedder=embedder, sync=sync)
