@@ -76,6 +76,24 @@ def settings() -> Settings:
     return Settings.from_env(workspace_dir=workspace) if workspace else Settings.from_env()
 
 
+def database_url(config: Settings) -> str | None:
+    """On Postgres, MEMORY_DATABASE_URL without its password (in the URL, its query or a
+    ``key=value`` conninfo): which database, safe to print; None on the local backend."""
+    if config.backend != "postgres" or not config.database_url:
+        return None
+    import re
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    url = config.database_url
+    if "://" not in url:
+        return re.sub(r"\bpassword\s*=\s*('(?:[^'\\]|\\.)*'|\S+)\s*", "", url).strip()
+    parts = urlsplit(url)
+    login, at, host = parts.netloc.rpartition("@")
+    netloc = f"{login.split(':')[0]}@{host}" if at else host
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query) if k != "password"])
+    return urlunsplit(parts._replace(netloc=netloc, query=query))
+
+
 # --------------------------------------------------------------------------- replies
 
 @dataclass

@@ -50,12 +50,14 @@ def stats() -> Reply:
     with open_manager() as pm:
         data = pm.stats()
         data["problems"] = [{"path": p, "reason": r} for p, r in pm.problems()]
+        if app.database_url(pm.settings):  # on Postgres no local folder holds the palace
+            data["database_url"] = app.database_url(pm.settings)
     return Reply(data, lambda: _stats_text(data))
 
 
 def _stats_text(data) -> str:
     lines = [
-        f"palace:   {data['palace']}",
+        f"database: {data['database_url']}" if "database_url" in data else f"palace:   {data['palace']}",
         f"memories: {data['total']}  " + "  ".join(f"{k}={v}" for k, v in data["by_status"].items())
         + f"  trash={data['trash']}",
         "rooms:    " + ", ".join(f"{k} ({v})" for k, v in data["by_location"].items()),
