@@ -565,15 +565,17 @@ def _file_key(path: Path) -> tuple[str, int, int] | None:
     return str(path), stat.st_mtime_ns, stat.st_size
 
 
-def load_cached(cache: Path, user_file: str | None) -> ConceptExpander:
+def load_cached(cache: Path | None, user_file: str | None) -> ConceptExpander:
     """The concept expander, from a pickle beside the index when the maps it was built
     from (and this module) are unchanged: parsing 546 YAML groups and building the
     matcher costs a one-shot CLI search ~0.1-0.2 s, unpickling ~5 ms. Any problem:
-    build it afresh."""
+    build it afresh. ``cache`` None: no cache (a palace with no local folder)."""
     import pickle
 
     from .storage import atomic_write
 
+    if cache is None:
+        return ConceptExpander.load(user_file)
     builtin = Path(__file__).with_name("data") / "concepts.yaml"
     key = (_file_key(Path(__file__)), _file_key(builtin),
            _file_key(Path(user_file).expanduser()) if user_file else None)

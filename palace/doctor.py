@@ -33,7 +33,7 @@ from typing import Any
 
 from . import limits
 from .journal import ACCESS_FILE, JOURNAL_DIR, read_events
-from .storage import TEMP_NAME, is_stale_temp, walk_entries
+from .storage import TEMP_NAME, is_stale_temp, make_private_dirs, walk_entries
 
 QUARANTINE_DIR = ".quarantine"
 
@@ -174,7 +174,7 @@ def _check_live_and_trash(pm, report: DoctorReport, only: set[str] | None = None
 
 def _quarantine(pm, path: Path) -> Path:
     target = pm.root / QUARANTINE_DIR / path.relative_to(pm.root)
-    target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    make_private_dirs(target.parent)  # .quarantine/ and its rooms too, not just the last folder
     if target.exists():
         target = target.with_name(f"{target.stem}.{int(time.time())}{target.suffix}")
     os.replace(path, target)

@@ -42,6 +42,15 @@ class EntityNotFoundError(PalaceError, LookupError):
         super().__init__(f"no entity {name!r}: no memory names it; {hint}")
 
 
+class ReviewItemNotFoundError(PalaceError, LookupError):
+    """No open review item has this id (a typo, or it was accepted or rejected already)."""
+
+    def __init__(self, item_id: str):
+        self.item_id = item_id
+        super().__init__(f"no open review item {item_id!r}; `palace review list` shows the open ones "
+                         "(an item accepted or rejected is closed)")
+
+
 class MemoryFileError(PalaceError):
     """A Markdown memory file cannot be parsed. Carries the path and the reason."""
 

@@ -11,6 +11,6 @@ INDEX_DIR = ".palace"            # <palace>/.palace/: the derived index and cach
 
 def has_palace(settings) -> bool:
     """Whether the palace ``settings`` name exists, without creating it: on Postgres the
-    database is the palace (the workspace only holds caches), locally the folder must be
+    database is the palace (nothing is written into the workspace), locally the folder must be
     there. The MCP server and the sidecar open a palace only when this holds."""
     return settings.backend != "local" or (settings.workspace / PALACE_SUBDIR).is_dir()

@@ -175,8 +175,10 @@ class MemoryPalaceManager:
         if self._expander is None:
             from .concepts import load_cached
 
-            self._expander = load_cached(self.root / INDEX_DIR / "concepts.pickle",
-                                         self.settings.concepts_file)
+            # Postgres keeps no local folder: building the map there costs ~0.1 s, and
+            # writing a cache would make a memory/palace/ folder nobody asked for
+            cache = self.root / INDEX_DIR / "concepts.pickle" if self.backend == "local" else None
+            self._expander = load_cached(cache, self.settings.concepts_file)
         return self._expander
 
     @property

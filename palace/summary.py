@@ -159,10 +159,23 @@ def parse_day(value: Any, *, today: date) -> date:
         try:
             day = date.fromisoformat(value.strip()[:10])
         except ValueError:
-            pass
+            _no_such_day(value.strip()[:10])
         else:
             return check_day(day)
     raise InvalidInputError(f"date must look like 2026-11-30 (YYYY-MM-DD), got {value!r}")
+
+
+def _no_such_day(text: str) -> None:
+    """Refuse a well-formed date that names no day (2026-02-30, 2026-13-01): "must look
+    like YYYY-MM-DD" would tell the reader to write what they already wrote."""
+    parts = text.split("-")
+    if len(parts) != 3 or [len(p) for p in parts] != [4, 2, 2] or not all(p.isdigit() for p in parts):
+        return
+    year, month, _ = (int(p) for p in parts)
+    reason = (f"{calendar.month_name[month]} {year} has {calendar.monthrange(year, month)[1]} days"
+              if 1 <= month <= 12 else "months go from 01 to 12")
+    raise InvalidInputError(f"there is no day {text}: it does not exist ({reason}); give a real date, "
+                            "YYYY-MM-DD")
 
 
 def period_bounds(period: str, day: date, tz: tzinfo) -> tuple[datetime, datetime, str]:

@@ -110,6 +110,31 @@ def test_the_cli_names_the_database_not_a_file_on_postgres(on_postgres, workspac
     assert not list(workspace.rglob("*.md"))
 
 
+def test_a_palace_on_postgres_writes_nothing_into_the_workspace(on_postgres, workspace):
+    cli = cli_on(workspace)
+    before = sorted(workspace.rglob("*"))
+    cli("add", "周五晚上把 v2.3 部署到生产环境")
+    assert cli("search", "数据库 部署").rc == 0  # concepts expand the query: their cache once went to a local folder
+    assert sorted(workspace.rglob("*")) == before
+
+
+def test_stats_on_postgres_names_the_database_without_its_password(postgres_url, monkeypatch, workspace):
+    from urllib.parse import urlsplit
+
+    url = urlsplit(postgres_url)
+    user = url.username
+    with_password = url._replace(netloc=f"{user}:s3cret-pw@{url.hostname}:{url.port}").geturl()
+    monkeypatch.setenv("MEMORY_BACKEND", "postgres")
+    monkeypatch.setenv("MEMORY_DATABASE_URL", with_password)
+    cli = cli_on(workspace)
+    cli("add", "a note")
+    expected = f"postgresql://{user}@{url.hostname}:{url.port}{url.path}"
+    shown = cli("stats")
+    assert shown.rc == 0 and shown.stdout.splitlines()[0] == f"database: {expected}", shown
+    assert "s3cret-pw" not in shown.stdout and str(workspace) not in shown.stdout
+    assert cli("stats", "--json").json()["database_url"] == expected
+
+
 def test_an_mcp_server_serves_only_its_agents_scopes(on_postgres, monkeypatch, workspace):
     ids: dict[str, str] = {}
 

@@ -58,10 +58,10 @@ def test_get_opens_several_memories_and_lists_the_missing(captured):
                                               "--compact").stdout)["results"]][:2]
     assert len(ids) == 2
     done = invoke("-w", str(captured), "--json", "get", *ids, "no-such-id")
-    assert done.rc == 0, done
+    assert done.rc == 1, done  # a missing id, as `palace delete` says it
     data = json.loads(done.stdout)
     assert [m["id"] for m in data["memories"]] == ids and data["missing"] == ["no-such-id"]
-    assert "no memory no-such-id" in done.stderr
+    assert "no memory with id 'no-such-id'" in done.stderr
     text = invoke("-w", str(captured), "get", *ids).stdout
     assert all(i in text for i in ids) and "---" in text
     assert invoke("-w", str(captured), "get", "nope-1", "nope-2").rc == 1

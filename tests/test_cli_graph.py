@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from cli_helpers import BAD_INPUT, assert_failed, cli_on
+from cli_helpers import NOT_FOUND, assert_failed, cli_on
 
 pytest_plugins = ["conftest_postgres"]
 
@@ -34,7 +34,14 @@ def test_review_accept_through_the_cli(backend, make_pm, workspace):
     assert cli("review", "list").stdout.strip() == "(nothing to review)"
     shown = json.loads(cli("get", black.id, "--json").stdout)
     assert shown["extra"]["supersededBy"] == ruff.id
-    assert_failed(cli("review", "reject", item["id"]), BAD_INPUT, "no review item")
+    assert_failed(cli("review", "reject", item["id"]), NOT_FOUND, "no open review item", "closed")
+
+
+def test_review_of_an_id_that_does_not_exist_is_not_found(backend, make_pm, workspace):
+    make_pm().close()
+    cli = cli_on(workspace)
+    for verdict in ("accept", "reject"):
+        assert_failed(cli("review", verdict, "NOPE123"), NOT_FOUND, "'NOPE123'", "palace review list")
 
 
 def test_entity_merge_and_recall(backend, make_pm, workspace):

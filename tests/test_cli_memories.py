@@ -172,6 +172,24 @@ def test_get_errors(seeded):
     assert_failed(seeded("get", "dep"), NOT_FOUND, "palace restore dep")
 
 
+def test_get_of_a_found_and_a_missing_id_shows_one_and_exits_1(seeded):
+    both = seeded("get", "db", "NOPE")
+    assert both.rc == NOT_FOUND and "数据库迁移方案已经确定" in both.stdout
+    assert "no memory with id 'NOPE'" in both.stderr
+    none = seeded("get", "NOPE", "NOPE2")
+    assert_failed(none, NOT_FOUND, "no memory with id 'NOPE'", "no memory with id 'NOPE2'")
+
+
+def test_get_json_names_the_missing_even_when_none_is_found(seeded):
+    for ids in (("NOPE",), ("NOPE", "NOPE2")):
+        done = seeded("--json", "get", *ids)
+        assert done.rc == NOT_FOUND and json.loads(done.stdout) == {"memories": [], "missing": list(ids)}
+    partial = seeded("--json", "get", "db", "NOPE")
+    data = json.loads(partial.stdout)
+    assert partial.rc == NOT_FOUND
+    assert [m["id"] for m in data["memories"]] == ["db"] and data["missing"] == ["NOPE"]
+
+
 def test_list(seeded):
     assert [m["id"] for m in seeded("list", "--json").json()] == ["dep", "db"]
     assert [m["id"] for m in seeded("list", "--location", "projects", "--json").json()] == ["db"]

@@ -6,6 +6,7 @@ and one real terminal (a pty) for the question."""
 from __future__ import annotations
 
 import json
+import stat
 import os
 import pty
 import select
@@ -161,6 +162,8 @@ def test_doctor_hints_lead_to_moving_an_unreadable_file_aside(seeded, palace_roo
     moved = seeded("doctor", "--move-unreadable")
     assert moved.rc == 0, moved
     assert (palace_root / ".quarantine" / "general" / "broken.md").is_file()
+    for folder in (palace_root / ".quarantine", palace_root / ".quarantine" / "general"):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder  # owner-only, as README says
     assert seeded("doctor", "--check").rc == 0
 
 
@@ -188,6 +191,13 @@ def test_a_day_summary_names_its_date_once(cli):
     assert first == "# Day 2026-12-01"
     week = cli("summary", "--period", "week", "--date", "2026-12-01").stdout.splitlines()[0]
     assert week == "# Week 2026-W49 (2026-11-30 – 2026-12-06)"
+
+
+def test_a_summary_of_a_day_that_does_not_exist_says_so(cli):
+    cli("add", "a day's work")
+    result = cli("summary", "--date", "2026-02-30")
+    assert_failed(result, BAD_INPUT, "no day 2026-02-30", "does not exist", "February 2026 has 28 days")
+    assert "must look like" not in result.stderr
 
 
 # --------------------------------------------------------------------------- config

@@ -55,3 +55,30 @@ def test_the_checker_sees_a_fence_closed_too_late():
     [(first, last, body)] = code_blocks(late)
     assert (first, last) == (1, 11) and any(PROSE.match(line) for line in body)
     assert code_blocks("```bash\nls\n") == [(1, -1, ["ls"])]
+
+
+ROW = re.compile(r"^\s*\|")
+SEPARATOR = re.compile(r"^\s*\|\s*:?-{3,}")
+
+
+def broken_tables(text: str) -> list[int]:
+    """Line numbers of table rows cut off from their table by a blank line: a row after a
+    blank line that follows a row, and that starts no new table (no separator row next),
+    renders as a paragraph of pipes."""
+    lines = text.splitlines()
+    return [number + 1 for number in range(2, len(lines))
+            if ROW.match(lines[number]) and not lines[number - 1].strip()
+            and ROW.match(lines[number - 2])
+            and not (number + 1 < len(lines) and SEPARATOR.match(lines[number + 1]))]
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: str(p.relative_to(REPO)))
+def test_no_table_is_split_by_a_blank_line(doc):
+    broken = broken_tables(doc.read_text(encoding="utf-8"))
+    assert not broken, (f"{doc.name}: the table row at line {broken[0]} follows a blank "
+                        f"line inside its table; remove the blank line")
+
+
+def test_the_checker_sees_a_split_table():
+    assert broken_tables("| a | b |\n|---|---|\n| 1 | 2 |\n\n| 3 | 4 |\n") == [5]
+    assert broken_tables("| a |\n|---|\n| 1 |\n\n| b |\n|---|\n") == []

@@ -22,6 +22,7 @@ from hook_helpers import (HOOK, SESSION, hook_env, hook_processes, payload, run_
 from palace.context import set_essence
 from palace.index import INDEX_DIR
 from palace.integrations import hook_client
+from palace.integrations.install import install_claude_code
 from palace.manager import MemoryPalaceManager
 from palace.settings import Settings
 
@@ -125,7 +126,7 @@ def transcript_of_one_turn(prompt: str, answer: str) -> str:
     return "".join(json.dumps(line) + "\n" for line in lines)
 
 
-def test_a_session_through_the_service_is_captured(workspace, tmp_path):
+def test_a_session_through_the_service_is_captured(workspace, tmp_path, monkeypatch):
     prompt = "Fix the flaky upload test in uploader.py"
     answer = "Raised the upload timeout to 60 s in uploader.py; test_retry passes now."
     hooks = [
@@ -153,6 +154,9 @@ def test_a_session_through_the_service_is_captured(workspace, tmp_path):
     doctor = invoke("doctor", "--workspace", str(workspace))
     assert "Claude Code hook service: running" in doctor.stdout, doctor
     stop_service(workspace)  # stores what still waits, then exits
+    home = tmp_path / "home"  # a stopped service is reported where the hooks are installed
+    install_claude_code(home, workspace=str(workspace.resolve()), python=sys.executable, uninstall=False)
+    monkeypatch.setenv("HOME", str(home))
     doctor = invoke("doctor", "--workspace", str(workspace))
     assert "Claude Code hook service: not running" in doctor.stdout, doctor
 

@@ -125,6 +125,24 @@ def test_claude_code_uninstall_gives_back_the_files_as_they_were(home, tmp_path)
     assert read(home / ".claude.json") == USER_STATE
 
 
+def test_doctor_speaks_of_the_hook_service_only_where_the_hooks_are_installed(home, tmp_path, monkeypatch):
+    from cli_helpers import invoke as palace
+
+    workspace, other = tmp_path / "ws", tmp_path / "other"
+    for folder in (workspace, other):
+        MemoryPalaceManager(str(folder), settings=Settings.from_env(workspace_dir=str(folder),
+                            vector_enabled=False), embedder=None).close()
+    monkeypatch.setenv("HOME", str(home))  # palace doctor reads ~/.claude/settings.json
+    before = palace("doctor", "--workspace", str(workspace))
+    assert before.rc == 0 and "hook service" not in before.stdout, before
+    assert palace("--json", "doctor", "--workspace", str(workspace)).json()["hook_service"]["hooks_installed"] is False
+    invoke("claude-code", "--config-dir", str(home), "--workspace", str(workspace))
+    after = palace("doctor", "--workspace", str(workspace))
+    assert "Claude Code hook service: not running (the next hook starts it)" in after.stdout, after
+    elsewhere = palace("doctor", "--workspace", str(other))  # the hooks serve another workspace
+    assert elsewhere.rc == 0 and "hook service" not in elsewhere.stdout, elsewhere
+
+
 def test_claude_code_install_on_an_empty_home_creates_the_files(tmp_path):
     home = tmp_path / "empty-home"
     done = invoke("claude-code", "--config-dir", str(home), "--workspace", str(tmp_path / "ws"))

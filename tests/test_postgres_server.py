@@ -9,12 +9,12 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from cli_helpers import BAD_CONFIG, assert_failed, invoke
+from cli_helpers import BAD_CONFIG, NOT_FOUND, assert_failed, invoke
 
 
-def _json(*args: str) -> dict:
+def _json(*args: str, rc: int = 0) -> dict:
     result = invoke("postgres", *args, "--json")
-    assert result.rc == 0, result
+    assert result.rc == rc, result
     return json.loads(result.stdout)
 
 
@@ -35,13 +35,16 @@ def test_start_store_search_stop_and_start_again_with_the_data_kept(tmp_path, mo
 
 
 def _start_store_search_stop_and_start_again(folder: Path, workspace: Path, monkeypatch) -> None:
-    assert _json("status", "--dir", str(folder))["running"] is False
+    assert _json("status", "--dir", str(folder), rc=NOT_FOUND)["running"] is False
+    not_running = invoke("postgres", "status", "--dir", str(folder))
+    assert not_running.rc == NOT_FOUND and "no local PostgreSQL running" in not_running.stdout
     try:
         started = _json("start", "--dir", str(folder))
         assert started["running"] is True and started["folder"] == str(folder)
         assert started["settings"]["MEMORY_BACKEND"] == "postgres"
-        human = invoke("postgres", "status", "--dir", str(folder)).stdout
-        assert f"export MEMORY_DATABASE_URL={started['url']}" in human
+        running = invoke("postgres", "status", "--dir", str(folder))
+        human = running.stdout
+        assert running.rc == 0 and f"export MEMORY_DATABASE_URL={started['url']}" in human
         assert _json("start", "--dir", str(folder))["pid"] == started["pid"]  # running: left as it is
 
         _use(monkeypatch, started["settings"])
@@ -59,7 +62,7 @@ def _start_store_search_stop_and_start_again(folder: Path, workspace: Path, monk
     finally:
         monkeypatch.delenv("MEMORY_BACKEND", raising=False)
         invoke("postgres", "stop", "--dir", str(folder))
-    assert _json("status", "--dir", str(folder))["running"] is False
+    assert _json("status", "--dir", str(folder), rc=NOT_FOUND)["running"] is False
     assert (folder / "pgdata" / "PG_VERSION").exists()  # stopped, not deleted
 
 

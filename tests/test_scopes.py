@@ -6,7 +6,7 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from palace.errors import EntityNotFoundError, InvalidInputError, MemoryNotFoundError
+from palace.errors import EntityNotFoundError, InvalidInputError, MemoryNotFoundError, ReviewItemNotFoundError
 from palace.manager import MemoryPalaceManager
 from palace.settings import Settings
 
@@ -142,7 +142,7 @@ def test_review_items_are_seen_only_by_who_sees_both_memories(client):
     [item] = alice.graph.queue.items()
     assert (item.old_memory, item.new_memory) == (black.id, ruff.id)
     assert bob.graph.queue.items() == []
-    with pytest.raises(InvalidInputError, match="no review item"):
+    with pytest.raises(ReviewItemNotFoundError, match="no open review item"):
         bob.graph.resolve(item.id, accept=True, now=bob.now())
     # a team pair is everyone's to review, from any client of the database
     old = bob.store("I use vim")

@@ -35,6 +35,10 @@ def test_bad_period_and_date():
     with pytest.raises(InvalidInputError, match="YYYY-MM-DD"):
         parse_day("last tuesday", today=date(2026, 11, 30))
     assert parse_day(None, today=date(2026, 11, 30)) == date(2026, 11, 30)
+    with pytest.raises(InvalidInputError, match=r"no day 2026-02-30: .*February 2026 has 28 days"):
+        parse_day("2026-02-30", today=date(2026, 11, 30))
+    with pytest.raises(InvalidInputError, match=r"no day 2026-13-01: .*months go from 01 to 12"):
+        parse_day("2026-13-01", today=date(2026, 11, 30))
     assert parse_day("2026-11-02T10:00:00+08:00", today=date(2026, 11, 30)) == date(2026, 11, 2)
 
 

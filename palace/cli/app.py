@@ -22,7 +22,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import click
 
-from ..errors import ConfigError, EntityNotFoundError, InvalidInputError, MemoryNotFoundError, PalaceError
+from ..errors import (ConfigError, EntityNotFoundError, InvalidInputError, MemoryNotFoundError, PalaceError,
+                      ReviewItemNotFoundError)
 from ..settings import Settings
 
 EXIT_OK, EXIT_NOT_FOUND, EXIT_INPUT, EXIT_CONFIG, EXIT_ERROR = 0, 1, 2, 3, 4
@@ -73,6 +74,24 @@ def shared_options(fn: Callable) -> Callable:
 def settings() -> Settings:
     workspace = state().workspace
     return Settings.from_env(workspace_dir=workspace) if workspace else Settings.from_env()
+
+
+def database_url(config: Settings) -> str | None:
+    """On Postgres, MEMORY_DATABASE_URL without its password (in the URL, its query or a
+    ``key=value`` conninfo): which database, safe to print; None on the local backend."""
+    if config.backend != "postgres" or not config.database_url:
+        return None
+    import re
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    url = config.database_url
+    if "://" not in url:
+        return re.sub(r"\bpassword\s*=\s*('(?:[^'\\]|\\.)*'|\S+)\s*", "", url).strip()
+    parts = urlsplit(url)
+    login, at, host = parts.netloc.rpartition("@")
+    netloc = f"{login.split(':')[0]}@{host}" if at else host
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query) if k != "password"])
+    return urlunsplit(parts._replace(netloc=netloc, query=query))
 
 
 # --------------------------------------------------------------------------- replies
@@ -128,7 +147,7 @@ def cli_message(exc: BaseException) -> str:
 
 
 def exit_code_for(exc: PalaceError) -> int:
-    if isinstance(exc, (MemoryNotFoundError, EntityNotFoundError)):
+    if isinstance(exc, (MemoryNotFoundError, EntityNotFoundError, ReviewItemNotFoundError)):
         return EXIT_NOT_FOUND
     if isinstance(exc, InvalidInputError):
         return EXIT_INPUT
@@ -208,7 +227,7 @@ def open_manager(*, sync: bool = True, create: bool = False, config: Settings | 
     from ..manager import MemoryPalaceManager
 
     config = config or settings()
-    # in Postgres mode the database is the palace: the workspace only holds caches
+    # in Postgres mode the database is the palace: nothing is kept in the workspace
     check_workspace(config.workspace, must_exist=not create and config.backend == "local")
     embedder = make_embedder(config, allow_inprocess=False)
     pm = MemoryPalaceManager(config.workspace_dir, settings=config, embedder=embedder, sync=sync)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import textwrap
 from datetime import datetime
+from pathlib import Path
 
 import click
 
@@ -49,12 +50,14 @@ def stats() -> Reply:
     with open_manager() as pm:
         data = pm.stats()
         data["problems"] = [{"path": p, "reason": r} for p, r in pm.problems()]
+        if app.database_url(pm.settings):  # on Postgres no local folder holds the palace
+            data["database_url"] = app.database_url(pm.settings)
     return Reply(data, lambda: _stats_text(data))
 
 
 def _stats_text(data) -> str:
     lines = [
-        f"palace:   {data['palace']}",
+        f"database: {data['database_url']}" if "database_url" in data else f"palace:   {data['palace']}",
         f"memories: {data['total']}  " + "  ".join(f"{k}={v}" for k, v in data["by_status"].items())
         + f"  trash={data['trash']}",
         "rooms:    " + ", ".join(f"{k} ({v})" for k, v in data["by_location"].items()),
@@ -151,7 +154,8 @@ def doctor(check: bool, move_unreadable: bool) -> Reply:
     def text() -> str:
         lines = [f"{'repaired' if f.repaired else 'found'}  {f.kind}  {f.path or '-'}: {f.detail}"
                  for f in report.findings] or ["all well: nothing to repair"]
-        lines.append(_describe_hook_service(service))
+        if service["hooks_installed"] or service.get("running") or service.get("stale_socket"):
+            lines.append(_describe_hook_service(service))  # nothing to say without the hooks
         if check and report.findings:
             lines.append("(--check: nothing was changed)")
         lines += [_DOCTOR_NEXT[need] for need in report.needs]
@@ -170,10 +174,13 @@ _DOCTOR_NEXT = {  # what to run or do for what `palace doctor` left (DoctorRepor
 
 def _hook_service(workspace: str, *, repair: bool) -> dict:
     """The Claude Code hooks' warm service of this workspace (palace.integrations.hook_service):
-    running or not; a socket no service holds is removed when repairing."""
+    running or not, and whether `palace install claude-code` put hooks on this workspace
+    (``hooks_installed``); a socket no service holds is removed when repairing."""
     from ..integrations import hook_client
+    from ..integrations.install import claude_code_hooks_installed
 
-    status = hook_client.status(workspace)
+    status = hook_client.status(workspace) | {
+        "hooks_installed": claude_code_hooks_installed(Path.home(), workspace)}
     if status.get("stale_socket") and repair:
         try:
             os.unlink(status["socket"])

@@ -82,25 +82,28 @@ def add(content: str | None, tags, importance, location, memory_type, source, su
 @click.argument("memory_ids", metavar="ID...", nargs=-1, required=True)
 @shared_options
 def get(memory_ids: tuple[str, ...]) -> Reply:
-    """Show one memory, or several (--json: {memories, missing}; an id not found is a
-    note on stderr, and exit 1 only when none was found)."""
+    """Show one memory, or several. Each id not found is said on stderr and the exit
+    code is then 1, the found ones still shown (--json: {memories, missing}; one id
+    found: the memory itself)."""
     from ..capture.recall import get_many
 
     with open_manager() as pm:
         found = get_many(pm, memory_ids)
         database = _database(pm)
-        if not found["memories"]:
-            first = memory_ids[0]
-            in_trash = any(m.id == first for m in pm.list_trash())
-            raise MemoryNotFoundError(
-                first, f"it is in the trash: `palace restore {first}`" if in_trash
-                else "`palace list` and `palace search` show ids")
-    memories = found["memories"]
-    if len(memory_ids) == 1:
+        trashed = {m.id for m in pm.list_trash()} if found["missing"] else set()
+    memories, missing = found["memories"], found["missing"]
+    notes = [f"palace: {_not_found(memory_id, memory_id in trashed)}" for memory_id in missing]
+    code = EXIT_NOT_FOUND if missing else 0
+    if len(memory_ids) == 1 and memories:
         return Reply(memories[0].to_dict(), lambda: render.memory_page(memories[0], database))
-    data = {"memories": [m.to_dict() for m in memories], "missing": found["missing"]}
-    notes = [f"palace: no memory {memory_id}" for memory_id in found["missing"]]
-    return Reply(data, lambda: "\n\n---\n\n".join(render.memory_page(m, database) for m in memories), notes)
+    data = {"memories": [m.to_dict() for m in memories], "missing": missing}
+    return Reply(data, lambda: "\n\n---\n\n".join(render.memory_page(m, database) for m in memories),
+                 notes, exit_code=code)
+
+
+def _not_found(memory_id: str, in_trash: bool) -> MemoryNotFoundError:
+    return MemoryNotFoundError(memory_id, "" if in_trash else "`palace list` and `palace search` show ids",
+                               in_trash=in_trash)
 
 
 @click.command("list")

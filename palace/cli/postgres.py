@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from .app import PalaceGroup, Reply, shared_options
+from .app import EXIT_NOT_FOUND, PalaceGroup, Reply, shared_options
 
 DIR_HELP = "The server's data folder (default: $XDG_DATA_HOME/palace/postgres, else ~/.local/share/palace/postgres)."
 
@@ -58,10 +58,13 @@ def postgres_stop(folder) -> Reply:
 @click.option("--dir", "folder", type=click.Path(file_okay=False), help=DIR_HELP)
 @shared_options
 def postgres_status(folder) -> Reply:
-    """Whether the server runs, where its data is, and the settings to use it."""
+    """Whether the server runs, where its data is, and the settings to use it. Exit 0
+    when it runs, 1 when it does not (so a script can test it)."""
     from ..postgres_server import status
 
-    return _reply(status(folder), "running")
+    reply = _reply(status(folder), "running")
+    reply.exit_code = 0 if reply.data["running"] else EXIT_NOT_FOUND
+    return reply
 
 
 COMMANDS = (postgres,)

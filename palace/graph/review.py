@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, ReviewItemNotFoundError
 from ..storage import atomic_write
 
 REVIEW_FILE = "review.json"
@@ -97,4 +97,4 @@ class ReviewQueue:
             if item.id == item_id:
                 self._save([i for i in items if i.id != item_id])
                 return item
-        raise InvalidInputError(f"no review item {item_id!r}; `palace review list` shows the open ones")
+        raise ReviewItemNotFoundError(item_id)

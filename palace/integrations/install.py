@@ -46,6 +46,7 @@ CLAUDE_HOOKS: dict[str, tuple[str, str | None, int]] = {
     "Stop": ("stop", None, 10),
     "SessionEnd": ("session-end", None, 10),
 }
+CLAUDE_SETTINGS = Path(".claude") / "settings.json"  # under the home folder: where the hooks go
 MCP_NAME = "palace"
 PLUGIN_ID = "palace"
 DEFAULT_SIDECAR_URL = "http://127.0.0.1:8765"
@@ -204,10 +205,36 @@ def _remove_our_hooks(settings: dict[str, Any]) -> list[str]:
     return removed
 
 
+def claude_code_hooks_installed(home: Path, workspace: str) -> bool:
+    """Whether ``home``'s Claude Code settings run palace's hooks on ``workspace``, as
+    `palace install claude-code` writes them (a file palace cannot read counts as no)."""
+    try:
+        settings = read_json(home / CLAUDE_SETTINGS, what="Claude Code settings")
+    except (InstallError, OSError, UnicodeDecodeError):
+        return False
+    hooks = settings.get("hooks")
+    groups = [g for gs in hooks.values() if isinstance(gs, list) for g in gs] if isinstance(hooks, dict) else []
+    commands = [h["command"] for g in groups if isinstance(g, dict) and isinstance(g.get("hooks"), list)
+                for h in g["hooks"] if _is_ours(h)]
+    return any(_hook_workspace(command) == Path(workspace).resolve() for command in commands)
+
+
+def _hook_workspace(command: str) -> Path | None:
+    import shlex
+
+    try:
+        parts = shlex.split(command)
+    except ValueError:
+        return None
+    if "--workspace" not in parts[:-1]:
+        return None
+    return Path(parts[parts.index("--workspace") + 1]).expanduser().resolve()
+
+
 def install_claude_code(home: Path, *, workspace: str | None, python: str, uninstall: bool,
                         bootstrap_tokens: int = 1500, prompt_tokens: int = 800) -> Report:
     report = Report("claude-code", uninstall)
-    settings_path = home / ".claude" / "settings.json"
+    settings_path = home / CLAUDE_SETTINGS
     state_path = home / ".claude.json"
 
     def hooks(settings: dict[str, Any]) -> list[tuple[str, str]]:

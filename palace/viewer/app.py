@@ -26,7 +26,7 @@ from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 from starlette.staticfiles import StaticFiles
 
-from ..errors import InvalidInputError, MemoryNotFoundError, PalaceError
+from ..errors import InvalidInputError, MemoryNotFoundError, PalaceError, ReviewItemNotFoundError
 from ..models import Memory
 from . import charts
 from .reading import PalaceReader, parse_tags
@@ -402,6 +402,7 @@ def _add_error_pages(app: FastAPI, page) -> None:
         return page(request, "error.html", status_code=status, title=title, detail=message)
 
     @app.exception_handler(MemoryNotFoundError)
+    @app.exception_handler(ReviewItemNotFoundError)
     async def not_found(request, exc):
         return error_page(request, 404, "Not found", str(exc))
 

@@ -290,11 +290,13 @@ class PgStore:
     def __init__(self, palace: PostgresPalace, workspace: Path, tz: tzinfo, *, derive_graph: Any = None):
         self.palace = palace
         self.derive_graph = derive_graph  # memory -> its graph rows (palace.graph), kept beside it
-        self.root = Path(workspace) / PALACE_SUBDIR  # local caches only (concepts); no memory files
+        # never created: the database holds it all; paths under it only name memories
+        # (the relative `path` column) and the hook service's socket, made where used
+        self.root = Path(workspace) / PALACE_SUBDIR
         self.tz = tz
 
     def ensure(self) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
+        """Nothing to create: a local folder would be one the user never asked for."""
 
     def path_for(self, location: str, memory_id: str) -> Path:
         return self.root.joinpath(*location.split("/"), f"{memory_id}.md")

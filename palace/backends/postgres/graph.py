@@ -274,12 +274,12 @@ class PgReviewQueue:
                 conn.execute("DELETE FROM review_items WHERE id = ANY(%s)", (gone,))
 
     def take(self, item_id: str) -> Any:
-        from ...errors import InvalidInputError
+        from ...errors import ReviewItemNotFoundError
 
         with self.palace.connection() as conn:
             row = conn.execute("DELETE FROM review_items WHERE id = %s RETURNING *", (item_id,)).fetchone()
         if row is None:
-            raise InvalidInputError(f"no review item {item_id!r}; `palace review list` shows the open ones")
+            raise ReviewItemNotFoundError(item_id)
         return self._item(row)
 
 
