@@ -70,18 +70,23 @@ def failure(case: dict, results: Any) -> str | None:
     return None
 
 
-def _case_id(index: int) -> str:
-    case = CASES[index]
-    return f"{index}-{half_of(index)}-{case['kind']}-{case['lang']}"
+def _params() -> list[Any]:
+    """One per case, named by its place, half, kind and language; a known miss (its
+    ``gap``) is expected to fail, strictly: the day it passes, its mark must go."""
+    params = []
+    for index, case in enumerate(CASES):
+        marks = [pytest.mark.xfail(strict=True, reason=case["gap"])] if case.get("gap") else []
+        params.append(pytest.param(index, marks=marks, id=f"{index}-{half_of(index)}-{case['kind']}-{case['lang']}"))
+    return params
 
 
-@pytest.mark.parametrize("index", range(len(CASES)), ids=_case_id)
+@pytest.mark.parametrize("index", _params())
 def test_keyword_palace_answers_the_period_question(keyword_palace, index):
     case = CASES[index]
     assert failure(case, keyword_palace.search(case["q"], now=NOW)) is None, case["q"]
 
 
-@pytest.mark.parametrize("index", range(len(CASES)), ids=_case_id)
+@pytest.mark.parametrize("index", _params())
 def test_vector_palace_answers_the_period_question(vector_palace, index):
     case = CASES[index]
     assert failure(case, vector_palace.search(case["q"], now=NOW)) is None, case["q"]
