@@ -38,6 +38,17 @@ EN_STOPWORDS = frozenset(
     weren hasn haven hadn won wouldn shouldn couldn mustn up down out over under again further
     once also get got let lets ok okay""".split()
 )
+# Words that ask for whatever happened, not about a topic ("what happened last week",
+# 上周发生了什么, 昨天做了什么, "what was I busy with"): a query whose words are all
+# these asks for its period (palace.search.retrievers lists it). Unlike stop words they
+# stay in the index and in the keyword score: a memory may be about 工作 or "the work".
+# Compared with query terms as written, each form listed: a stem would also take "go"
+# for "going", and Go is a language people ask about.
+EVENT_WORDS = frozenset(
+    """happen happens happened happening work works worked working going busy
+    thing things something anything everything
+    发生 做 干 啥 有 忙 工作 事 事情 事儿""".split()
+)
 
 
 def normalize(text: str) -> str:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from ..index.postings import Unit, needed_terms, query_units
-from ..tokenize import query_terms, stem
+from ..tokenize import EVENT_WORDS, query_terms, stem
 
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
@@ -172,6 +172,12 @@ class Query:
     bm25: tuple[Unit, ...]              # what the keyword retriever scores
     tags: tuple[str, ...]
     names: tuple[str, ...] = ()         # the words naming someone or something (query_names)
+
+    @property
+    def topic(self) -> tuple[str, ...]:
+        """The own words that say what the query is about: all but those asking for
+        whatever happened (``EVENT_WORDS``). None, with a period: it asks for the period."""
+        return tuple(w for w in self.words if w not in EVENT_WORDS)
 
     @property
     def stems(self) -> list[str]:

@@ -8,8 +8,9 @@
 - **graph**: memories one hop from the entities the query names;
 - **tag**: memories carrying a tag the query names (or one below it).
 
-``retrieve`` runs them under the request's filters; a query that is only a time lists
-that period, newest first, and a strict period that holds nothing widens to any time.
+``retrieve`` runs them under the request's filters; a query with a period and no topic
+("上周", "what happened last week": ``Query.topic``) lists that period, newest first, and
+a strict period that holds nothing widens to any time.
 """
 
 from __future__ import annotations
@@ -150,17 +151,14 @@ def gather(sources: Sequence[Retriever], filters: Filters, postings: Postings | 
 def retrieve(services: Any, request: Request, query: Query, sources: Sequence[Retriever],
              pool: int) -> Candidates:
     """Every retriever's candidates under the request's filters: with a soft period, all
-    of time (the ranking places them); a time-only query lists its period; a strict
-    period that holds nothing gives the best matches from any time, labelled."""
+    of time (the ranking places them); a period asked for with no topic is listed (no
+    retriever runs: a word like "happened" or a query vector would rank memories by
+    nothing the user asked about); a strict period that holds nothing gives the best
+    matches from any time, labelled."""
     scope = request.scope
+    if scope.bounded and not query.topic and not query.tags:
+        return period_listing(services, request, pool)
     found = gather(sources, request.base if request.soft else request.timed)
-    if not found.rids and not query.words and scope.bounded:
-        rows = services.index.list_rows(replace(request.timed, end_ts=scope.end.timestamp() if scope.end else None),
-                                        limit=pool)
-        found.found["time"] = {row["rid"]: 1.0 for row in rows}
-        found.browse = True
-        found.add_note("time-only query: memories of the period, newest first")
-        return found
     if not found.rids and scope.parsed is not None and not request.soft and not scope.explicit:
         wider = gather(sources, request.base, found.postings)
         for note in found.notes:
@@ -168,6 +166,16 @@ def retrieve(services: Any, request: Request, query: Query, sources: Sequence[Re
         if wider.rids:
             wider.add_note(f"nothing found in {scope.parsed.text!r}; showing matches from any time")
         return wider
+    return found
+
+
+def period_listing(services: Any, request: Request, pool: int) -> Candidates:
+    """The period's memories, newest first (its late window left out: nothing matched)."""
+    scope = request.scope
+    rows = services.index.list_rows(replace(request.timed, end_ts=scope.end.timestamp() if scope.end else None),
+                                    limit=pool)
+    found = Candidates(found={"time": {row["rid"]: 1.0 for row in rows}}, browse=True)
+    found.add_note("time-only query: memories of the period, newest first")
     return found
 
 
