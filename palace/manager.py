@@ -660,6 +660,8 @@ class MemoryPalaceManager:
             return 0  # a model that failed to load said why once; each write would repeat it
         try:
             return self.embed_pending(seconds=self.settings.vector_timeout_s)
+        except EmbedderUnavailableError:
+            return 0  # the model failed to load as this write began, and said why then
         except Exception as exc:  # the memory is stored; the next write or worker retries
             log.warning("could not embed after writing (%s: %s); vectors follow later", type(exc).__name__, exc)
             return 0

@@ -96,6 +96,9 @@ print(json.dumps({"seconds": time.perf_counter() - started,
     outcome = json.loads(proc.stdout.strip().splitlines()[-1])
     assert len(outcome["ids"]) == 1 and outcome["seconds"] < BOUND_S
     assert any("use-multilingual" in note for note in outcome["notes"]), outcome["notes"]
+    # the log says why once, on one line, however many writes and searches follow
+    said = [line for line in proc.stderr.splitlines() if DEFAULT_MODEL in line]
+    assert len(said) == 1, proc.stderr
 
 
 def test_the_sidecar_reports_the_error_within_seconds_and_serves_keywords(tmp_path):
