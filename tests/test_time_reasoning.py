@@ -383,3 +383,14 @@ def test_issue_27_kinds_on_fresh_phrasings(query, start, end):
 @pytest.mark.parametrize("query", NOT_TIMES_27)
 def test_issue_27_titles_names_and_versions_are_no_time(query):
     assert parse_time(query, now=ISSUE_27_NOW) is None
+
+
+@pytest.mark.parametrize("query, start, end", [
+    ("what did I get up to last month", datetime(2026, 2, 1), datetime(2026, 3, 1)),
+    ("what have I been up to this week", datetime(2026, 3, 16), datetime(2026, 3, 23)),
+    ("what was I up to yesterday", datetime(2026, 3, 17), datetime(2026, 3, 18)),
+    ("everything up to last month", OPEN_START, datetime(2026, 3, 1)),
+])
+def test_up_to_after_a_verb_is_the_idiom_for_doing_not_until(query, start, end):
+    found = parse_time(query, datetime(2026, 3, 18, 12))
+    assert found is not None and (found.start, found.end) == (start, end), found

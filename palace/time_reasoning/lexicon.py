@@ -817,7 +817,9 @@ _EN_OPERATORS = [
      r"to\s+date)\b", "since_suffix"),
     (r"\b(?:ever\s+since|since|starting(?:\s+from)?)\b", "since"),
     (r"\bfrom\b", "from"), (r"\bbetween\b", "between"),
-    (r"\b(?:up\s+until|up\s+to)\b", "until"), (r"\b(?:until|till|til)\b", "until_or_to"),
+    # "what did I get up to", "what was I up to": the idiom for doing, not "until"
+    (r"\bup\s+until\b|(?<!get\s)(?<!got\s)(?<!been\s)(?<!was\s)(?<!were\s)(?<!are\s)(?<!\bi\s)"
+     r"(?<!\bwe\s)\bup\s+to\b", "until"), (r"\b(?:until|till|til)\b", "until_or_to"),
     (r"\b(?:to|through|thru)\b", "to"), (r"\band\b", "and"),
     (r"\b(?:before|prior\s+to)\b", "before"), (r"\bafter\b", "after"),
     (r"\b(?:around|circa|approximately|roughly)\b", "around"),
