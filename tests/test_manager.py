@@ -307,3 +307,16 @@ def test_manager_is_a_context_manager(workspace):
         pm.store("ctx")
     with pytest.raises(sqlite3.ProgrammingError, match="closed"):
         pm.index.conn.execute("SELECT 1")
+
+
+def test_an_expansion_is_named_only_when_the_memory_holds_it_through_its_own_words(pm):
+    """"via 终端用户" on a memory that holds only 用户, the query's own word, misled a user:
+    the expansion is named when the memory holds a word of it the query did not say."""
+    pm.store("用户偏好：回答用中文，代码注释用英文。", id="prefs")
+    pm.store("周五晚上把 v2.3 部署到生产环境。", id="deploy")
+    prefs = {r.memory.id: r for r in pm.search("用户喜欢什么语言")}["prefs"].explanation
+    assert "用户" in prefs.matched_terms
+    assert all("用户" not in e["term"] or e["term"] == "用户" for e in prefs.matched_expansions), \
+        prefs.matched_expansions
+    deploy = {r.memory.id: r for r in pm.search("上线")}["deploy"].explanation
+    assert "部署" in [e["term"] for e in deploy.matched_expansions]  # a related word, really held

@@ -62,7 +62,14 @@ def measure(query: Query, postings: Postings | None, rids: Sequence[int], cosine
     held_idf = np.asarray(weights) @ credit
     coverage = held_idf / total
     own = [(w, held[stem(w)].tolist()) for w in query.words if stem(w) in held]
-    expansions = [(e, hit.tolist()) for e, hit in zip(query.expansions, holds)]
+    # an expansion is shown as the reason ("via 终端用户") only when the memory holds it
+    # through a word of its own: a segmented expansion whose only held part is one of the
+    # query's words (用户 of 终端用户) says nothing the matched words don't
+    own_stems = {stem(t) for u in query.units for t in (u.term, *u.parts)}
+    shown = [hit if e.needs_all else np.logical_or.reduce(
+                 [held[stem(t)] for t in e.terms if stem(t) not in own_stems] or [np.zeros(len(order), bool)])
+             for e, hit in zip(query.expansions, holds)]
+    expansions = [(e, hit.tolist()) for e, hit in zip(query.expansions, shown)]
     for col, rid in enumerate(order.tolist()):
         out.coverage[rid] = float(coverage[col])
         out.held_idf[rid] = float(held_idf[col])
