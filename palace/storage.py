@@ -10,6 +10,7 @@ class only adds paths and atomic file operations.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -540,6 +541,18 @@ def trash_due(memories: list[Memory], *, older_than_days: float | None, now: dat
     return due
 
 
+def _is_link(path: str) -> bool:
+    """``Path(path).is_symlink()`` without building a Path (the same errors pass)."""
+    try:
+        return stat_module.S_ISLNK(os.lstat(path).st_mode)
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP):
+            return False
+        raise
+    except ValueError:
+        return False
+
+
 class FileStorage:
     """Paths and atomic file operations over one palace folder."""
 
@@ -555,25 +568,36 @@ class FileStorage:
 
     # ------------------------------------------------------------------ links
 
-    def check_inside(self, path: Path) -> Path:
+    def check_inside(self, path: Path, real_dirs: set[str] | None = None) -> Path:
         """``path`` if no folder or file from the palace root down to it is a symlink.
 
         A palace pulled with git (or a hostile tarball) may hold links; following one
         would read, write or delete outside the workspace. Links above the palace
         root (a workspace that is itself a link) are the user's choice and fine.
+        ``real_dirs``: folders a pass over many files (a bulk load) already found not
+        to be links, checked once per pass instead of once per file.
         """
-        try:
-            rel = path.relative_to(self.root)
-        except ValueError:
-            raise UnsafePathError(f"{path} is outside the palace {self.root}") from None
-        current = self.root
-        for part in rel.parts:
-            current = current / part
-            if current.is_symlink():
+        text, root = str(path), str(self.root)
+        if not text.startswith(root + os.sep):  # (strings: this runs once per file read)
+            try:
+                parts: tuple[str, ...] | list[str] = path.relative_to(self.root).parts
+            except ValueError:
+                raise UnsafePathError(f"{path} is outside the palace {self.root}") from None
+        else:
+            parts = text[len(root) + 1:].split(os.sep)
+        current = root
+        for n, part in enumerate(parts):
+            current = os.path.join(current, part)
+            folder = n < len(parts) - 1
+            if folder and real_dirs is not None and current in real_dirs:
+                continue
+            if _is_link(current):
                 raise UnsafePathError(
                     f"{current} is a symlink: palace never reads, writes or deletes through links "
                     "inside the palace (they could lead outside it); replace it with a real "
                     "folder or file (`palace doctor` lists every link)")
+            if folder and real_dirs is not None:
+                real_dirs.add(current)
         return path
 
     def check_palace_folders(self) -> None:
@@ -595,11 +619,12 @@ class FileStorage:
         """Parse one file. Raises ``MemoryFileError`` (path + reason) when it cannot."""
         return self.read_with_raw(path, location=location)[0]
 
-    def read_with_raw(self, path: Path, *, location: str | None = None
+    def read_with_raw(self, path: Path, *, location: str | None = None, real_dirs: set[str] | None = None
                       ) -> tuple[Memory, bytes, os.stat_result]:
-        """``read``, also handing back the bytes and stat it read (one read per file)."""
+        """``read``, also handing back the bytes and stat it read (one read per file);
+        ``real_dirs`` as for ``check_inside``."""
         try:
-            self.check_inside(path)
+            self.check_inside(path, real_dirs)
         except UnsafePathError as exc:
             raise MemoryFileError(path, str(exc)) from None
         try:
