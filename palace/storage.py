@@ -52,12 +52,13 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any] | None, str]:
     if not match:
         raise ValueError("frontmatter starts with '---' but has no closing '---' line")
     raw = match.group(1)
-    size = len(raw.encode("utf-8"))
+    size = len(raw.encode("utf-8")) if 4 * len(raw) > limits.MAX_FRONTMATTER_BYTES else 0
     if size > limits.MAX_FRONTMATTER_BYTES:
         raise ValueError(f"frontmatter is {size} bytes, over the {limits.MAX_FRONTMATTER_BYTES}-byte limit")
     fast = _json_lines_frontmatter(raw)
     if fast is not None:
-        _refuse_surrogates(fast)
+        if "\\u" in raw:  # JSON writes a surrogate only as a \u escape
+            _refuse_surrogates(fast)
         return fast, text[match.end():]
     data = _load_yaml(raw) if raw.strip() else {}
     if data is None:
@@ -188,6 +189,22 @@ def _refuse_surrogates(data: Any) -> None:
 _KEY_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*): (.+)$")
 
 
+_JSON = json.JSONDecoder()
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _json_value(text: str) -> Any:
+    """``json.loads(text)`` for one line, without its per-call checks (a line is a str
+    already); the same values and the same errors."""
+    try:
+        value, end = _JSON.scan_once(text, _JSON_SPACE.match(text).end())  # type: ignore[attr-defined]
+    except StopIteration:
+        raise ValueError(f"not a JSON value: {text[:40]!r}") from None
+    if _JSON_SPACE.match(text, end).end() != len(text):
+        raise ValueError(f"not one JSON value: {text[:40]!r}")
+    return value
+
+
 def _json_lines_frontmatter(raw: str) -> dict[str, Any] | None:
     """Palace writes every frontmatter value as JSON (valid YAML flow syntax), so its
     own files parse ~4x faster this way; anything else (hand-written YAML) → None."""
@@ -200,10 +217,12 @@ def _json_lines_frontmatter(raw: str) -> dict[str, Any] | None:
         if not match:
             return None
         text = match.group(2)
-        if ("[" in text or "{" in text) and _json_too_deep(text, limits.MAX_FRONTMATTER_DEPTH):
+        # (no deeper than the brackets it holds: most lines are not even scanned)
+        if text.count("[") + text.count("{") > limits.MAX_FRONTMATTER_DEPTH and \
+                _json_too_deep(text, limits.MAX_FRONTMATTER_DEPTH):
             raise ValueError(f"frontmatter is nested deeper than {limits.MAX_FRONTMATTER_DEPTH} levels")
         try:
-            value = json.loads(text)
+            value = _json_value(text)
         except (ValueError, RecursionError):
             return None
         if isinstance(value, dict):
@@ -636,7 +655,11 @@ class FileStorage:
                     raise MemoryFileError(path, "not a regular file")
                 if stat.st_size > MAX_FILE_BYTES:
                     raise MemoryFileError(path, f"file is {stat.st_size} bytes, over the {MAX_FILE_BYTES}-byte limit")
-                raw = handle.read(MAX_FILE_BYTES + 1)
+                # as much as fstat said, not the limit: a buffer of the limit's size per
+                # file costs more than the read; a file grown since is read on as before
+                raw = handle.read(stat.st_size + 1)
+                if len(raw) > stat.st_size:
+                    raw += handle.read(MAX_FILE_BYTES - stat.st_size)
         except FileNotFoundError:
             raise MemoryFileError(path, "file does not exist") from None
         except OSError as exc:

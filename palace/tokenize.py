@@ -19,6 +19,8 @@ from functools import lru_cache
 
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _RUNS = re.compile(rf"([{_HAN}]+)|([^\W_{_HAN}]+)")
+_HAN_CHAR = re.compile(f"[{_HAN}]")
+_WORDS = re.compile(r"[^\W_]+")  # _RUNS on a text without Han
 
 # Function words that carry no topic; dropping them keeps indexes small and
 # keeps a long question from matching every memory on "the" or "的".
@@ -69,8 +71,11 @@ def _segment_han(run: str) -> list[str]:
 
 def tokenize(text: str) -> list[str]:
     """Every content term of ``text`` in order (repeats kept, for term frequency)."""
+    text = normalize(text)
+    if not _HAN_CHAR.search(text):  # most texts: one pass in C, no per-run test
+        return [word for word in _WORDS.findall(text) if word not in EN_STOPWORDS]
     tokens: list[str] = []
-    for han, other in _RUNS.findall(normalize(text)):
+    for han, other in _RUNS.findall(text):
         if han:
             tokens.extend(t for t in _segment_han(han) if t not in ZH_STOPWORDS and t.strip())
         elif other not in EN_STOPWORDS:
@@ -89,7 +94,7 @@ def index_text(text: str) -> str:
 
 
 def has_han(text: str) -> bool:
-    return re.search(f"[{_HAN}]", text) is not None
+    return _HAN_CHAR.search(text) is not None
 
 
 @lru_cache(maxsize=1)

@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence, cast
 
 from ..errors import IndexVersionError
 from ..models import Memory, embed_key
-from ..tokenize import index_text, stem
+from ..tokenize import stem
 from . import graph_tables
 from .graph_tables import SCHEMA as GRAPH_SCHEMA
 from .graph_tables import GraphDeriver
 from .postings import SCHEMA as POSTINGS_SCHEMA
-from .postings import (Postings, Unit, add_doc, best_passing, bm25_scores, doc_terms, merge_due, needed_terms,
+from .postings import (Postings, Unit, add_doc, best_passing, bm25_scores, memory_terms, merge_due, needed_terms,
                        query_units, remove_doc, read_lists)
 from .postings import clear as clear_postings
 from .postings import rebuild as rebuild_postings
@@ -875,8 +875,7 @@ _ROW_COLUMNS = ("id, path, location, type, status, source, importance, pinned, c
 def _memory_row(memory: Memory, relpath: str, raw: bytes, mtime_ns: int, size: int) -> tuple[tuple, list[str]]:
     """A memory's ``memories`` row (``_ROW_COLUMNS``) and its indexed terms: its keyword
     terms, vector key and file hash are derived here, for every writer alike."""
-    body = index_text(" ".join([memory.content, memory.summary or "", " ".join(memory.tags)]))
-    terms = doc_terms(body)
+    terms = memory_terms(memory.content, memory.summary, memory.tags)
     assert memory.created_at is not None and memory.updated_at is not None  # set by parse and store
     row = (
         memory.id, relpath, memory.location, memory.type, memory.status, memory.source,
