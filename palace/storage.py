@@ -190,17 +190,17 @@ _KEY_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*): (.+)$")
 
 
 _JSON = json.JSONDecoder()
-_JSON_SPACE = re.compile(r"[ \t\n\r]*")
+_JSON_SPACE = " \t\n\r"  # what JSON skips around a value
 
 
 def _json_value(text: str) -> Any:
     """``json.loads(text)`` for one line, without its per-call checks (a line is a str
     already); the same values and the same errors."""
     try:
-        value, end = _JSON.scan_once(text, _JSON_SPACE.match(text).end())  # type: ignore[attr-defined]
+        value, end = _JSON.scan_once(text, len(text) - len(text.lstrip(_JSON_SPACE)))  # type: ignore[attr-defined]
     except StopIteration:
         raise ValueError(f"not a JSON value: {text[:40]!r}") from None
-    if _JSON_SPACE.match(text, end).end() != len(text):
+    if end != len(text) and text[end:].strip(_JSON_SPACE):
         raise ValueError(f"not one JSON value: {text[:40]!r}")
     return value
 
