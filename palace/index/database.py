@@ -881,8 +881,9 @@ def _memory_row(memory: Memory, relpath: str, raw: bytes, mtime_ns: int, size: i
         memory.id, relpath, memory.location, memory.type, memory.status, memory.source,
         memory.importance, int(memory.pinned), memory.created_at.timestamp(),
         memory.updated_at.timestamp(), memory.created_at.isoformat(),
-        memory.updated_at.isoformat(), json.dumps(list(memory.tags), ensure_ascii=False),
-        memory.summary, memory.content, json.dumps(memory.extra, ensure_ascii=False, default=str),
+        memory.updated_at.isoformat(), json.dumps(list(memory.tags), ensure_ascii=False) if memory.tags else "[]",
+        memory.summary, memory.content,
+        json.dumps(memory.extra, ensure_ascii=False, default=str) if memory.extra else "{}",
         embed_key(memory.content, memory.summary), file_digest(raw), mtime_ns, size, " ".join(terms),
         len(terms),
     )

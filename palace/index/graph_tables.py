@@ -50,9 +50,14 @@ def write_rows(conn: sqlite3.Connection, rid: int, rows: tuple[Sequence[tuple], 
 
 def write_many(conn: sqlite3.Connection,
                items: Sequence[tuple[int, tuple[Sequence[tuple], Sequence[tuple], Sequence[tuple]]]]) -> None:
-    """``write_rows`` for many (rid, rows) at once, one statement per table."""
+    """``write_rows`` for many (rid, rows) at once, rids consecutive and ascending: one
+    statement per table (the old rows of the whole range dropped by one)."""
+    if not items:
+        return
+    first, last = items[0][0], items[-1][0]
+    assert last - first == len(items) - 1, "write_many takes consecutive rids"
     for table in TABLES:
-        conn.executemany(f"DELETE FROM {table} WHERE rid = ?", [(rid,) for rid, _ in items])
+        conn.execute(f"DELETE FROM {table} WHERE rid BETWEEN ? AND ?", (first, last))
     conn.executemany("INSERT OR REPLACE INTO entities VALUES (?, ?, ?, ?)",
                      [(key, rid, name, type_) for rid, rows in items for key, name, type_ in rows[0]])
     conn.executemany("INSERT OR IGNORE INTO entity_aliases VALUES (?, ?, ?)",
