@@ -16,11 +16,13 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from itertools import filterfalse
 
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _RUNS = re.compile(rf"([{_HAN}]+)|([^\W_{_HAN}]+)")
 _HAN_CHAR = re.compile(f"[{_HAN}]")
 _WORDS = re.compile(r"[^\W_]+")  # _RUNS on a text without Han
+_ASCII_WORDS = re.compile(r"[^\W_]+", re.ASCII)  # the same on ASCII text (a faster class)
 
 # Function words that carry no topic; dropping them keeps indexes small and
 # keeps a long question from matching every memory on "the" or "的".
@@ -72,8 +74,10 @@ def _segment_han(run: str) -> list[str]:
 def tokenize(text: str) -> list[str]:
     """Every content term of ``text`` in order (repeats kept, for term frequency)."""
     text = normalize(text)
-    if not _HAN_CHAR.search(text):  # most texts: one pass in C, no per-run test
-        return [word for word in _WORDS.findall(text) if word not in EN_STOPWORDS]
+    if text.isascii():  # most texts: one pass in C, no per-run test, ASCII classes
+        return list(filterfalse(EN_STOPWORDS.__contains__, _ASCII_WORDS.findall(text)))
+    if not _HAN_CHAR.search(text):
+        return list(filterfalse(EN_STOPWORDS.__contains__, _WORDS.findall(text)))
     tokens: list[str] = []
     for han, other in _RUNS.findall(text):
         if han:

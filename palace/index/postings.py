@@ -53,7 +53,7 @@ CREATE TABLE IF NOT EXISTS posting_delta (
 def memory_terms(content: str, summary: str | None, tags: Sequence[str]) -> list[str]:
     """A memory's indexed terms, in order, repeats kept: its text, summary and tags,
     tokenized and stemmed (the same for both backends)."""
-    return [stem(t) for t in tokenize(" ".join([content, summary or "", " ".join(tags)]))]
+    return list(map(stem, tokenize(" ".join([content, summary or "", " ".join(tags)]))))
 
 
 # ---------------------------------------------------------------------- writes
