@@ -77,6 +77,8 @@ def dialogue_turns(text: str, *, min_turns: int = DIALOGUE_MIN_TURNS,
     ``DIALOGUE_TURNS_PER_SPEAKER`` turns or more. A line without a label continues
     the turn above it.
     """
+    if text.count(":") + text.count("：") < min_turns:
+        return []  # every turn's label ends in a colon: too few of them (most texts)
     starts: list[int] = []
     speakers: set[str] = set()
     lines = 0

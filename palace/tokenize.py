@@ -16,9 +16,13 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from itertools import filterfalse
 
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _RUNS = re.compile(rf"([{_HAN}]+)|([^\W_{_HAN}]+)")
+_HAN_CHAR = re.compile(f"[{_HAN}]")
+_WORDS = re.compile(r"[^\W_]+")  # _RUNS on a text without Han
+_ASCII_WORDS = re.compile(r"[^\W_]+", re.ASCII)  # the same on ASCII text (a faster class)
 
 # Function words that carry no topic; dropping them keeps indexes small and
 # keeps a long question from matching every memory on "the" or "的".
@@ -80,8 +84,13 @@ def _segment_han(run: str) -> list[str]:
 
 def tokenize(text: str) -> list[str]:
     """Every content term of ``text`` in order (repeats kept, for term frequency)."""
+    text = normalize(text)
+    if text.isascii():  # most texts: one pass in C, no per-run test, ASCII classes
+        return list(filterfalse(EN_STOPWORDS.__contains__, _ASCII_WORDS.findall(text)))
+    if not _HAN_CHAR.search(text):
+        return list(filterfalse(EN_STOPWORDS.__contains__, _WORDS.findall(text)))
     tokens: list[str] = []
-    for han, other in _RUNS.findall(normalize(text)):
+    for han, other in _RUNS.findall(text):
         if han:
             tokens.extend(t for t in _segment_han(han) if t not in ZH_STOPWORDS and t.strip())
         elif other not in EN_STOPWORDS:
@@ -100,7 +109,7 @@ def index_text(text: str) -> str:
 
 
 def has_han(text: str) -> bool:
-    return re.search(f"[{_HAN}]", text) is not None
+    return _HAN_CHAR.search(text) is not None
 
 
 @lru_cache(maxsize=1)

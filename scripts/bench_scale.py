@@ -24,6 +24,7 @@ Targets (issue 24): keyword p50 <= 3x bm25s and <= 0.05x FTS5; hybrid p50 <= 2x
     python scripts/bench_scale.py                           # 100k, keyword + hybrid
     python scripts/bench_scale.py --size 20000 --no-hybrid  # quicker
     python scripts/bench_scale.py --profile keyword         # + cProfile of a phase
+    python scripts/bench_scale.py --size 10000 --phases rebuild --profile rebuild
 
 Workspaces and MiniLM vectors are cached in --workdir (default /tmp/palace-bench-scale).
 """
@@ -53,6 +54,7 @@ TARGETS = {"keyword_vs_bm25s": 3.0, "keyword_vs_fts5": 0.05, "hybrid_vs_baseline
            "rebuild_vs_bm25s": 4.0, "context_10k_ms": 30.0}
 CORPUS_VERSION = 1
 TOP_K = 10
+PHASES = ("rebuild", "keyword", "hybrid", "context", "store")
 
 
 def say(text: str = "") -> None:
@@ -279,8 +281,6 @@ def ratio_line(name: str, ratio: float, target: float, smaller_is_better: bool =
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from palace import MemoryPalaceManager
-
     workdir = Path(args.workdir).expanduser().resolve()
     workdir.mkdir(parents=True, exist_ok=True)
     texts, questions = corpus(Path(args.lme), args.size)
@@ -294,23 +294,41 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         write_files(ws, texts)
     out: dict[str, Any] = {"size": len(texts)}
 
+    phases = set(args.phases.split(","))
+    if args.profile == "rebuild":
+        profile(lambda: rebuild(ws), workdir / "rebuild.prof")
     # rebuild: palace reindex against bm25s's build
-    palace_build = rebuild(ws)
+    palace_build = rebuild(ws) if "rebuild" in phases else None
     retriever, bm25s_build = bm25s_index(bodies)
     conn, fts_build = fts5_index(bodies, workdir / "fts5.sqlite3")
-    out.update(rebuild_s=palace_build, bm25s_build_s=bm25s_build, fts5_build_s=fts_build)
-    say("  rebuild from files")
-    say(f"    palace reindex {palace_build:8.1f} s   bm25s build {bm25s_build:6.1f} s   "
-        f"FTS5 build {fts_build:6.1f} s   (load {load_avg()})")
-    say(ratio_line("palace / bm25s", palace_build / bm25s_build, TARGETS["rebuild_vs_bm25s"]))
+    if palace_build is not None:
+        out.update(rebuild_s=palace_build, bm25s_build_s=bm25s_build, fts5_build_s=fts_build)
+        say("  rebuild from files")
+        say(f"    palace reindex {palace_build:8.1f} s   bm25s build {bm25s_build:6.1f} s   "
+            f"FTS5 build {fts_build:6.1f} s   (load {load_avg()})")
+        say(ratio_line("palace / bm25s", palace_build / bm25s_build, TARGETS["rebuild_vs_bm25s"]))
+    if "keyword" in phases:
+        out.update(keyword(ws, questions, retriever, conn, args))
+    if "hybrid" in phases and not args.no_hybrid:
+        out.update(hybrid(ws, bodies, questions, retriever, workdir, args))
+    if "context" in phases:
+        out.update(context_path(workdir, texts, questions, args))
+    if "store" in phases:
+        out.update(store_rate(ws, args))
+    return out
 
-    # keyword
+
+def keyword(ws: Path, questions: Sequence[str], retriever: Any, conn: sqlite3.Connection,
+            args: argparse.Namespace) -> dict[str, Any]:
+    from palace import MemoryPalaceManager
+
+    out: dict[str, Any] = {}
     with MemoryPalaceManager(ws, settings=keyword_settings(ws)) as pm:
         def palace_keyword(q: str) -> Any:
             return pm.search(q, top_k=TOP_K, record_access=False)
 
         if args.profile == "keyword":
-            profile(lambda: timed(palace_keyword, questions), workdir / "keyword.prof")
+            profile(lambda: timed(palace_keyword, questions), Path(args.workdir).expanduser().resolve() / "keyword.prof")
         base_bm25s = timed(bm25s_search(retriever), questions, args.repeat)
         base_fts = timed(fts5_search(conn), questions, args.repeat)
         ours = timed(palace_keyword, questions, args.repeat)
@@ -332,11 +350,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                bm25s_p50_ms=pct(base_bm25s, 50) * 1000, fts5_p50_ms=pct(base_fts, 50) * 1000)
     say(ratio_line("palace / bm25s (p50)", pct(ours, 50) / pct(base_bm25s, 50), TARGETS["keyword_vs_bm25s"]))
     say(ratio_line("palace / FTS5 (p50)", pct(ours, 50) / pct(base_fts, 50), TARGETS["keyword_vs_fts5"]))
-
-    if not args.no_hybrid:
-        out.update(hybrid(ws, bodies, questions, retriever, workdir, args))
-    out.update(context_path(workdir, texts, questions, args))
-    out.update(store_rate(ws, args))
     return out
 
 
@@ -419,6 +432,7 @@ def profile(fn: Callable[[], Any], out: Path) -> None:
     prof.runcall(fn)
     prof.dump_stats(str(out))
     pstats.Stats(str(out)).sort_stats("cumulative").print_stats(25)
+    pstats.Stats(str(out)).sort_stats("tottime").print_stats(20)
 
 
 def main() -> None:
@@ -430,7 +444,9 @@ def main() -> None:
     parser.add_argument("--stores", type=int, default=300)
     parser.add_argument("--no-hybrid", action="store_true")
     parser.add_argument("--rebuild", action="store_true", help="write the memory files again")
-    parser.add_argument("--profile", choices=("keyword",), help="cProfile one phase first")
+    parser.add_argument("--profile", choices=("keyword", "rebuild"), help="cProfile one phase first")
+    parser.add_argument("--phases", default=",".join(PHASES),
+                        help=f"comma-separated, of {','.join(PHASES)} (the baselines are always built)")
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
     figures = run(args)

@@ -460,3 +460,46 @@ def test_the_syncer_alone_indexes_moves_and_refuses_duplicates(tmp_path):
     assert report.duplicates == [("n1", "archive/n1.md", "ops/n1.md")]
     assert index.row_by_id("n1")["path"] == "archive/n1.md"
     index.close()
+
+
+def index_tables(pm):
+    conn = pm.index.conn
+    tables = ("memories", "memory_tags", "problems", "entities", "entity_aliases", "relations")
+    return {t: sorted(tuple(r) for r in conn.execute(f"SELECT * FROM {t}")) for t in tables}
+
+
+def test_a_bulk_sync_indexes_every_file_as_one_at_a_time_would(make_pm, workspace, tmp_path, monkeypatch):
+    """Many files at once (a rebuild, a folder copied in) are read and written in batches
+    (issue 24: rebuild speed); the index and the report are those of a file-by-file sync."""
+    pm = make_pm()
+    kept = pm.store("the deploy runbook for kafka", tags=["ops/kafka"], location="ops")
+    moved = pm.store("a note that will move by hand", location="ops")
+    edited = pm.store("an old redis note", location="ops")
+    pm.close()
+    root = workspace / "memory" / "palace"
+    for i in range(7):
+        write_file(root / "new" / f"n{i}.md", f"---\nid: n{i}\ntags: [t{i % 2}]\n---\nnew kafka note {i} [[Kafka]]\n")
+    write_file(root / "new" / "facts.md", '---\nid: "facts"\nentities: [{"name": "Alice", "aliases": ["Al"]}]\n'
+               'relations: [{"subject": "Alice", "predicate": "works at", "object": "Acme"}]\n---\nAlice at Acme\n')
+    write_file(root / "new" / "twin.md", "---\nid: n3\n---\nsame id as n3, in the same sync\n")
+    write_file(root / "new" / "copy.md", kept.path.read_text(encoding="utf-8"))  # an indexed id
+    write_file(root / "new" / "broken.md", "---\nid: [unclosed\n---\nbody\n")
+    (root / "new" / "link.md").symlink_to(root / "new" / "n0.md")
+    (root / "archive").mkdir()
+    shutil.move(moved.path, root / "archive" / moved.path.name)
+    hand_edit(edited.path, "old redis", "new redis")
+    outcomes = []
+    for batch in (10_000, 3):  # one by one; then in bulk batches of three
+        copy = tmp_path / f"batch-{batch}"
+        shutil.copytree(workspace, copy, symlinks=True)
+        monkeypatch.setattr(sync_module, "SYNC_BATCH", batch)
+        other = make_pm(copy, sync=False)
+        report = other.sync().to_dict()
+        report["errors"] = [(os.path.relpath(e["path"], copy), e["reason"]) for e in report["errors"]]
+        # (sorted: ties fall differently in packed postings than in deltas, before too)
+        scores = [sorted((r.memory.id, round(r.score, 9)) for r in other.search(q, top_k=20, record_access=False))
+                  for q in ("kafka", "redis note", "alice")]
+        outcomes.append((report, index_tables(other), scores))
+    assert outcomes[0][0]["added"] == 8 and outcomes[0][0]["moved"] == 1 and outcomes[0][0]["updated"] == 1
+    assert len(outcomes[0][0]["duplicates"]) == 2
+    assert outcomes[1] == outcomes[0]

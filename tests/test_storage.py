@@ -428,6 +428,24 @@ def test_parse_hand_written_variants(pm, palace_root):
     assert dated.location == "inbox"  # the folder is the truth
 
 
+@pytest.mark.parametrize("text, meta, body", [
+    ("---\n---\nbody", {}, "body"),                                  # empty block
+    ("---\nid: a\n---", {"id": "a"}, ""),                            # closing line at the end
+    ("---  \t\r\nid: a\r\n--- \t\r\nbody\r\n", {"id": "a"}, "body\r\n"),  # blanks, CRLF
+    ("---\nid: a\n\n---\nbody", {"id": "a"}, "body"),                # a blank line before it
+    ("---\nid: a\n---\r\n---\nbody", {"id": "a"}, "---\nbody"),       # the first closing line counts
+])
+def test_the_frontmatter_block_ends_at_the_first_closing_line(text, meta, body):
+    assert split_frontmatter(text) == (meta, body)
+
+
+@pytest.mark.parametrize("text", ["---\nid: a\n", "---\nid: a\n---\r", "---\nid: a\n ---\n",
+                                  "---\nid: a\n----\n", "---\nid: a\n---x\n"])
+def test_a_frontmatter_block_without_a_closing_line_is_refused(text):
+    with pytest.raises(ValueError, match="no closing '---' line"):
+        split_frontmatter(text)
+
+
 def test_write_lock_is_reentrant_and_keeps_other_threads_out(tmp_path):
     import threading
     import time

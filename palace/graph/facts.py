@@ -192,6 +192,8 @@ def graph_rows(extra: Mapping[str, Any], content: str, *, created_at: datetime |
     included), the aliases it declares, and its relations (subject key, predicate key,
     object key, predicate as written, validity as POSIX seconds, purpose, extracted, the
     subject and object as written)."""
+    if extra.get("entities") is None and extra.get("relations") is None and "[[" not in content:
+        return [], [], []  # most memories: nothing to read (a rebuild asks for every one)
     entities, relations = read_facts(extra, content, created_at=created_at, tz=tz, strict=False)
     named: dict[str, EntityRow] = {}
     aliases: set[AliasRow] = set()

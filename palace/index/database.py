@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence, cast
 
 from ..errors import IndexVersionError
 from ..models import Memory, embed_key
-from ..tokenize import index_text, stem
+from ..tokenize import stem
 from . import graph_tables
 from .graph_tables import SCHEMA as GRAPH_SCHEMA
 from .graph_tables import GraphDeriver
 from .postings import SCHEMA as POSTINGS_SCHEMA
-from .postings import (Postings, Unit, add_doc, best_passing, bm25_scores, doc_terms, merge_due, needed_terms,
+from .postings import (Postings, Unit, add_doc, best_passing, bm25_scores, memory_terms, merge_due, needed_terms,
                        query_units, remove_doc, read_lists)
 from .postings import clear as clear_postings
 from .postings import rebuild as rebuild_postings
@@ -269,10 +269,7 @@ class Index:
         """Index ``memory``, read from ``relpath`` (``raw`` its bytes, ``mtime_ns`` and
         ``size`` its stat): its keyword terms, its vector key and its file hash are
         all derived here, so every writer indexes a memory the same way."""
-        body = index_text(" ".join([memory.content, memory.summary or "", " ".join(memory.tags)]))
-        terms = doc_terms(body)
-        content_hash = embed_key(memory.content, memory.summary)
-        file_hash = file_digest(raw)
+        row, terms = _memory_row(memory, relpath, raw, mtime_ns, size)
         tfs, length = Counter(terms), len(terms)
         with self.write() as conn:
             old = conn.execute("SELECT rid, terms, doc_len FROM memories WHERE id = ?",
@@ -282,18 +279,7 @@ class Index:
             for (stale,) in conn.execute("SELECT rid FROM memories WHERE path = ? AND id != ?",
                                          (relpath, memory.id)).fetchall():
                 self._delete_rid(stale)
-            assert memory.created_at is not None and memory.updated_at is not None  # set by parse and store
-            row = (
-                memory.id, relpath, memory.location, memory.type, memory.status, memory.source,
-                memory.importance, int(memory.pinned), memory.created_at.timestamp(),
-                memory.updated_at.timestamp(), memory.created_at.isoformat(),
-                memory.updated_at.isoformat(), json.dumps(list(memory.tags), ensure_ascii=False),
-                memory.summary, memory.content, json.dumps(memory.extra, ensure_ascii=False, default=str),
-                content_hash, file_hash, mtime_ns, size, " ".join(terms), length,
-            )
-            columns = ("id, path, location, type, status, source, importance, pinned, created_ts, "
-                       "updated_ts, created_at, updated_at, tags, summary, content, extra, "
-                       "content_hash, file_hash, mtime_ns, size, terms, doc_len")
+            columns = _ROW_COLUMNS
             if old is None:
                 cursor = conn.execute(
                     f"INSERT INTO memories ({columns}) VALUES ({','.join('?' * len(row))})", row)
@@ -316,6 +302,34 @@ class Index:
                 graph_tables.write_rows(conn, rid, self.derive_graph(memory))
             conn.execute("DELETE FROM problems WHERE path = ?", (relpath,))
             conn.execute("UPDATE memories SET seq = ? WHERE rid = ?", (self._bump("memories_version"), rid))
+
+    def insert_new(self, items: Sequence[tuple[Memory, str, bytes, int, int]]) -> None:
+        """A bulk load's ``upsert`` of many memories whose ids and paths the index does
+        not hold, (memory, relpath, raw, mtime_ns, size) each: the same rows (row ids and
+        versions given in order, as one upsert after another would), written with one
+        statement per table instead of a dozen per memory. The collection counts are
+        left to ``finish_bulk``, which recounts them."""
+        assert self.bulk, "insert_new is for bulk loads (postings are packed at the end)"
+        if not items:
+            return
+        with self.write() as conn:
+            first = conn.execute("SELECT COALESCE(MAX(rid), 0) + 1 FROM memories").fetchone()[0]
+            version = int(self.get_meta("memories_version", "0") or 0)
+            rows, tags, problems, graph = [], [], [], []
+            for n, (memory, relpath, raw, mtime_ns, size) in enumerate(items):
+                rid = first + n
+                rows.append((rid, *_memory_row(memory, relpath, raw, mtime_ns, size)[0], version + n + 1))
+                tags += [(tag, rid) for tag in memory.tags]
+                problems.append((relpath,))
+                if self.derive_graph is not None:
+                    graph.append((rid, self.derive_graph(memory)))
+            conn.executemany(f"INSERT INTO memories (rid, {_ROW_COLUMNS}, seq) "
+                             f"VALUES ({','.join('?' * len(rows[0]))})", rows)
+            conn.executemany("INSERT OR IGNORE INTO memory_tags VALUES (?, ?)", tags)
+            graph_tables.write_many(conn, graph)
+            conn.executemany("DELETE FROM problems WHERE path = ?", problems)
+            conn.execute("INSERT OR REPLACE INTO meta VALUES ('memories_version', ?)",
+                         (str(version + len(items)),))
 
     def _count_docs(self, docs: int, length: int) -> None:
         """Keep the collection size and total length BM25 needs (same transaction)."""
@@ -416,6 +430,26 @@ class Index:
     def file_info(self, relpath: str) -> sqlite3.Row | None:
         return self.conn.execute("SELECT id, file_hash, mtime_ns, size FROM memories WHERE path = ?",
                                  (relpath,)).fetchone()
+
+    def file_infos(self, relpaths: Sequence[str]) -> dict[str, sqlite3.Row]:
+        """``file_info`` of many paths: those indexed, by path."""
+        found: dict[str, sqlite3.Row] = {}
+        for start in range(0, len(relpaths), 500):
+            chunk = list(relpaths[start:start + 500])
+            for row in self.conn.execute(
+                    f"SELECT path, id, file_hash, mtime_ns, size FROM memories WHERE path IN "
+                    f"({','.join('?' * len(chunk))})", chunk):
+                found[row["path"]] = row
+        return found
+
+    def paths_of(self, memory_ids: Sequence[str]) -> dict[str, str]:
+        """``path_of`` of many ids: those indexed, id → path."""
+        found: dict[str, str] = {}
+        for start in range(0, len(memory_ids), 500):
+            chunk = list(memory_ids[start:start + 500])
+            found.update(self.conn.execute(
+                f"SELECT id, path FROM memories WHERE id IN ({','.join('?' * len(chunk))})", chunk).fetchall())
+        return found
 
     def path_of(self, memory_id: str) -> str | None:
         row = self.conn.execute("SELECT path FROM memories WHERE id = ?", (memory_id,)).fetchone()
@@ -831,6 +865,29 @@ class Index:
             self.conn.execute("DELETE FROM removed")
             self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('removed_floor', ?)",
                               (str(self._bump("memories_version")),))
+
+
+_ROW_COLUMNS = ("id, path, location, type, status, source, importance, pinned, created_ts, "
+                "updated_ts, created_at, updated_at, tags, summary, content, extra, "
+                "content_hash, file_hash, mtime_ns, size, terms, doc_len")
+
+
+def _memory_row(memory: Memory, relpath: str, raw: bytes, mtime_ns: int, size: int) -> tuple[tuple, list[str]]:
+    """A memory's ``memories`` row (``_ROW_COLUMNS``) and its indexed terms: its keyword
+    terms, vector key and file hash are derived here, for every writer alike."""
+    terms = memory_terms(memory.content, memory.summary, memory.tags)
+    assert memory.created_at is not None and memory.updated_at is not None  # set by parse and store
+    row = (
+        memory.id, relpath, memory.location, memory.type, memory.status, memory.source,
+        memory.importance, int(memory.pinned), memory.created_at.timestamp(),
+        memory.updated_at.timestamp(), memory.created_at.isoformat(),
+        memory.updated_at.isoformat(), json.dumps(list(memory.tags), ensure_ascii=False) if memory.tags else "[]",
+        memory.summary, memory.content,
+        json.dumps(memory.extra, ensure_ascii=False, default=str) if memory.extra else "{}",
+        embed_key(memory.content, memory.summary), file_digest(raw), mtime_ns, size, " ".join(terms),
+        len(terms),
+    )
+    return row, terms
 
 
 def file_digest(raw: bytes) -> str:

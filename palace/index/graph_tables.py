@@ -48,6 +48,24 @@ def write_rows(conn: sqlite3.Connection, rid: int, rows: tuple[Sequence[tuple], 
                      [(rid, *row) for row in relations])
 
 
+def write_many(conn: sqlite3.Connection,
+               items: Sequence[tuple[int, tuple[Sequence[tuple], Sequence[tuple], Sequence[tuple]]]]) -> None:
+    """``write_rows`` for many (rid, rows) at once, rids consecutive and ascending: one
+    statement per table (the old rows of the whole range dropped by one)."""
+    if not items:
+        return
+    first, last = items[0][0], items[-1][0]
+    assert last - first == len(items) - 1, "write_many takes consecutive rids"
+    for table in TABLES:
+        conn.execute(f"DELETE FROM {table} WHERE rid BETWEEN ? AND ?", (first, last))
+    conn.executemany("INSERT OR REPLACE INTO entities VALUES (?, ?, ?, ?)",
+                     [(key, rid, name, type_) for rid, rows in items for key, name, type_ in rows[0]])
+    conn.executemany("INSERT OR IGNORE INTO entity_aliases VALUES (?, ?, ?)",
+                     [(alias, key, rid) for rid, rows in items for alias, key in rows[1]])
+    conn.executemany("INSERT INTO relations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     [(rid, *row) for rid, rows in items for row in rows[2]])
+
+
 def drop_rows(conn: sqlite3.Connection, rid: int) -> None:
     for table in TABLES:
         conn.execute(f"DELETE FROM {table} WHERE rid = ?", (rid,))

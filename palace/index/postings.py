@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import sqlite3
 from array import array
-from collections import Counter
+from collections import defaultdict
+from itertools import count
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 
-from ..tokenize import stem
+from ..tokenize import stem, tokenize
 
 if TYPE_CHECKING:
     import numpy as np
@@ -49,9 +50,10 @@ CREATE TABLE IF NOT EXISTS posting_delta (
 """
 
 
-def doc_terms(body_tokens: str) -> list[str]:
-    """The indexed terms of a body (space-joined tokens), in order, repeats kept."""
-    return [stem(t) for t in body_tokens.split()]
+def memory_terms(content: str, summary: str | None, tags: Sequence[str]) -> list[str]:
+    """A memory's indexed terms, in order, repeats kept: its text, summary and tags,
+    tokenized and stemmed (the same for both backends)."""
+    return list(map(stem, tokenize(" ".join([content, summary or "", " ".join(tags)]))))
 
 
 # ---------------------------------------------------------------------- writes
@@ -111,36 +113,45 @@ def rebuild(conn: sqlite3.Connection, docs: Iterable[tuple[int, str]]) -> None:
     """Pack every term's postings from scratch from (rid, space-joined terms), given
     in ascending rid order.
 
-    Postings are gathered in flat typed arrays (~16 bytes each, not a Python tuple
-    per posting), then grouped by one sort: a 100k-memory rebuild stays small."""
+    Each occurrence becomes one number (term id × rid span + rid offset) in a flat typed
+    array; one sort then groups them by term, rids ascending, and counts the repeats
+    (the term frequencies): no Python work per posting, and ~8 bytes per occurrence."""
     import numpy as np
 
     clear(conn)
-    term_ids: dict[str, int] = {}
-    col_term, col_rid, col_tf, col_dl = array("i"), array("q"), array("i"), array("i")
+    # term ids in order of first occurrence: the rows are written in that order
+    term_ids: dict[str, int] = defaultdict(count().__next__)
+    occurrences, doc_rids, lengths = array("q"), array("q"), array("q")
     for rid, terms in docs:
         tokens = terms.split()
-        length = len(tokens)
-        for term, tf in Counter(tokens).items():
-            col_term.append(term_ids.setdefault(term, len(term_ids)))
-            col_rid.append(rid)
-            col_tf.append(min(tf, 65535))
-            col_dl.append(length)
+        occurrences.extend(map(term_ids.__getitem__, tokens))
+        doc_rids.append(rid)
+        lengths.append(len(tokens))
     if not term_ids:
         return
-    # docs come in rid order, so a stable sort by term keeps each term's rids sorted;
-    # each term's slice is copied out only when its row is written
-    term_col = np.frombuffer(col_term, dtype=np.int32)
-    order = np.argsort(term_col, kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(term_col, minlength=len(term_ids)))])
-    rids = np.frombuffer(col_rid, dtype=np.int64)
-    tfs = np.frombuffer(col_tf, dtype=np.int32)
-    dls = np.frombuffer(col_dl, dtype=np.int32)
+    rids_of_docs = np.frombuffer(doc_rids, dtype=np.int64)
+    doc_lengths = np.frombuffer(lengths, dtype=np.int64)
+    low = int(rids_of_docs.min())
+    span = int(rids_of_docs.max()) - low + 1
+    keys = np.frombuffer(occurrences, dtype=np.int64)  # in place from here: one copy in memory
+    keys *= span
+    keys += np.repeat(rids_of_docs - low, doc_lengths)
+    keys.sort()
+    first = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    tf_counts = np.diff(np.append(first, len(keys)))
+    terms_col, rids = np.divmod(keys[first], span)
+    del keys, occurrences
+    length_of = np.zeros(span, dtype=np.int32)
+    length_of[rids_of_docs - low] = doc_lengths
+    dls = length_of[rids]
+    rids += low
+    tfs = np.minimum(tf_counts, 65535).astype(np.int32)
+    bounds = np.searchsorted(terms_col, np.arange(len(term_ids) + 1))
 
     def rows():
         for i, name in enumerate(term_ids):
-            where = order[bounds[i]:bounds[i + 1]]
-            yield (name, len(where), rids[where].tobytes(), tfs[where].tobytes(), dls[where].tobytes())
+            a, b = bounds[i], bounds[i + 1]
+            yield (name, int(b - a), rids[a:b].tobytes(), tfs[a:b].tobytes(), dls[a:b].tobytes())
 
     conn.executemany("INSERT INTO postings VALUES (?, ?, 0, ?, ?, ?)", rows())
 

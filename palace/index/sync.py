@@ -105,23 +105,41 @@ class Syncer:
     def index_file(self, rel: str, disk: Mapping[str, tuple[int, int]], report: SyncReport) -> None:
         """(Re)read one file and index it, reporting what it was (added, updated,
         moved, unchanged, unreadable, a duplicate id)."""
-        path = self.root / rel
         info = self.index.file_info(rel)
+        read = self._read(rel, info)
+        if isinstance(read, MemoryFileError):
+            self._refuse(rel, read, report)
+        elif read is not None:
+            self._place(rel, *read, info, disk, report)
+
+    def _read(self, rel: str, info: Any, real_dirs: set[str] | None = None
+              ) -> tuple[Memory, bytes, os.stat_result] | MemoryFileError | None:
+        """A file's memory, bytes and stat; why it cannot be read; or None when it
+        vanished while we looked (the removal pass handles it)."""
+        path = self.root / rel
         try:
-            memory, raw, stat = self.storage.read_with_raw(path, location=self.storage.location_of(rel))
+            memory, raw, stat = self.storage.read_with_raw(path, location=self.storage.location_of(rel),
+                                                           real_dirs=real_dirs)
         except MemoryFileError as exc:
-            if info is not None and not path.exists():
-                return  # vanished while we looked: the removal pass handles it
-            self.index.record_problem(rel, exc.reason)
-            report.errors.append((str(path), exc.reason))
-            return
+            return None if info is not None and not path.exists() else exc
+        if memory.status == "deleted":
+            # a trashed copy dropped into a room by hand: treat it as restored
+            memory = replace(memory, status="active")
+        return memory, raw, stat
+
+    def _refuse(self, rel: str, exc: MemoryFileError, report: SyncReport) -> None:
+        self.index.record_problem(rel, exc.reason)
+        report.errors.append((str(self.root / rel), exc.reason))
+
+    def _place(self, rel: str, memory: Memory, raw: bytes, stat: os.stat_result, info: Any,
+               disk: Mapping[str, tuple[int, int]], report: SyncReport) -> None:
+        """Index a memory read from ``rel``: unless unchanged (touched only) or a second
+        copy of an id already indexed from a file that is still there."""
+        path = self.root / rel
         if info is not None and file_digest(raw) == info["file_hash"]:
             self.index.touch_file(rel, stat.st_mtime_ns, stat.st_size)  # touched, not changed
             report.unchanged += 1
             return
-        if memory.status == "deleted":
-            # a trashed copy dropped into a room by hand: treat it as restored
-            memory = replace(memory, status="active")
         existing = self.index.path_of(memory.id)
         if existing is not None and existing != rel:
             if existing in disk and (self.root / existing).exists():
@@ -137,6 +155,34 @@ class Syncer:
         else:
             report.updated.append(memory.id)
         self.index_memory(memory, path, raw, stat)
+
+    def _index_batch(self, rels: list[str], disk: Mapping[str, tuple[int, int]], report: SyncReport) -> None:
+        """``index_file`` for each of ``rels`` during a bulk load, with the same outcome:
+        files new to the index under ids it does not hold are inserted together
+        (``Index.insert_new``); any other file takes ``index_file``'s way, in order."""
+        infos = self.index.file_infos(rels)
+        real_dirs: set[str] = set()  # folders found not to be links during this batch
+        read = [(rel, self._read(rel, infos.get(rel), real_dirs)) for rel in rels]
+        known = self.index.paths_of([r[0].id for _, r in read if isinstance(r, tuple)])
+        fresh: list[tuple[Memory, str, bytes, int, int]] = []
+        fresh_ids: set[str] = set()
+        for rel, item in read:
+            if isinstance(item, MemoryFileError):
+                self._refuse(rel, item, report)  # (in order: the report lists them so)
+                continue
+            if item is None:
+                continue
+            memory, raw, stat = item
+            if rel in infos or memory.id in known or memory.id in fresh_ids:
+                self.index.insert_new(fresh)  # the files before it first, as one by one
+                fresh, fresh_ids = [], set()
+                self._place(rel, memory, raw, stat, infos.get(rel), disk, report)
+                known[memory.id] = rel  # (or not, if refused: either way not fresh later)
+                continue
+            report.added.append(memory.id)
+            fresh.append((memory, rel, raw, stat.st_mtime_ns, stat.st_size))
+            fresh_ids.add(memory.id)
+        self.index.insert_new(fresh)
 
     def fresh_row(self, memory_id: str) -> Any:
         """The index row of ``memory_id``, re-read from its file first if the file
@@ -232,8 +278,12 @@ class Syncer:
         try:
             for start in range(0, len(to_read), SYNC_BATCH):
                 with self.index.write():
-                    for rel in to_read[start:start + SYNC_BATCH]:
-                        self.index_file(rel, disk, report)
+                    batch = to_read[start:start + SYNC_BATCH]
+                    if self.index.bulk:
+                        self._index_batch(batch, disk, report)
+                    else:
+                        for rel in batch:
+                            self.index_file(rel, disk, report)
         finally:
             if self.index.bulk:
                 self.index.finish_bulk()

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...index.postings import doc_terms
+from ...index.postings import memory_terms
 from ...models import Memory, embed_key
 from ...storage import render_memory
-from ...tokenize import duplicate_key, index_text
+from ...tokenize import duplicate_key
 
 
 def scope_of(memory: Memory) -> str:
@@ -20,8 +20,7 @@ def memory_row(memory: Memory, path: str) -> dict[str, Any]:
     """A memory's ``memories`` row: its Markdown as the local backend would write it,
     and the indexed columns (``terms``: the stemmed keyword terms, space-joined)."""
     raw = render_memory(memory)
-    body = index_text(" ".join([memory.content, memory.summary or "", " ".join(memory.tags)]))
-    terms = doc_terms(body)
+    terms = memory_terms(memory.content, memory.summary, memory.tags)
     assert memory.created_at is not None and memory.updated_at is not None
     return {
         "id": memory.id, "scope": scope_of(memory), "path": path, "location": memory.location,
