@@ -79,19 +79,27 @@ def heuristic_tokens(text: str) -> int:
     return sum(cost for _, cost in _costs(unicodedata.normalize("NFKC", text)))
 
 
+# A prefix of max_tokens tokens is looked for within max_tokens × this many characters
+# (a Latin word is 7 letters a token, a run of spaces costs nothing): an excerpt of a
+# 1 MB memory then reads and checks a few kilobytes, not the whole text, each time.
+PREFIX_CHARS_PER_TOKEN = 16
+
+
 def _heuristic_prefix(text: str, max_tokens: int) -> int | None:
     """Length of the longest prefix of ``text`` the heuristic puts at most ``max_tokens``,
     in one pass, ending at a piece's end; None when NFKC changes the text (its positions
-    are not the text's) or its first piece alone is too long."""
-    if unicodedata.normalize("NFKC", text) != text:
+    are not the text's), its first piece alone is too long, or the prefix does not end
+    within the window looked at (mostly blanks: the caller searches instead)."""
+    window = text[:max_tokens * PREFIX_CHARS_PER_TOKEN + 64]
+    if unicodedata.normalize("NFKC", window) != window:
         return None
     total, fits = 0, 0
-    for end, cost in _costs(text):
+    for end, cost in _costs(window):
         total += cost
         if total > max_tokens:
             return fits or None  # a first piece too long alone (a blob): cut inside it
         fits = end
-    return len(text)
+    return len(text) if len(window) == len(text) else None
 
 
 @lru_cache(maxsize=1)

@@ -72,6 +72,20 @@ def test_truncate_fits_budget_and_prefers_sentence_end():
 
 
 @settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab 数据库。\n1 internationalization.")), min_size=1, max_size=300),
+       st.integers(min_value=1, max_value=40), st.integers(min_value=0, max_value=3000))
+def test_an_excerpt_does_not_depend_on_how_long_the_text_runs_on(head, budget, blanks):
+    """The excerpt of a long memory is cut from a window at its start (a 1 MB memory is not
+    read whole for each excerpt): whatever follows, even a long run of blanks, the cut is
+    the one the whole text gives, and it fits."""
+    text = head + " " * blanks + "tail " * 2000
+    cut = truncate_to_tokens(text, budget)
+    assert text.startswith(cut) and estimate_tokens(cut) <= budget
+    if estimate_tokens(head) > budget:  # the cut lies inside head, before anything added
+        assert cut == truncate_to_tokens(head + " tail", budget)
+
+
+@settings(max_examples=200, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("ab 数据库。\nＡ1 internationalization. ")), max_size=400),
        st.integers(min_value=1, max_value=60))
 def test_a_cut_is_a_prefix_of_the_text_within_its_budget(text, budget):
