@@ -84,6 +84,9 @@ class Explanation:
     filters: dict[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()           # e.g. "vectors unavailable: keyword only"
     superseded_by: str | None = None      # a later memory retired this one's fact
+    # a newer memory on the same topic ranks above this one: it may be outdated
+    # (palace/search/newer.py); the newer one's id
+    newer_on_topic: str | None = None
     # "strong": evidence for the query (palace/search/judge.py), what injection takes;
     # "weak": listed after the strong ones by explicit search; ``reason`` says why
     confidence: str = "strong"
@@ -108,6 +111,8 @@ class Explanation:
             parts.append(f"{label} ({placement})" if placement and placement != "inside" else label)
         if self.superseded_by:
             parts.append(f"superseded by {self.superseded_by}")
+        if self.newer_on_topic:
+            parts.append(f"possibly outdated: newer {self.newer_on_topic} on the same topic")
         parts.append(f"rel {self.relevance:.2f} imp {self.importance:.2f} decay {self.decay:.2f}")
         if self.confidence == "weak":
             parts.append(f"weak: {self.reason}" if self.reason else "weak")
@@ -132,6 +137,8 @@ class Explanation:
             lines.append(f"period: {self.time_range.get('text') or 'range'}" + (f" ({where})" if where else ""))
         if self.superseded_by:
             lines.append(f"superseded by {self.superseded_by}")
+        if self.newer_on_topic:
+            lines.append(f"possibly outdated: a newer memory on the same topic ({self.newer_on_topic})")
         lines.append(f"{self.confidence}: {self.reason}" if self.reason else self.confidence)
         return lines
 

@@ -74,6 +74,8 @@ def search_response(results: Sequence[Any], *, explain: bool = False) -> dict[st
             "score": round(result.score, 4), "why": result.explanation.summary_line()}
         if result.explanation.superseded_by:  # a later memory retired this fact: say so
             item["superseded_by"] = result.explanation.superseded_by
+        if result.explanation.newer_on_topic:  # a newer memory on its topic ranks above it
+            item["newer_on_topic"] = result.explanation.newer_on_topic
         graph_path = result.explanation.retrievers.get("graph", {}).get("path")
         if graph_path:  # recall's chain of facts; a search's graph hop has none
             item["graph_path"] = graph_path

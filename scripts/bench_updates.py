@@ -21,6 +21,7 @@ Two parts, each run *before* (MEMORY_GRAPH_EXTRACT=false: no graph, plain search
 
     python scripts/bench_updates.py [--longmemeval ../shared/bench/longmemeval_s_dev.json.gz]
     python scripts/bench_updates.py --sequences scripts/data/updates_holdout.json   # held-out set
+    python scripts/bench_updates.py --longmemeval ../shared/bench/longmemeval_s_dev.json.gz --no-sequences
 """
 
 from __future__ import annotations
@@ -242,6 +243,7 @@ def main() -> int:
     parser.add_argument("--scale", type=int, help="also time graph recall vs keyword search on this many memories")
     parser.add_argument("--sequences", help="score the sequences in this JSON file instead of the built-in ones "
                                             "(e.g. scripts/data/updates_holdout.json), listing the misses")
+    parser.add_argument("--no-sequences", action="store_true", help="skip part 1 (with --longmemeval: part 2 only)")
     args = parser.parse_args()
     if args.scale:
         for name, value in run_scale(args.scale).items():
@@ -251,7 +253,7 @@ def main() -> int:
     table: dict[str, dict[str, float]] = {}
     for label, graph in (("before", False), ("after", True)):
         started = time.perf_counter()
-        table[label] = run_sequences(graph, seqs, misses if graph else None)
+        table[label] = {} if args.no_sequences else run_sequences(graph, seqs, misses if graph else None)
         if args.longmemeval:
             table[label] |= run_longmemeval(args.longmemeval, graph, args.limit)
         table[label]["seconds"] = time.perf_counter() - started

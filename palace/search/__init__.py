@@ -5,6 +5,7 @@
 3. ``retrievers``  keyword (BM25), vector, graph and tag candidates
 4. ``fusion``      one relevance per candidate
 5. ``ranking``     relevance placed in time, mixed with importance and decay
+   ``newer``       of two close results on the same topic, the newer first
 6. ``judge``       strong or weak, by a list of small rules, each with its reason
 7. ``explain``     every number behind each result
 

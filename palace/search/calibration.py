@@ -90,3 +90,12 @@ TAG_SHARE = 0.3    # what a tag named in the query adds
 LATE_FACTOR = 0.7
 OUTSIDE_FACTOR = 0.5
 POINT_FALLOFF = 0.3
+# newer first (palace.search.newer): a newer result holding NEWER_SAME_TOPIC of the
+# query weight an older one holds and scoring NEWER_CLOSE times it ranks above it, when
+# at most NEWER_MOST close results share those words. Chosen on the tuning halves:
+# LongMemEval-S knowledge-update "current above stale" (scripts/bench_updates.py) 0.50
+# → 1.00 (4 questions), with LongMemEval-S and LoCoMo recall unchanged; NEWER_MOST 2
+# cost LongMemEval ndcg, no limit cost LoCoMo R@10 0.949 → 0.934 (docs/search-quality.md)
+NEWER_SAME_TOPIC = 0.6
+NEWER_CLOSE = 0.7
+NEWER_MOST = 3

@@ -5,7 +5,9 @@
   (数据 of 数据库) gets PART_CREDIT of it, one holding a concept expansion of it the
   expansion's weight. From the postings the keyword retriever read: no text is read.
 - **cosine**: the memory's best-chunk cosine, and that cosine on the model's scale.
-- **held**: the query words and expansions each memory holds (its explanation).
+- **held**: the query words and expansions each memory holds (its explanation);
+- **profile**: per query word, the idf weight a memory holds of it (how ``newer``
+  tells two results that match the query through the same words).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from .query import Query
 class Evidence:
     coverage: dict[int, float] = field(default_factory=dict)
     held_idf: dict[int, float] = field(default_factory=dict)  # the idf the coverage counts, unscaled
+    profile: dict[int, tuple[float, ...]] = field(default_factory=dict)  # held idf per query unit
     cosine: dict[int, float] = field(default_factory=dict)
     words: dict[int, tuple[str, ...]] = field(default_factory=dict)      # own words held
     expansions: dict[int, tuple[Any, ...]] = field(default_factory=dict)  # Expanded held
@@ -59,7 +62,8 @@ def measure(query: Query, postings: Postings | None, rids: Sequence[int], cosine
                 credit[i] = np.maximum(credit[i], exp.weight * hit)
         credit[i] = np.where(held[stem(unit.term)], 1.0, credit[i])
     total = sum(weights) or 1.0
-    held_idf = np.asarray(weights) @ credit
+    weighted = np.asarray(weights)[:, None] * credit  # units × candidates
+    held_idf = weighted.sum(axis=0)
     coverage = held_idf / total
     own = [(w, held[stem(w)].tolist()) for w in query.words if stem(w) in held]
     # an expansion is shown as the reason ("via 终端用户") only when the memory holds it
@@ -73,6 +77,7 @@ def measure(query: Query, postings: Postings | None, rids: Sequence[int], cosine
     for col, rid in enumerate(order.tolist()):
         out.coverage[rid] = float(coverage[col])
         out.held_idf[rid] = float(held_idf[col])
+        out.profile[rid] = tuple(weighted[:, col].tolist())
         out.words[rid] = tuple(w for w, mask in own if mask[col])
         out.expansions[rid] = tuple(e for e, mask in expansions if mask[col])
     return out

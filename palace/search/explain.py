@@ -42,7 +42,8 @@ def retriever_info(sources: Sequence[Retriever], candidates: Candidates, rank_of
 def explain(ranked: Sequence[tuple[float, int]], rows: Mapping[int, Any], relevance: Scores,
             candidates: Candidates, sources: Sequence[Retriever], evidence: Evidence, verdict: Verdict,
             decay: Mapping[str, DecayInfo], weights: dict[str, float], placement: Mapping[int, str],
-            scope: TimeScope, filters: Filters, root: Path) -> list[SearchResult]:
+            scope: TimeScope, filters: Filters, root: Path,
+            outdated: Mapping[int, int] | None = None) -> list[SearchResult]:
     period = scope.info()
     shown_filters = filter_info(filters)
     rank_of = {name: ranks(scores) for name, scores in candidates.found.items()}
@@ -62,6 +63,7 @@ def explain(ranked: Sequence[tuple[float, int]], rows: Mapping[int, Any], releva
                                      for e in evidence.expansions.get(rid, ())),
             time_range=dict(period, placement=placement[rid]) if period and rid in placement else period,
             filters=shown_filters, superseded_by=retired, notes=notes,
+            newer_on_topic=rows[outdated[rid]]["id"] if outdated and rid in outdated else None,
             confidence=verdict.strength.get(rid, "strong"), reason=verdict.reasons.get(rid, ""))
         results.append(SearchResult(memory=memory, score=round(score, 6), explanation=explanation))
     return results

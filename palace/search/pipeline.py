@@ -1,5 +1,5 @@
 """The search pipeline, top to bottom: request → query → retrievers → fusion → rank →
-judge → explain (each stage a module of this package)."""
+newer first → judge → explain (each stage a module of this package)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from .evidence import measure
 from .explain import explain
 from .fusion import fuse
 from .judge import Case, judge, strong_first
+from .newer import reorder
 from .query import analyse
 from .ranking import place_in_time, rank
 from .request import check_request, make_request
@@ -83,6 +84,8 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
     language = "zh" if has_han(asked.text) else "en"
     evidence = measure(asked, candidates.postings, [rid for _, rid in ranked], candidates.found.get("vector", {}),
                        scale_for(model, language) if model else None)
+    ranked, outdated = reorder(ranked, rows, evidence, browse=candidates.browse,
+                               period=request.scope.parsed is not None)
     verdict = judge(Case(asked, candidates, evidence, ranked, rows, settings.min_relevance, injection))
     ordered = strong_first(ranked, verdict)
     shown = ordered if include_weak else [item for item in ordered if verdict.strength.get(item[1]) == "strong"]
@@ -90,7 +93,7 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
     if not ordered and "archived" not in request.base.statuses:
         notes += archived_hint(services, request, asked, sources, pool)
     results = explain(shown[:top_k], rows, relevance, candidates, sources, evidence, verdict, decay, weights,
-                      placement, request.scope, request.timed, services.root)
+                      placement, request.scope, request.timed, services.root, outdated)
     return SearchResults(results, notes=tuple(notes), time_range=request.scope.info())
 
 
