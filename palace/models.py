@@ -84,6 +84,9 @@ class Explanation:
     filters: dict[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()           # e.g. "vectors unavailable: keyword only"
     superseded_by: str | None = None      # a later memory retired this one's fact
+    # this memory joined as the current state of a retired one the search found
+    # (palace/search/successor.py); the retired one's id
+    replaces: str | None = None
     # a newer memory on the same topic ranks above this one: it may be outdated
     # (palace/search/newer.py); the newer one's id
     newer_on_topic: str | None = None
@@ -111,6 +114,8 @@ class Explanation:
             parts.append(f"{label} ({placement})" if placement and placement != "inside" else label)
         if self.superseded_by:
             parts.append(f"superseded by {self.superseded_by}")
+        if self.replaces:
+            parts.append(f"replaces {self.replaces}, which matched")
         if self.newer_on_topic:
             parts.append(f"possibly outdated: newer {self.newer_on_topic} on the same topic")
         parts.append(f"rel {self.relevance:.2f} imp {self.importance:.2f} decay {self.decay:.2f}")
@@ -137,6 +142,8 @@ class Explanation:
             lines.append(f"period: {self.time_range.get('text') or 'range'}" + (f" ({where})" if where else ""))
         if self.superseded_by:
             lines.append(f"superseded by {self.superseded_by}")
+        if self.replaces:
+            lines.append(f"replaces {self.replaces}, which matched the question (its current state)")
         if self.newer_on_topic:
             lines.append(f"possibly outdated: a newer memory on the same topic ({self.newer_on_topic})")
         lines.append(f"{self.confidence}: {self.reason}" if self.reason else self.confidence)

@@ -74,6 +74,8 @@ def search_response(results: Sequence[Any], *, explain: bool = False) -> dict[st
             "score": round(result.score, 4), "why": result.explanation.summary_line()}
         if result.explanation.superseded_by:  # a later memory retired this fact: say so
             item["superseded_by"] = result.explanation.superseded_by
+        if result.explanation.replaces:  # joined as the current state of a retired result
+            item["replaces"] = result.explanation.replaces
         if result.explanation.newer_on_topic:  # a newer memory on its topic ranks above it
             item["newer_on_topic"] = result.explanation.newer_on_topic
         graph_path = result.explanation.retrievers.get("graph", {}).get("path")

@@ -28,7 +28,7 @@ def ranks(scores: Scores) -> dict[int, int]:
 
 def retriever_info(sources: Sequence[Retriever], candidates: Candidates, rank_of: Mapping[str, Mapping[int, int]],
                    evidence: Evidence, rid: int) -> dict[str, dict[str, Any]]:
-    labels = {s.name: s.score_label for s in sources} | {"time": "listed"}
+    labels = {s.name: s.score_label for s in sources} | {"time": "listed", "successor": "relevance"}
     info = {name: {"rank": rank_of[name][rid], labels.get(name, "score"): round(scores[rid], 4)}
             for name, scores in candidates.found.items() if rid in scores}
     if "bm25" in info and rid in evidence.coverage:
@@ -54,15 +54,19 @@ def explain(ranked: Sequence[tuple[float, int]], rows: Mapping[int, Any], releva
         retired = superseded_by(row)
         memory = row_to_memory(row, root, decay_score=info.score, access_count=info.access_count,
                                last_accessed_at=info.last_accessed_at)
+        replaces = rows[candidates.replaces[rid]]["id"] if rid in candidates.replaces else None
         notes = tuple(candidates.notes) + ((f"superseded by {retired}",) if retired else ())
+        retrieved = retriever_info(sources, candidates, rank_of, evidence, rid)
+        if replaces:
+            retrieved["successor"]["replaces"] = replaces
         explanation = Explanation(
             relevance=round(relevance[rid], 4), importance=row["importance"], decay=round(info.score, 4),
-            weights=weights, retrievers=retriever_info(sources, candidates, rank_of, evidence, rid),
+            weights=weights, retrievers=retrieved,
             matched_terms=evidence.words.get(rid, ()),
             matched_expansions=tuple({"term": e.term, "from": e.source, "relation": e.relation, "weight": e.weight}
                                      for e in evidence.expansions.get(rid, ())),
             time_range=dict(period, placement=placement[rid]) if period and rid in placement else period,
-            filters=shown_filters, superseded_by=retired, notes=notes,
+            filters=shown_filters, superseded_by=retired, replaces=replaces, notes=notes,
             newer_on_topic=rows[outdated[rid]]["id"] if outdated and rid in outdated else None,
             confidence=verdict.strength.get(rid, "strong"), reason=verdict.reasons.get(rid, ""))
         results.append(SearchResult(memory=memory, score=round(score, 6), explanation=explanation))

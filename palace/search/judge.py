@@ -134,7 +134,24 @@ class AbsentName:
                    any(postings.df(stem(t)) for t in e.terms) for e in stands_for)
 
 
-RULES: tuple[Rule, ...] = (OwnEvidence(), AbsentName())
+class Successor:
+    """A successor (palace/search/successor.py) is as much evidence as the retired memory
+    that brought it: the question matched that fact, and this is its current value, often
+    in other words ("moved to Paris" for "where do I live"), so its own evidence is thin.
+    One the evidence left weak takes a strong stale one's strength, saying so (at the
+    injection point too: the stale one was judged there, and injection skips it)."""
+
+    name = "successor"
+
+    def apply(self, case: Case, verdict: Verdict) -> None:
+        for rid, stale in case.candidates.replaces.items():
+            if verdict.strength.get(rid) == WEAK and verdict.strength.get(stale) == STRONG:
+                reason = verdict.reasons.get(stale, "")
+                verdict.set(rid, STRONG, f"replaces {case.rows[stale]['id']}, which matched"
+                                         + (f": {reason}" if reason else ""))
+
+
+RULES: tuple[Rule, ...] = (OwnEvidence(), Successor(), AbsentName())
 
 
 def judge(case: Case, rules: Sequence[Rule] = RULES) -> Verdict:

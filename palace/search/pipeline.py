@@ -1,5 +1,5 @@
-"""The search pipeline, top to bottom: request → query → retrievers → fusion → rank →
-newer first → judge → explain (each stage a module of this package)."""
+"""The search pipeline, top to bottom: request → query → retrievers → fusion → successors
+→ rank → newer first → judge → explain (each stage a module of this package)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from .newer import reorder
 from .query import analyse
 from .ranking import place_in_time, rank
 from .request import check_request, make_request
+from .successor import join as join_successors
 
 if TYPE_CHECKING:
     from ..settings import Settings
@@ -76,6 +77,9 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
     relevance, placement = place_in_time(relevance, rows, request.scope, browse=candidates.browse)
     if request.soft and placement and "inside" not in placement.values():
         candidates.add_note(f"nothing found in {request.scope.parsed.text!r}; showing matches from any time")
+    relevance, rows = join_successors(services.index, relevance, rows, candidates,
+                                      request.base if request.soft else request.timed,
+                                      skip=candidates.browse or request.scope.parsed is not None)
     decay = decay_info(list(rows.values()), services.index.access_times([r["id"] for r in rows.values()]), now,
                        services.decay_params, services.tz)
     weights = weights_of(settings, services.decay_params)

@@ -41,6 +41,8 @@ class Candidates:
     postings: Postings | None = None
     notes: list[str] = field(default_factory=list)
     browse: bool = False   # a time-only query: the period's memories, newest first
+    # a successor (palace/search/successor.py) row id → the retired row id that brought it
+    replaces: dict[int, int] = field(default_factory=dict)
 
     def add_note(self, note: str | None) -> None:
         if note and note not in self.notes:
