@@ -88,6 +88,7 @@ class CachingEmbedder:
         if self.cache_file:
             import pickle
 
+            Path(self.cache_file).parent.mkdir(parents=True, exist_ok=True)
             with open(self.cache_file, "wb") as handle:
                 pickle.dump({"model": self.name, "docs": self._docs, "queries": self._queries}, handle)
 
