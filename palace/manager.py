@@ -620,17 +620,19 @@ class MemoryPalaceManager:
 
     @_writes
     def embed_pending(self, *, limit: int | None = None, seconds: float | None = None,
-                      lock: Any = None) -> int:
+                      lock: Any = None, batch_size: int | None = None, pause: Any = None) -> int:
         """Embed the memories that have no vector for the current model yet, oldest first
         (all of them, or as many as ``limit`` / ``seconds`` allow: a memory is embedded
         whole or not at all). ``lock`` (a callable giving a context manager): held while
-        the index is read or written, not while embedding. Returns how many were embedded."""
+        the index is read or written, not while embedding. ``batch_size`` chunks a model
+        call (default MEMORY_VECTOR_BATCH_SIZE); ``pause``, called before each: a background
+        worker waits there for requests to end. Returns how many were embedded."""
         embedder = self.embedder
         if embedder is None:
             raise EmbedderUnavailableError(self._embedder_error or NO_EMBEDDER)
         deadline = None if seconds is None else time.monotonic() + seconds
-        return self._vectors.backfill(embedder, limit=limit, batch_size=self.settings.vector_batch_size,
-                                      deadline=deadline, lock=lock)
+        return self._vectors.backfill(embedder, limit=limit, batch_size=batch_size or self.settings.vector_batch_size,
+                                      deadline=deadline, lock=lock, pause=pause)
 
     @contextlib.contextmanager
     def writes_batched(self) -> Iterator[None]:

@@ -98,3 +98,44 @@ def test_bad_calls_raise_invalid_input(provider, call, fragment):
 def test_index_embeds_at_once_so_search_does_not_have_to(provider):
     provider.index("fresh", "The spare key hangs behind the kitchen door.")
     assert provider.manager.embed_pending() == 0  # nothing left for the next search
+
+
+def test_background_work_gives_way_to_a_request_and_never_starves(monkeypatch):
+    """The background embedder waits, before each small batch, for the requests being
+    served to end (and a moment of quiet), but not past PAUSE_AT_MOST_S."""
+    import threading
+
+    from palace import provider as provider_module
+
+    lock = provider_module._ServingLock()
+    order: list[str] = []
+    inside, release = threading.Event(), threading.Event()
+
+    def request() -> None:
+        with lock:
+            inside.set()
+            release.wait(5)
+            order.append("request ended")
+
+    serving = threading.Thread(target=request)
+    serving.start()
+    inside.wait(5)
+    threading.Timer(0.2, release.set).start()
+    lock.wait_quiet()
+    order.append("background goes on")
+    serving.join()
+    assert order == ["request ended", "background goes on"]
+
+    monkeypatch.setattr(provider_module, "PAUSE_AT_MOST_S", 0.2)
+    inside.clear()
+    release.clear()
+    stuck = threading.Thread(target=request)
+    stuck.start()
+    inside.wait(5)
+    lock.wait_quiet()  # a request that never ends does not stop the background for good
+    order.append("background goes on anyway")
+    release.set()
+    stuck.join()
+    assert order[-2:] == ["background goes on anyway", "request ended"]
+    with lock.background():  # the worker's own use is no request
+        assert lock._serving == 0

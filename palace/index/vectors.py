@@ -26,13 +26,14 @@ class OutOfTime(Exception):
 
 def embedded_batches(missing: Any, chunk: Callable[[str, int], list[str]], embedder: Any, *,
                      batch_size: int, deadline: float | None = None,
-                     too_long: set[str] | None = None) -> Any:
+                     too_long: set[str] | None = None, pause: Callable[[], None] | None = None) -> Any:
     """Embed the ``missing`` memories ((content_hash, content, summary) each), about
     ``batch_size`` chunks at a time; yield (memories done, [(hash, chunk number, vector)])
     for whole memories only, so a memory is never left half embedded. With a
     ``deadline`` (time.monotonic()) it stops there, dropping the memory it was in; that
     memory's hash goes to ``too_long``, which bounded backfills skip from then on (a
-    1 MB paste waits for an unbounded one: a background worker or a reindex)."""
+    1 MB paste waits for an unbounded one: a background worker or a reindex).
+    ``pause`` is called before each model call (a background worker gives way there)."""
     import time
 
     texts: list[str] = []
@@ -45,31 +46,33 @@ def embedded_batches(missing: Any, chunk: Callable[[str, int], list[str]], embed
             continue
         pieces = chunk(embed_text(content, summary), embedder.max_chars)
         if texts and len(texts) + len(pieces) > batch_size:  # a batch holds whole memories
-            yield count, _embed(embedder, texts, owners, batch_size, None)
+            yield count, _embed(embedder, texts, owners, batch_size, None, pause)
             texts, owners, count = [], [], 0
         texts.extend(pieces)
         owners.extend((content_hash, number) for number in range(len(pieces)))
         count += 1
         if len(texts) >= batch_size:
             try:
-                yield count, _embed(embedder, texts, owners, batch_size, deadline)
+                yield count, _embed(embedder, texts, owners, batch_size, deadline, pause)
             except OutOfTime:
                 if too_long is not None:
                     too_long.add(content_hash)
                 return
             texts, owners, count = [], [], 0
     if texts:
-        yield count, _embed(embedder, texts, owners, batch_size, None)
+        yield count, _embed(embedder, texts, owners, batch_size, None, pause)
 
 
 def _embed(embedder: Any, texts: list[str], owners: list[tuple[str, int]], batch_size: int,
-           deadline: float | None) -> list[tuple[str, int, Any]]:
+           deadline: float | None, pause: Callable[[], None] | None = None) -> list[tuple[str, int, Any]]:
     import time
 
     vectors: list[Any] = []
     for start in range(0, len(texts), batch_size):  # one long memory: its chunks in batches
         if deadline is not None and start and time.monotonic() >= deadline:
             raise OutOfTime()
+        if pause is not None:
+            pause()
         vectors.extend(embedder.embed_documents(texts[start:start + batch_size]))
     return [(h, c, vectors[i]) for i, (h, c) in enumerate(owners)]
 
@@ -280,7 +283,8 @@ class VectorStore:
         return len(self.index.hashes_missing_vectors(model, limit=limit, since=since))
 
     def backfill(self, embedder, *, limit: int | None = None, batch_size: int = 64,
-                 deadline: float | None = None, lock: Callable[[], Any] | None = None) -> int:
+                 deadline: float | None = None, lock: Callable[[], Any] | None = None,
+                 pause: Callable[[], None] | None = None) -> int:
         """Embed live memories that have no vector for the embedder's model yet.
 
         Keyed by content hash, so identical texts and unchanged edits cost nothing.
@@ -305,7 +309,7 @@ class VectorStore:
                 return 0
         done = batches = 0
         for count, rows in embedded_batches(missing, self.chunk, embedder, batch_size=batch_size,
-                                            deadline=deadline, too_long=self._too_long):
+                                            deadline=deadline, too_long=self._too_long, pause=pause):
             with guard():
                 self.index.put_vectors(embedder.name, rows)
             done += count

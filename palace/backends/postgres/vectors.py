@@ -51,7 +51,7 @@ class PgVectors:
                 (model, limit)).fetchone()["n"])
 
     def backfill(self, embedder: Any, *, limit: int | None = None, batch_size: int = 64,
-                 deadline: float | None = None, lock: Any = None) -> int:
+                 deadline: float | None = None, lock: Any = None, pause: Any = None) -> int:
         from .postings import text_version
 
         model = embedder.name
@@ -68,7 +68,7 @@ class PgVectors:
         done = 0
         rows = [(r["content_hash"], r["content"], r["summary"]) for r in missing]
         for count, vectors in embedded_batches(rows, self.chunk, embedder, batch_size=batch_size, deadline=deadline,
-                                              too_long=self._too_long):
+                                              too_long=self._too_long, pause=pause):
             with self.palace.connection() as conn, conn.cursor() as cur:
                 cur.executemany(
                     "INSERT INTO vectors VALUES (%s, %s, %s, %s::vector) ON CONFLICT DO NOTHING",
