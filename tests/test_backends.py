@@ -272,3 +272,16 @@ def test_storing_the_same_text_again_merges_into_the_first_copy(pm):
     assert again.duplicate and again.id == first.id and set(again.tags) == {"ops", "release"}
     other = pm.store("deploy the release on monday")
     assert not other.duplicate and pm.count() == 2
+
+
+def test_a_retired_fact_found_brings_its_successor_on_both_backends(backend, make_pm, monkeypatch):
+    """The successor stage reads supersededBy and the request's filters through the
+    backend contract (row_by_id, passing): the same answer on SQLite and on Postgres."""
+    monkeypatch.setenv("MEMORY_VECTOR_ENABLED", "false")
+    pm = make_pm()
+    berlin = pm.store("I live in Berlin", created_at=NOW - timedelta(days=120))
+    paris = pm.store("I moved to Paris last month", created_at=NOW - timedelta(days=60))
+    results = pm.search("where do I live", now=NOW, record_access=False)
+    assert [r.memory.id for r in results] == [paris.id, berlin.id]
+    assert results[0].explanation.replaces == berlin.id
+    assert results[1].explanation.superseded_by == paris.id
