@@ -25,7 +25,10 @@ from .query import Query
 class Evidence:
     coverage: dict[int, float] = field(default_factory=dict)
     held_idf: dict[int, float] = field(default_factory=dict)  # the idf the coverage counts, unscaled
-    profile: dict[int, tuple[float, ...]] = field(default_factory=dict)  # held idf per query unit
+    # held idf per query unit (units × candidates) and each candidate's column: only the
+    # best few are ever compared (``newer``), so no row is built per candidate
+    weighted: Any = None
+    column: dict[int, int] = field(default_factory=dict)
     cosine: dict[int, float] = field(default_factory=dict)
     words: dict[int, tuple[str, ...]] = field(default_factory=dict)      # own words held
     expansions: dict[int, tuple[Any, ...]] = field(default_factory=dict)  # Expanded held
@@ -34,6 +37,12 @@ class Evidence:
     def calibrated(self, rid: int) -> float | None:
         cosine = self.cosine.get(rid)
         return None if cosine is None or self.scale is None else self.scale.relevance(cosine)
+
+    def profiles(self, rids: Sequence[int]) -> dict[int, tuple[float, ...]]:
+        """Per candidate of ``rids`` measured, the idf it holds of each query unit."""
+        if self.weighted is None:
+            return {}
+        return {rid: tuple(self.weighted[:, self.column[rid]].tolist()) for rid in rids if rid in self.column}
 
 
 def measure(query: Query, postings: Postings | None, rids: Sequence[int], cosines: dict[int, float],
@@ -74,10 +83,11 @@ def measure(query: Query, postings: Postings | None, rids: Sequence[int], cosine
                  [held[stem(t)] for t in e.terms if stem(t) not in own_stems] or [np.zeros(len(order), bool)])
              for e, hit in zip(query.expansions, holds)]
     expansions = [(e, hit.tolist()) for e, hit in zip(query.expansions, shown)]
+    out.weighted = weighted
     for col, rid in enumerate(order.tolist()):
+        out.column[rid] = col
         out.coverage[rid] = float(coverage[col])
         out.held_idf[rid] = float(held_idf[col])
-        out.profile[rid] = tuple(weighted[:, col].tolist())
         out.words[rid] = tuple(w for w, mask in own if mask[col])
         out.expansions[rid] = tuple(e for e, mask in expansions if mask[col])
     return out

@@ -95,7 +95,8 @@ def reorder(ranked: Sequence[tuple[float, int]], rows: Mapping[int, Any], eviden
     head, tail = ranked[:WINDOW], list(ranked[WINDOW:])
     created = {rid: rows[rid]["created_ts"] for _, rid in head}
     retired = {rid for _, rid in head if superseded_by(rows[rid]) is not None}
-    order, outdated = newer_first(head, created, evidence.profile, retired, close=NEWER_CLOSE,
+    profiles = evidence.profiles([rid for _, rid in head])
+    order, outdated = newer_first(head, created, profiles, retired, close=NEWER_CLOSE,
                                   same_topic=NEWER_SAME_TOPIC, most=NEWER_MOST)
     return order + tail, outdated
 
