@@ -279,7 +279,7 @@ def add_host_endpoints(app: FastAPI, open_provider: Callable[[], Any], parse) ->
     no-workspace error without one); ``parse(request, Model)`` is the sidecar's
     strict body parser."""
     from palace import context as ctx
-    from palace.mcp_server import memory_view
+    from palace.responses import memory_view
 
     last_sync = [0.0]
     sync_lock = threading.Lock()
