@@ -17,12 +17,12 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers and readers see; at run time __getattr__ loads them
-    from .errors import (ConfigError, DiskFullError, EmbedderUnavailableError, EssenceTooLargeError,
+    from palace.errors import (ConfigError, DiskFullError, EmbedderUnavailableError, EssenceTooLargeError,
                          IndexVersionError, InvalidInputError, MemoryFileError, MemoryNotFoundError, PalaceError,
                          ReadOnlyPalaceError, StorageError)
-    from .manager import DecayReport, MemoryPalaceManager
-    from .models import Explanation, Memory, SearchResult, SearchResults
-    from .settings import SearchWeights, Settings
+    from palace.manager import DecayReport, MemoryPalaceManager
+    from palace.models import Explanation, Memory, SearchResult, SearchResults
+    from palace.settings import SearchWeights, Settings
 
     __version__: str
 

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone, tzinfo
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple, Sequence
 
-from .errors import ConfigError
+from palace.errors import ConfigError
 
 if TYPE_CHECKING:
-    from .settings import Settings
+    from palace.settings import Settings
 
 # Share of the pre-access score an access keeps before the recovery is added;
 # fixed by the recovery rule score = min(1, score x 0.9 + recovery_factor).
@@ -77,7 +77,7 @@ class DecayParams:
     def from_settings(cls, settings: "Settings") -> "DecayParams":
         # Every ``decay_*`` setting is one of these knobs (``decay_enabled`` -> ``enabled``),
         # so a new decay setting needs no second list here.
-        from .settings import SETTINGS
+        from palace.settings import SETTINGS
 
         return cls(**{spec.attr.removeprefix("decay_"): getattr(settings, spec.attr)
                       for spec in SETTINGS if spec.attr.startswith("decay_")})

@@ -31,12 +31,12 @@ from typing import Annotated, Any, Callable, Literal
 
 from pydantic import Field, ValidationError
 
-from . import limits
-from .errors import ConfigError, InvalidInputError, MemoryNotFoundError, PalaceError, StorageError, storage_error
-from .responses import memory_view, search_response
-from .layout import PALACE_SUBDIR, has_palace
-from .settings import Settings
-from .validation import validate_id
+from palace import limits
+from palace.errors import ConfigError, InvalidInputError, MemoryNotFoundError, PalaceError, StorageError, storage_error
+from palace.responses import memory_view, search_response
+from palace.store.layout import PALACE_SUBDIR, has_palace
+from palace.settings import Settings
+from palace.validation import validate_id
 
 SERVER_NAME = "palace"
 SYNC_INTERVAL_S = 2.0          # notice hand-edited files at most this often
@@ -261,8 +261,8 @@ def build_server(palace: Any, *, sync_interval_s: float = SYNC_INTERVAL_S):
     """An MCP server whose tools act on ``palace`` (a ``Palace``, or an open manager)."""
     from mcp_types import ToolAnnotations
 
-    from . import context as ctx
-    from . import summary as period_summary
+    from palace.features import context as ctx
+    from palace.features import summary as period_summary
 
     if not isinstance(palace, Palace):
         palace = Palace(palace.settings, palace)
@@ -526,8 +526,8 @@ def build_server(palace: Any, *, sync_interval_s: float = SYNC_INTERVAL_S):
 def register_capture_tools(tool: Callable, pm, read_only) -> None:
     """Progressive recall over captured sessions (palace/capture): compact hits first,
     then the timeline around one, then whole memories for the few worth reading."""
-    from .capture import recall
-    from .capture.tasks import open_tasks, task_state
+    from palace.capture import recall
+    from palace.capture.tasks import open_tasks, task_state
 
     @tool("Search memory cheaply: compact hits (id, title, date, type, ~50 tokens each) "
           "instead of whole memories. Open the interesting ones with get_memories, or see "
@@ -622,7 +622,7 @@ def _graph_tools(pm, tool: Callable, read_only: Any, writes: Any) -> None:
 
 
 def _task_tools(pm, tool: Callable, writes: Any) -> None:
-    from . import tasks
+    from palace.features import tasks
 
     @tool("Tasks the user or agent must do: action=add (text) creates one in state todo; "
           "start, block, done (id) move it, and set (id, state) moves it to any allowed state, each "
@@ -657,7 +657,7 @@ def _task_tools(pm, tool: Callable, writes: Any) -> None:
 
 
 def _version() -> str:
-    from . import __version__
+    from palace import __version__
 
     return __version__
 
@@ -667,8 +667,8 @@ def _version() -> str:
 def open_manager(settings: Settings):
     """The one manager of this server process. Vectors: the sidecar when configured;
     otherwise a model loaded in the background (search is keyword-only meanwhile)."""
-    from .embedders import make_embedder
-    from .manager import MemoryPalaceManager
+    from palace.embedders import make_embedder
+    from palace.manager import MemoryPalaceManager
 
     try:
         embedder = make_embedder(settings, allow_inprocess=True)

@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from . import chunking
+from palace.text import chunking
 
 MEMORY_STATUSES = ("active", "archived", "deleted")
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from .errors import ConfigError
+from palace.errors import ConfigError
 
 
 def _parse_bool(raw: str) -> bool:

@@ -12,9 +12,9 @@ import unicodedata
 from datetime import date, datetime, timezone, tzinfo
 from typing import Any
 
-from . import limits
-from .errors import ConfigError, InvalidInputError
-from .limits import MAX_LOCATION_DEPTH, MAX_ROOM_NAME_BYTES, MAX_TAG_CHARS, MAX_TAGS
+from palace import limits
+from palace.errors import ConfigError, InvalidInputError
+from palace.limits import MAX_LOCATION_DEPTH, MAX_ROOM_NAME_BYTES, MAX_TAG_CHARS, MAX_TAGS
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,%d}$" % (limits.MAX_ID_CHARS - 1))
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")

@@ -3,7 +3,7 @@
 - ``Bm25``: bm25s (Lucene BM25) over palace's own tokens (jieba search mode for
   Chinese, Porter stems for English), so the comparison is of ranking, not of
   tokenisers; no concepts, no time words, no graph;
-- ``Dense``: brute-force cosine over every memory's chunks (palace.chunking), a
+- ``Dense``: brute-force cosine over every memory's chunks (palace.text.chunking), a
   memory scored by its best chunk: the plain dense retriever peers ship.
 """
 
@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 
 def palace_tokens(text: str) -> list[str]:
-    from palace.tokenize import stem, tokenize
+    from palace.text.tokenize import stem, tokenize
 
     return [stem(t) for t in tokenize(text)]
 
@@ -45,7 +45,7 @@ class Dense:
     def __init__(self, docs: Sequence[tuple[str, str]], embedder: Any):
         import numpy as np
 
-        from palace.chunking import chunk_text
+        from palace.text.chunking import chunk_text
 
         self.embedder = embedder
         self.ids = [doc_id for doc_id, _ in docs]

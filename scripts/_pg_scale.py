@@ -79,8 +79,8 @@ def memory_of(spec: syn.MemorySpec) -> Any:
 
 def build_tree(folder: Path, size: int, seed: int) -> float:
     """The Markdown tree the local backend would hold for these memories (reused)."""
-    from palace.journal import access_line, journal_path
-    from palace.storage import render_memory
+    from palace.store.journal import access_line, journal_path
+    from palace.store.files import render_memory
 
     marker = folder / ".bench-tree.json"
     if marker.exists() and json.loads(marker.read_text()) == {"size": size, "seed": seed,
@@ -472,7 +472,7 @@ def run_size(size: int, args: Any, server: Any) -> dict[str, Any]:
 
 def run_local(size: int, args: Any) -> dict[str, Any]:
     from palace import MemoryPalaceManager, Settings
-    from palace.storage import PALACE_SUBDIR
+    from palace.store.files import PALACE_SUBDIR
 
     workdir = Path(args.workdir)
     figures: dict[str, Any] = {"size": size}

@@ -124,7 +124,7 @@ def main() -> int:
     args = parser.parse_args()
 
     from palace import MemoryPalaceManager
-    from palace.context import get_context
+    from palace.features.context import get_context
 
     model = os.environ.get("MEMORY_VECTOR_MODEL") or minilm_path()
     texts, questions = corpus(Path(args.data), args.size * 4)

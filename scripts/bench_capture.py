@@ -9,7 +9,7 @@
 * the sidecar: events/s through ``POST /capture`` on a real uvicorn server on
   127.0.0.1 (scripts/vector-service.py with MiniLM), one event per request and in
   batches of 100;
-* transcript import: MB/s and peak RSS of ``python -m palace.capture ingest`` on a
+* transcript import: MB/s and peak RSS of ``python -m palace ingest`` on a
   generated Claude Code transcript of ``--mb`` MB (a realistic mix: coding turns with
   tool output of 1-60 KB, greetings, "continue"), and again on the grown file;
 * the share of stored turns per session (hand-made fixtures and the generated file);
@@ -34,7 +34,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
-CAPTURE = [sys.executable, "-m", "palace.capture"]
+CAPTURE = [sys.executable, "-m", "palace"]
 SESSION = "5b0c2f1e-8d7a-4c3b-9e6f-2a1b0c9d8e7f"
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from palace.chunking import chunk_text  # noqa: E402
+from palace.text.chunking import chunk_text  # noqa: E402
 
 _ZH = [
     "今天和{who}开会，决定把{what}推迟到{when}。",

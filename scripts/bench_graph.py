@@ -3,7 +3,7 @@
 recall p50 within 2x of keyword search p50).
 
 Builds (or reuses) a synthetic palace by writing the Markdown files directly (the
-format ``palace.storage.render_memory`` writes) and rebuilding the index once
+format ``palace.store.files.render_memory`` writes) and rebuilding the index once
 (``pm.reindex()``), which is far quicker than a million relations through
 ``pm.store``. Each memory states ``--relations`` relations (default 10) among people
 (English and Chinese names), projects, organisations, cities and tools; the names
@@ -102,7 +102,7 @@ def memory_text(i: int, rels: Sequence[tuple[str, str, str]]) -> str:
 
 def generate(ws: Path, size: int, per_memory: int, seed: int = 7) -> dict[str, Any]:
     from palace.models import Memory
-    from palace.storage import PALACE_SUBDIR, render_memory
+    from palace.store.files import PALACE_SUBDIR, render_memory
 
     rng = random.Random(seed)
     pools = entity_pools(size)

@@ -84,7 +84,7 @@ def build(workdir: Path, size: int, seed: int) -> Path:
         pass
     from palace import MemoryPalaceManager, Settings
     from palace.models import Memory
-    from palace.storage import PALACE_SUBDIR, render_memory
+    from palace.store.files import PALACE_SUBDIR, render_memory
 
     shutil.rmtree(ws, ignore_errors=True)
     ws.mkdir(parents=True)

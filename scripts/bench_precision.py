@@ -258,7 +258,7 @@ def anchored(stack: Haystack, pm) -> dict[str, frozenset]:
 
 
 def run(haystacks: list[Haystack], config: str, embedder, label: str) -> list[dict]:
-    from palace.context import get_context
+    from palace.features.context import get_context
 
     rows: list[dict] = []
     started = time.perf_counter()

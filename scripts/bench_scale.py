@@ -122,7 +122,7 @@ def workspace(workdir: Path, size: int) -> Path:
 def write_files(ws: Path, texts: Sequence[tuple[str, datetime]]) -> None:
     """The memory files, as palace writes them (its own renderer), without the index."""
     from palace.models import Memory
-    from palace.storage import PALACE_SUBDIR, render_memory
+    from palace.store.files import PALACE_SUBDIR, render_memory
 
     if ws.exists():
         shutil.rmtree(ws)
@@ -146,7 +146,7 @@ def keyword_settings(ws: Path, **extra: Any):
 def rebuild(ws: Path) -> float:
     from palace import MemoryPalaceManager
     from palace.index import INDEX_DIR
-    from palace.storage import PALACE_SUBDIR
+    from palace.store.files import PALACE_SUBDIR
 
     shutil.rmtree(ws / PALACE_SUBDIR / INDEX_DIR, ignore_errors=True)
     started = time.perf_counter()
@@ -389,7 +389,7 @@ def hybrid(ws: Path, bodies: Sequence[str], questions: Sequence[str], retriever:
 def context_path(workdir: Path, texts: Sequence[tuple[str, datetime]], questions: Sequence[str],
                  args: argparse.Namespace) -> dict[str, Any]:
     from palace import MemoryPalaceManager
-    from palace.context import get_context
+    from palace.features.context import get_context
 
     size = min(10_000, len(texts))
     ws = workspace(workdir, size)

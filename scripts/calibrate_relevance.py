@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_precision import score  # noqa: E402
 
-from palace.tokenize import has_han  # noqa: E402
+from palace.text.tokenize import has_han  # noqa: E402
 
 
 def quantiles(values: list[float]) -> str:

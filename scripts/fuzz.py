@@ -43,7 +43,7 @@ def _settings(examples: int, deadline_s: float | None = 10.0):
 
 
 def run_pure(name: str, examples: int, tmp: Path) -> None:
-    from palace.storage import FileStorage
+    from palace.store.files import FileStorage
 
     storage = FileStorage(tmp / "ws", ft.TZ)
     storage.ensure()

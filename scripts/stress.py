@@ -63,7 +63,7 @@ class Ledger:
 
 def _disk_state(root: Path, memory_id: str) -> tuple[str, str] | None:
     """("live"|"trash", content) of an id as the files say, read without palace."""
-    from palace.storage import FileStorage
+    from palace.store.files import FileStorage
     from palace.validation import resolve_timezone
 
     storage = FileStorage(root.parents[1], resolve_timezone(None))

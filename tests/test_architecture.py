@@ -15,42 +15,33 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
-# Module prefix -> layer, lowest first. A prefix covers the module and its submodules
-# ("palace.index" covers palace.index.postings); the longest matching prefix wins.
+# The wings of the house, lowest first: module prefix -> layer. A prefix covers the module
+# and its submodules ("palace.index" covers palace.index.postings); the longest matching
+# prefix wins. Every prefix must name a module that exists (test_every_wing_exists).
 LAYERS: dict[str, int] = {
-    # 0 foundation: plain data, rules and text helpers that know nothing of a palace
-    "palace.errors": 0, "palace.models": 0, "palace.validation": 0, "palace.tokenize": 0,
-    "palace.tokens": 0, "palace.settings": 0, "palace.atomic": 0, "palace.limits": 0, "palace.network": 0,
-    "palace.layout": 0,  # where a palace lives in its workspace (two names; the hooks' client reads them)
-    "palace.chunking": 0,  # how a text is cut for embedding: the vectors' key carries its dialogue rule
-    # 1 storage and index: the Markdown files, the derived SQLite index, the access journal
-    "palace.storage": 1, "palace.index": 1, "palace.database": 1, "palace.postings": 1,
-    "palace.vectors": 1, "palace.sync": 1, "palace.journal": 1,
-    "palace.backends": 1,  # the backend choice and the Postgres store of record, beside them
-    # 2 the engines search uses: pure pieces, time words, concepts, decay, chunks, embedders
-    "palace.retrieval": 2, "palace.time_reasoning": 2, "palace.concepts": 2, "palace.decay": 2,
-    "palace.embedders": 2, "palace.relevance": 2,
-    "palace.turns": 2,  # keyword scores of dialogues by their best turn (pure, over texts read)
-    "palace.focus": 2,  # near misses: focus words held together, who said it (pure functions)
-    "palace.answer_types": 2,  # does a memory state the amount or number a question asks for (pure)
-    "palace.feedback": 2,  # query expansion from the palace itself: feedback, vector neighbours
-    "palace.graph": 2,  # the entity graph: normalise, facts, extract, supersede, paths, review
+    # 0 foundation: plain data, settings, input rules and text that know nothing of a palace
+    "palace.errors": 0, "palace.models": 0, "palace.validation": 0, "palace.settings": 0,
+    "palace.limits": 0, "palace.network": 0,
+    "palace.text": 0,  # the only place that segments, tags and stems; the word lists
+    # 1 the store of record and what is derived from it
+    "palace.store.layout": 0,  # where a palace lives in its workspace: two names (the hooks' client reads them)
+    "palace.store": 1,  # Markdown files, frontmatter, atomic writes, locks, the journal
+    "palace.index": 1,  # the rebuildable SQLite index: postings, vectors, graph tables
+    "palace.backends": 1,  # the backend choice; the Postgres store and index beside the local one
+    # 2 the engines search and the manager use: pure rules over what is stored
+    "palace.time_reasoning": 2, "palace.decay": 2, "palace.embedders": 2, "palace.graph": 2,
     # 3 search: the pipeline over explicit collaborators
-    "palace.search": 3, "palace.floor": 3,
-    # 3 also: maintenance over storage and index (recovery on open, palace doctor)
-    "palace.recovery": 3, "palace.doctor": 3,
+    "palace.search": 3,
+    # 3 also: recovery on open and the doctor's checks, given the store and index explicitly
+    "palace.maintenance": 3,
     # 4 the manager: the one orchestrator, and the package's public face over it
     "palace.manager": 4, "palace": 4,
-    # 5 features built on the manager's public API
-    "palace.experiences": 5, "palace.context": 5, "palace.summary": 5, "palace.provider": 5,
-    "palace.tasks": 5, "palace.persona": 5,
-    "palace.responses": 5,  # the JSON shapes adapters share (search response, memory view)
-    "palace.capture": 5,  # automatic capture: events, transcripts, privacy, refine, tasks, themes
-    "palace.postgres_server": 5,  # `palace postgres start`: a local server to try the shared palace on
+    # 5 features over the manager's public API, and the JSON shapes adapters share
+    "palace.features": 5,  # context, summary, tasks, persona, experiences, the local Postgres
+    "palace.capture": 5, "palace.responses": 5,
     # 6 adapters: how people and programs reach palace
     "palace.cli": 6, "palace.__main__": 6, "palace.integrations": 6,
     "palace.mcp_server": 6, "palace.viewer": 6, "vector_service": 6,
-    "palace.capture.__main__": 6,  # `python -m palace.capture`: the capture commands alone
 }
 ADAPTERS = 6
 # What adapters must reach through the manager instead of importing directly.
@@ -60,7 +51,7 @@ STORAGE_AND_INDEX = 1
 ALLOWED_UPWARD: set[tuple[str, str]] = {
     # pm.experiences (DESIGN.md's public API) builds the experience feature lazily; the
     # feature types the manager by a protocol of its public methods, so no circle
-    ("palace.manager", "palace.experiences"),
+    ("palace.manager", "palace.features.experiences"),
 }
 
 
@@ -173,6 +164,11 @@ def test_every_module_has_a_layer():
     assert [m for m in MODULES if layer_of(m) is None] == []
 
 
+def test_every_wing_exists():
+    """A wing listed here that names no module is a stale map of the house."""
+    assert sorted(prefix for prefix in LAYERS if prefix not in MODULES) == []
+
+
 def test_the_parser_sees_every_kind_of_import(tmp_path):
     """Guards the test itself: lazy, TYPE_CHECKING, relative-submodule and __import__
     imports all count."""
@@ -184,9 +180,9 @@ def test_the_parser_sees_every_kind_of_import(tmp_path):
         "from . import models\n"
         "def later():\n"
         "    from .errors import ConfigError\n"
-        "    __import__('palace.tokens')\n", encoding="utf-8")
+        "    __import__('palace.text.tokens')\n", encoding="utf-8")
     assert _imports("palace.fake", source) == {"palace.settings", "palace.models", "palace.errors",
-                                               "palace.tokens"}
+                                               "palace.text.tokens"}
     assert "palace.time_reasoning.tables" in GRAPH["palace.time_reasoning.lexicon"]
 
 

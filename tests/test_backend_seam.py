@@ -18,7 +18,7 @@ from palace.graph.decisions import DecisionLog
 from palace.graph.review import ReviewQueue
 from palace.index import Index
 from palace.index.backend import MemoryIndex, MemoryStore
-from palace.storage import FileStorage
+from palace.store.files import FileStorage
 
 PACKAGE = Path(palace.__file__).parent
 

@@ -229,7 +229,7 @@ def test_dialogues_embedded_before_the_turn_rule_are_embedded_again_after_the_up
         embedder, minilm_path, postgres_url, tmp_path, monkeypatch):
     import psycopg
 
-    from palace import chunking
+    from palace.text import chunking
 
     # the previous release: a dialogue was cut as any text, its vectors keyed by its text alone
     monkeypatch.setattr(chunking, "DIALOGUE_TURNS", False)

@@ -1,5 +1,5 @@
 """The open tasks capture leaves behind are in the bootstrap until they are done,
-through the API (palace.context.bootstrap) and the command line (`palace bootstrap`)."""
+through the API (palace.features.context.bootstrap) and the command line (`palace bootstrap`)."""
 
 import json
 
@@ -8,7 +8,7 @@ from cli_helpers import invoke
 from capture_helpers import CLAUDE_SESSION
 from palace import MemoryPalaceManager
 from palace.capture.tasks import open_tasks, set_task_state
-from palace.context import bootstrap, is_open_task
+from palace.features.context import bootstrap, is_open_task
 
 BACKFILL = "Backfill the currency column in staging"
 ADD_TEST = "Add a test for orders without a currency"

@@ -10,7 +10,7 @@ import pytest
 from cli_helpers import invoke
 
 from capture_helpers import CLAUDE_HOOKS, CLAUDE_SESSION, lines
-from palace.tokens import estimate_tokens
+from palace.text.tokens import estimate_tokens
 
 
 @pytest.fixture
@@ -85,11 +85,11 @@ def test_search_compact_gives_short_hits_that_get_opens(captured):
     assert both.rc == 2 and "--compact and --explain" in both.stderr
 
 
-def test_python_dash_m_palace_capture_carries_the_same_commands(captured):
-    done = subprocess.run([sys.executable, "-m", "palace.capture", "--workspace", str(captured),
+def test_python_dash_m_palace_carries_the_capture_commands(captured):
+    done = subprocess.run([sys.executable, "-m", "palace", "--workspace", str(captured),
                            "--json", "tasks"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "tasks" in json.loads(done.stdout)
-    bad = subprocess.run([sys.executable, "-m", "palace.capture", "capture", "--bogus"],
+    bad = subprocess.run([sys.executable, "-m", "palace", "capture", "--bogus"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 1

@@ -2,8 +2,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from palace import chunking
-from palace.chunking import chunk_spans, chunk_text, dialogue_turns
+from palace.text import chunking
+from palace.text.chunking import chunk_spans, chunk_text, dialogue_turns
 
 
 def test_short_text_is_one_stripped_chunk():

@@ -12,7 +12,7 @@ import time
 import pytest
 from hook_helpers import HOOK, SESSION, payload, run_hook, stop_service
 
-from palace.context import set_essence
+from palace.features.context import set_essence
 from palace.manager import MemoryPalaceManager
 from palace.settings import Settings
 

@@ -22,7 +22,7 @@ import pytest
 from anthropic_stub import StubModel
 from hook_helpers import hook_processes, stop_service, wait_until
 
-from palace.context import set_essence
+from palace.features.context import set_essence
 from palace.integrations import hook_client
 from palace.manager import MemoryPalaceManager
 from palace.settings import Settings

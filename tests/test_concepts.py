@@ -14,8 +14,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from palace import concepts
-from palace.concepts import (
+from palace.search import concepts
+from palace.search.concepts import (
     HYPERNYM_WEIGHT,
     INSTANCE_WEIGHT,
     NEIGHBOUR_MAX_WEIGHT,
@@ -82,7 +82,7 @@ def test_shipped_map_is_bilingual():
 def test_shipped_file_has_no_duplicates_within_a_group():
     # The loader drops duplicates silently; the shipped file should not rely on it.
     raw = yaml.load(
-        (Path(concepts.__file__).parent / "data" / "concepts.yaml").read_text(encoding="utf-8"),
+        (Path(concepts.__file__).parents[1] / "data" / "concepts.yaml").read_text(encoding="utf-8"),
         Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader),
     )
     for entry in concepts.parse_concept_entries(raw):
@@ -443,7 +443,7 @@ def test_load_and_first_expand_are_fast_in_a_fresh_process():
     # box does not flake, but a fall back to the pure-Python YAML loader (≈10x
     # slower) or an accidental O(n²) would still fail it.
     script = textwrap.dedent("""\
-        import time, palace.concepts as c
+        import time, palace.search.concepts as c
         start = time.perf_counter()
         c.ConceptExpander.load().expand("上周 deploy 的 PostgreSQL 服务")
         print(time.perf_counter() - start)

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from palace.context import (ESSENCE_ID, SESSION_TAG, bootstrap, fit_memory, get_context, get_essence,
+from palace.features.context import (ESSENCE_ID, SESSION_TAG, bootstrap, fit_memory, get_context, get_essence,
                             is_open_task, set_essence)
 from palace.errors import EssenceTooLargeError, InvalidInputError
 from palace.models import Memory
-from palace.tokens import estimate_tokens, heuristic_tokens, truncate_to_tokens
+from palace.text.tokens import estimate_tokens, heuristic_tokens, truncate_to_tokens
 
 NOW = "2026-11-30T12:00:00+08:00"
 
@@ -21,7 +21,7 @@ NOW = "2026-11-30T12:00:00+08:00"
 @pytest.fixture(autouse=True)
 def heuristic_estimates(monkeypatch):
     """Counts here are the heuristic's, even on a machine with tiktoken cached."""
-    from palace import tokens
+    from palace.text import tokens
 
     monkeypatch.setenv("PALACE_TIKTOKEN", "0")
     tokens._tiktoken_encoding.cache_clear()
@@ -95,7 +95,7 @@ def test_a_cut_is_a_prefix_of_the_text_within_its_budget(text, budget):
 
 
 def test_a_cut_of_a_huge_memory_is_fast_and_counted_once(monkeypatch):
-    import palace.tokens as tokens
+    import palace.text.tokens as tokens
 
     calls = []
     monkeypatch.setattr(tokens, "_count", lambda text: calls.append(len(text)) or tokens.heuristic_tokens(text))

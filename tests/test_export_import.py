@@ -95,7 +95,7 @@ def test_a_bulk_import_into_postgres_round_trips_and_ranks_as_the_trigger_would(
     writes, a second import writes nothing, and the export is the tree again."""
     from palace.backends.postgres import bulk
     from palace.index.database import Filters
-    from palace.tokenize import index_text
+    from palace.text.tokenize import index_text
 
     local_ws = tmp_path / "local"
     fill_local(make_pm, local_ws)

@@ -8,9 +8,9 @@ import pytest
 import yaml
 from backend_helpers import stored_markdown
 
-from palace.context import bootstrap, get_context
+from palace.features.context import bootstrap, get_context
 from palace.settings import Settings
-from palace.storage import FileStorage
+from palace.store.files import FileStorage
 
 pytest_plugins = ["conftest_postgres"]
 

@@ -19,7 +19,7 @@ from cli_helpers import invoke
 from hook_helpers import (HOOK, SESSION, hook_env, hook_processes, payload, run_hook, stop_service,
                           wait_until)
 
-from palace.context import set_essence
+from palace.features.context import set_essence
 from palace.index import INDEX_DIR
 from palace.integrations import hook_client
 from palace.integrations.install import install_claude_code
@@ -50,7 +50,7 @@ def served(workspace) -> int:
 
 
 def test_the_client_looks_for_the_service_in_the_palace_s_own_index_folder(workspace):
-    # hook_client reads palace.layout (no palace import); the palace's layers declare the
+    # hook_client reads palace.store.layout (no palace import); the palace's layers declare the
     # same two names: they must agree, or hooks would look for the service elsewhere
     with MemoryPalaceManager(str(workspace), settings=Settings.from_env(workspace_dir=str(workspace),
                              vector_enabled=False), embedder=None) as pm:
@@ -85,7 +85,7 @@ def test_a_hook_through_the_service_loads_no_palace_code(workspace, tmp_path):
     assert "14 days in /srv/backups" in done.stdout
     imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     assert "palace.integrations.hook_client" in imported
-    heavy = {"palace.manager", "palace.storage", "palace.index", "palace.search", "palace.capture",
+    heavy = {"palace.manager", "palace.store.files", "palace.index", "palace.search", "palace.capture",
              "palace.settings", "sqlite3", "yaml", "numpy", "detect_secrets"}
     assert not heavy & imported, heavy & imported
 
@@ -229,7 +229,7 @@ def test_changed_code_on_disk_stops_the_service(workspace, tmp_path):
     assert done.returncode == 0 and "14 days" in done.stdout, done.stderr
     status = hook_client.status(str(workspace))
     assert status["running"]
-    changed = copy / "palace" / "context.py"
+    changed = copy / "palace" / "features" / "context.py"
     changed.write_text(changed.read_text() + "\n# upgraded\n")
     assert wait_until(lambda: not hook_processes(workspace), 10), "kept serving old code"
     log = (Path(hook_client.service_dir(str(workspace))) / hook_client.LOG_FILE).read_text()

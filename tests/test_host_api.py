@@ -6,7 +6,7 @@ import httpx
 import pytest
 from vector_helpers import start_sidecar
 
-from palace.context import set_essence
+from palace.features.context import set_essence
 from palace.manager import MemoryPalaceManager
 from palace.settings import Settings
 

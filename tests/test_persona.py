@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from cli_helpers import cli_on
-from palace.context import bootstrap, persona_context
-from palace.persona import PERSONA_ID, refresh_persona
+from palace.features.context import bootstrap, persona_context
+from palace.features.persona import PERSONA_ID, refresh_persona
 
 
 def test_persona_follows_supersession_and_keeps_hand_lines(pm):

@@ -51,7 +51,7 @@ def expected_from_rows(pm: MemoryPalaceManager) -> tuple[dict, int, int]:
 def rankings(pm: MemoryPalaceManager) -> list[dict[int, float]]:
     """BM25 of each query's words over this client's memories (no decay: exact)."""
     from palace.index.database import Filters
-    from palace.tokenize import index_text
+    from palace.text.tokenize import index_text
 
     return [pm.index.keyword_scores([(1.0, index_text(q).split())], Filters(statuses=("active",)), 50)
             for q in QUERIES]

@@ -14,7 +14,7 @@ import pytest
 from palace.errors import IndexVersionError
 from palace.index import Filters, postings
 from palace.index import sync as sync_module
-from palace.tokenize import stem, tokenize
+from palace.text.tokenize import stem, tokenize
 
 
 def reference_bm25(pm, weighted: dict[str, float]) -> dict[int, float]:

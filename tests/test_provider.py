@@ -5,7 +5,7 @@ import pytest
 from palace.embedders import InProcessEmbedder
 from palace.errors import InvalidInputError
 from palace.manager import MemoryPalaceManager
-from palace.provider import PalaceVectorSearchProvider, VectorSearchProvider
+from palace.features.provider import PalaceVectorSearchProvider, VectorSearchProvider
 from palace.settings import Settings
 
 # Fixtures minilm_path, minilm_model and vector_env live in tests/conftest_vectors.py.
@@ -105,7 +105,7 @@ def test_background_work_gives_way_to_a_request_and_never_starves(monkeypatch):
     served to end (and a moment of quiet), but not past PAUSE_AT_MOST_S."""
     import threading
 
-    from palace import provider as provider_module
+    from palace.features import provider as provider_module
 
     lock = provider_module._ServingLock()
     order: list[str] = []

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from palace.concepts import ConceptExpander
+from palace.search.concepts import ConceptExpander
 from palace.decay import DecayInfo
 from palace.errors import InvalidInputError
 from palace.index import Filters

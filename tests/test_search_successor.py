@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from palace import Settings
-from palace.context import get_context
+from palace.features.context import get_context
 from palace.responses import search_response
 
 T0 = datetime(2024, 1, 10, 9, 0)

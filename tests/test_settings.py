@@ -115,7 +115,7 @@ def test_the_suite_runs_with_time_reasoning_and_concepts_on():
     the suite's environment keeps both on, and both really work in it."""
     from datetime import datetime, timezone
 
-    from palace.concepts import ConceptExpander
+    from palace.search.concepts import ConceptExpander
     from palace.time_reasoning import TimeReasoner
 
     assert TimeReasoner().parse("上周的数据库", now=datetime(2026, 3, 18, tzinfo=timezone.utc))

@@ -12,7 +12,7 @@ import yaml
 
 from conftest import memory_files, stray_files, write_file
 from palace.errors import DiskFullError, InvalidInputError, MemoryNotFoundError
-from palace.storage import atomic_write, parse_memory, render_memory, split_frontmatter
+from palace.store.files import atomic_write, parse_memory, render_memory, split_frontmatter
 
 CST = timezone(timedelta(hours=8))
 
@@ -450,7 +450,7 @@ def test_write_lock_is_reentrant_and_keeps_other_threads_out(tmp_path):
     import threading
     import time
 
-    from palace.storage import WriteLock
+    from palace.store.files import WriteLock
 
     lock = WriteLock(tmp_path / ".palace" / "write.lock")
     order: list[str] = []

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from palace.errors import InvalidInputError
-from palace.summary import get_summary, parse_day, period_bounds, top_topics
+from palace.features.summary import get_summary, parse_day, period_bounds, top_topics
 
 TZ = ZoneInfo("Asia/Shanghai")
 

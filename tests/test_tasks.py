@@ -7,9 +7,9 @@ import json
 import pytest
 
 from cli_helpers import BAD_INPUT, assert_failed, cli_on
-from palace.context import bootstrap
+from palace.features.context import bootstrap
 from palace.errors import InvalidInputError
-from palace.tasks import add_task, list_tasks, move_task, next_state
+from palace.features.tasks import add_task, list_tasks, move_task, next_state
 
 
 def test_transitions_follow_the_rules():
@@ -77,7 +77,7 @@ def test_one_rule_for_open_tasks_whoever_made_them(pm):
     """A task captured from a session and one added with `palace task add` are open or done
     by the same rule, so bootstrap, `palace tasks` and `palace task list` agree."""
     from palace.capture.tasks import open_tasks
-    from palace.tasks import add_task, list_tasks, move_task
+    from palace.features.tasks import add_task, list_tasks, move_task
 
     added = add_task(pm, "写发布说明")
     captured = pm.store("Restart the garden-bot service", type="task", extra={"taskState": "doing"})

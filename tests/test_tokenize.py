@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from palace.tokenize import has_han, index_text, normalize, query_terms, tokenize
+from palace.text.tokenize import has_han, index_text, normalize, query_terms, tokenize
 
 
 def test_chinese_long_word_also_yields_its_two_character_words():
@@ -93,7 +93,7 @@ def test_the_c_stemmer_indexes_exactly_as_the_pure_python_porter():
     # PyStemmer (a dependency) speeds stemming ~10x; an index built with either must match
     from snowballstemmer.porter_stemmer import PorterStemmer
 
-    from palace.tokenize import stem
+    from palace.text.tokenize import stem
 
     words = ("deploys deployed deployment running generalization caresses ponies relational "
              "conditional rational valenci hesitanci digitizer conformabli radicalli").split()

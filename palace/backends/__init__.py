@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from datetime import tzinfo
 from typing import Any, ContextManager
 
-from ..errors import ConfigError
-from ..index import INDEX_DIR, INDEX_FILE, Syncer
-from ..index.opening import open_index
-from ..settings import Settings
-from ..storage import FileStorage, WriteLock
+from palace.errors import ConfigError
+from palace.index import INDEX_DIR, INDEX_FILE, Syncer
+from palace.index.opening import open_index
+from palace.settings import Settings
+from palace.store.files import FileStorage, WriteLock
 
 
 @dataclass
@@ -48,7 +48,7 @@ def _open_postgres(settings: Settings, tz: tzinfo, derive_graph: Any) -> Backend
     if not settings.database_url:
         raise ConfigError("MEMORY_BACKEND=postgres needs MEMORY_DATABASE_URL "
                           "(e.g. postgresql://palace@db.example/palace)")
-    from .postgres import PgIndex, PgStore, PgSyncer, PgWriteLock, PostgresPalace
+    from palace.backends.postgres import PgIndex, PgStore, PgSyncer, PgWriteLock, PostgresPalace
 
     palace = PostgresPalace(settings.database_url, agent_id=settings.agent_id, user_id=settings.user_id)
     storage = PgStore(palace, settings.workspace, tz, derive_graph=derive_graph)
@@ -62,10 +62,10 @@ def open_vectors(backend: Backend, chunk: Any) -> Any:
     """The vector store over ``backend``: the cached matrix over SQLite locally,
     pgvector in Postgres (same keys: model and content hash)."""
     if backend.name == "postgres":
-        from .postgres.vectors import PgVectors
+        from palace.backends.postgres.vectors import PgVectors
 
         return PgVectors(backend.index.palace, chunk)
-    from ..index import VectorStore
+    from palace.index import VectorStore
 
     return VectorStore(backend.index, chunk)
 
@@ -74,7 +74,7 @@ def open_review_queue(backend: Backend, make_item: Any) -> Any:
     """The graph's review queue kept in the database (Postgres: shared by every client,
     scoped), or None where the caller keeps its own (the local review.json)."""
     if backend.name == "postgres":
-        from .postgres.graph import PgReviewQueue
+        from palace.backends.postgres.graph import PgReviewQueue
 
         return PgReviewQueue(backend.index.palace, make_item)
     return None
@@ -84,7 +84,7 @@ def open_decision_log(backend: Backend, make_decision: Any, scope: str) -> Any:
     """The graph's log of pairs already decided kept in the database (Postgres: one for
     every client, scoped), or None where the caller keeps its own (graph-decisions.json)."""
     if backend.name == "postgres":
-        from .postgres.graph import PgDecisionLog
+        from palace.backends.postgres.graph import PgDecisionLog
 
         return PgDecisionLog(backend.index.palace, make_decision, scope)
     return None
@@ -95,10 +95,10 @@ def open_capture_state(backend: Backend, folder: Any, scope: str) -> Any:
     (``palace.backends.capture_state``): files under ``folder`` locally, rows of the
     database in Postgres (shared by every machine, one set per ``scope``)."""
     if backend.name == "postgres":
-        from .postgres.capture import PgCaptureState
+        from palace.backends.postgres.capture import PgCaptureState
 
         return PgCaptureState(backend.index.palace, scope)
-    from .capture_state import FileCaptureState
+    from palace.backends.capture_state import FileCaptureState
 
     return FileCaptureState(folder)
 
@@ -108,6 +108,6 @@ def open_agent_roles(backend: Backend, settings: Settings) -> Any:
     if backend.name != "postgres":
         raise ConfigError("one database role per agent needs MEMORY_BACKEND=postgres: the local "
                           "palace is one person's folder and has no roles or scopes")
-    from .postgres.agents import AgentRoles
+    from palace.backends.postgres.agents import AgentRoles
 
     return AgentRoles(str(settings.database_url))

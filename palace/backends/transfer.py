@@ -1,7 +1,7 @@
 """``palace export`` / ``palace import``: a palace as the standard Markdown tree.
 
 The tree is what the local backend keeps under ``<workspace>/memory/palace/``: one
-``<room>/<id>.md`` per memory (rendered by ``palace.storage.render_memory``, so an
+``<room>/<id>.md`` per memory (rendered by ``palace.store.files.render_memory``, so an
 export is byte-for-byte what the local backend would write), ``.trash/<id>.md`` for
 trashed memories and the access journal; the manager adds the graph's review queue and
 decision log (``review.json``, ``graph-decisions.json``: ``GraphService.export_records``). Either backend exports it and imports it,
@@ -18,11 +18,11 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..errors import InvalidInputError, MemoryFileError
-from ..index.database import Filters
-from ..journal import access_line, journal_path, read_events
-from ..models import Memory
-from ..storage import TRASH_DIR, FileStorage, atomic_write, render_memory
+from palace.errors import InvalidInputError, MemoryFileError
+from palace.index.database import Filters
+from palace.store.journal import access_line, journal_path, read_events
+from palace.models import Memory
+from palace.store.files import TRASH_DIR, FileStorage, atomic_write, render_memory
 
 ALL_STATUSES = ("active", "archived")
 

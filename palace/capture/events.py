@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator, Mapping
 
-from ..errors import InvalidInputError
+from palace.errors import InvalidInputError
 
 EVENT_VERSION = 1
 KINDS = ("session_start", "session_end", "user_prompt", "assistant_message", "tool_call",

@@ -27,13 +27,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
-from ..backends.capture_state import FileCaptureState
-from ..errors import InvalidInputError, PalaceError
-from .events import Event, from_palace
-from .privacy import Exclusions, Redactor, load_key
-from .refine import (PATH_KEYS, Observation, Turn, TurnBuilder, content_hash, cut_output,
+from palace.backends.capture_state import FileCaptureState
+from palace.errors import InvalidInputError, PalaceError
+from palace.capture.events import Event, from_palace
+from palace.capture.privacy import Exclusions, Redactor, load_key
+from palace.capture.refine import (PATH_KEYS, Observation, Turn, TurnBuilder, content_hash, cut_output,
                      project_of, refine_turn, same_task, stable_id, summarize, _hash)
-from .transcripts import ReadStats, claude_code_final_answer, read_transcript
+from palace.capture.transcripts import ReadStats, claude_code_final_answer, read_transcript
 
 CAPTURE_DIR = ".capture"
 DEFERRED = "deferred"  # meta mark of a spooled event no capture has judged yet

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..errors import InvalidInputError, MemoryNotFoundError
-from ..tokens import estimate_tokens, truncate_to_tokens
+from palace.errors import InvalidInputError, MemoryNotFoundError
+from palace.text.tokens import estimate_tokens, truncate_to_tokens
 
 COMPACT_TOKENS = 50
 

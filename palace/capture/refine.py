@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Iterable, Iterator, Mapping
 
-from .events import Event
+from palace.capture.events import Event
 
 MAX_TURN_TEXT = 64 * 1024     # assistant text kept per turn (bounded memory on huge turns)
 MAX_TOOLS = 200

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ..errors import InvalidInputError, PalaceError
-from .events import Event, adapt
-from .pipeline import Capturer
+from palace.errors import InvalidInputError, PalaceError
+from palace.capture.events import Event, adapt
+from palace.capture.pipeline import Capturer
 
 
 def capture_payloads(pm: Any, source: str | None, items: Iterable[Any], *,

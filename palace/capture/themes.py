@@ -7,9 +7,9 @@ import re
 import unicodedata
 from typing import Any, Sequence
 
-from ..errors import InvalidInputError, MemoryNotFoundError
-from .recall import compact_view
-from .refine import stable_id
+from palace.errors import InvalidInputError, MemoryNotFoundError
+from palace.capture.recall import compact_view
+from palace.capture.refine import stable_id
 
 THEME_ROOM = "themes"
 

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from ..errors import InvalidInputError
-from .events import Event, as_text, from_message_line, from_palace, parse_ts
+from palace.errors import InvalidInputError
+from palace.capture.events import Event, as_text, from_message_line, from_palace, parse_ts
 
 FORMATS = ("claude-code", "pi", "kimi", "messages", "palace", "hooks")
 _CLAUDE_TYPES = {"user", "assistant", "summary", "system", "ai-title", "custom-title",
@@ -458,7 +458,7 @@ def _palace(path: Path, records: Iterator[Any], stats: ReadStats) -> Iterator[Ev
 
 def _hooks(path: Path, records: Iterator[Any], stats: ReadStats) -> Iterator[Event]:
     """A log of hook payloads (Claude Code hook stdin, OpenClaw hook calls), replayed."""
-    from .events import adapt
+    from palace.capture.events import adapt
 
     sessions: dict[str, Event] = {}
     for record in records:

@@ -26,10 +26,10 @@ from typing import Sequence
 
 import click
 
-from ..integrations import install
-from . import (agents, backends, capture, context, experiences, graph, maintenance, memories, postgres, servers,
+from palace.integrations import install
+from palace.cli import (agents, backends, capture, context, experiences, graph, maintenance, memories, postgres, servers,
                tasks, viewer)
-from .app import EXIT_ERROR, EXIT_OK, PalaceGroup, shared_options
+from palace.cli.app import EXIT_ERROR, EXIT_OK, PalaceGroup, shared_options
 
 COMMAND_MODULES = (memories, maintenance, backends, postgres, agents, experiences, context, graph, tasks, capture, servers,
                    viewer, install)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import click
 
-from . import render
-from .app import PalaceGroup, Reply, open_manager, shared_options
+from palace.cli import render
+from palace.cli.app import PalaceGroup, Reply, open_manager, shared_options
 
 
 @click.group("agent", cls=PalaceGroup, short_help="Per-agent database roles (Postgres): add, list, remove.")

@@ -22,9 +22,9 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import click
 
-from ..errors import (ConfigError, EntityNotFoundError, InvalidInputError, MemoryNotFoundError, PalaceError,
+from palace.errors import (ConfigError, EntityNotFoundError, InvalidInputError, MemoryNotFoundError, PalaceError,
                       ReviewItemNotFoundError)
-from ..settings import Settings
+from palace.settings import Settings
 
 EXIT_OK, EXIT_NOT_FOUND, EXIT_INPUT, EXIT_CONFIG, EXIT_ERROR = 0, 1, 2, 3, 4
 
@@ -207,7 +207,7 @@ def _silence_stdout() -> None:
 
 def check_workspace(workspace: Path, *, must_exist: bool) -> None:
     """A workspace must be a folder; unless creating one, it must hold a palace."""
-    from ..manager import MemoryPalaceManager
+    from palace.manager import MemoryPalaceManager
 
     root = MemoryPalaceManager.palace_root(workspace)
     for path in (workspace, workspace / root.relative_to(workspace).parts[0], root):
@@ -223,8 +223,8 @@ def check_workspace(workspace: Path, *, must_exist: bool) -> None:
 def open_manager(*, sync: bool = True, create: bool = False, config: Settings | None = None):
     """The manager for this command. Never loads torch: vectors come from the sidecar
     when MEMORY_VECTOR_SERVICE_URL is set, else search is keyword only."""
-    from ..embedders import make_embedder
-    from ..manager import MemoryPalaceManager
+    from palace.embedders import make_embedder
+    from palace.manager import MemoryPalaceManager
 
     config = config or settings()
     # in Postgres mode the database is the palace: nothing is kept in the workspace

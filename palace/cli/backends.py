@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from .app import Reply, open_manager, shared_options
-from .render import plural
+from palace.cli.app import Reply, open_manager, shared_options
+from palace.cli.render import plural
 
 
 def _errors(report) -> list[str]:

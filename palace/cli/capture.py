@@ -4,7 +4,7 @@ capture (palace/capture/, docs/capture.md) over the group's --workspace/--json.
 ``palace capture`` is what agent hooks call, so it never exits with 2 (Claude Code
 reads exit code 2 as "block this prompt"): 0 when events were taken, 1 otherwise,
 the reason on stderr; a bad flag is exit 1 too. Messages never quote captured text
-(it may hold a secret). ``python -m palace.capture`` carries the same commands.
+(it may hold a secret). ``python -m palace`` carries the same commands.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from typing import Any, Iterator
 
 import click
 
-from ..errors import InvalidInputError, PalaceError
-from .app import EXIT_OK, PalaceGroup, Reply, open_manager, render, shared_options, state
-from .render import plural
+from palace.errors import InvalidInputError, PalaceError
+from palace.cli.app import EXIT_OK, PalaceGroup, Reply, open_manager, render, shared_options, state
+from palace.cli.render import plural
 
 EXIT_NOT_TAKEN = 1  # `palace capture`'s one failure code: never 2, which blocks a Claude Code prompt
 CAPTURE_SOURCES = ("claude-code", "openclaw", "palace", "jsonl")
@@ -53,7 +53,7 @@ def capture(source: str | None, file_: str | None) -> None:
     ({hook, context, …} or {hook, event, ctx}) and {role, content} lines. Creates
     the palace on first use.
     """
-    from ..capture.service import capture_payloads
+    from palace.capture.service import capture_payloads
 
     code = EXIT_OK
     try:
@@ -83,7 +83,7 @@ def capture(source: str | None, file_: str | None) -> None:
 def _payloads(text: str) -> list[Any]:
     """Each JSON line (or the one JSON document); a line that is not JSON becomes an
     error item, reported by its number, and the rest still go in."""
-    from ..capture.events import is_bad_line, iter_json_lines
+    from palace.capture.events import is_bad_line, iter_json_lines
 
     items: list[Any] = []
     for number, value in iter_json_lines(text):
@@ -103,8 +103,8 @@ def _payloads(text: str) -> list[Any]:
 def ingest(paths: tuple[str, ...], claude_code: bool, progress: bool | None) -> Reply:
     """Import transcripts (files or folders): Claude Code, OpenClaw/pi, Kimi wire.jsonl,
     {role, content} lines. Idempotent: importing again adds only what is new."""
-    from ..capture.pipeline import Capturer
-    from ..capture.transcripts import claude_code_dir, find_transcripts
+    from palace.capture.pipeline import Capturer
+    from palace.capture.transcripts import claude_code_dir, find_transcripts
 
     targets = list(paths)
     if claude_code:
@@ -180,7 +180,7 @@ class _LineProgress:
 @shared_options
 def timeline(memory_id: str, before: int, after: int) -> Reply:
     """The observations around one (or a session's first ones), in session order."""
-    from ..capture.recall import timeline as session_timeline
+    from palace.capture.recall import timeline as session_timeline
 
     with open_manager() as pm:
         data = session_timeline(pm, memory_id, before=before, after=after)
@@ -211,7 +211,7 @@ def theme() -> None:
 @shared_options
 def theme_tag(name: str, ids: tuple[str, ...], query: str | None, top_k: int) -> Reply:
     """Add memories to a theme (created on first use)."""
-    from ..capture.themes import tag
+    from palace.capture.themes import tag
 
     with open_manager() as pm:
         data = tag(pm, name, ids, query=query, top_k=top_k)
@@ -224,7 +224,7 @@ def theme_tag(name: str, ids: tuple[str, ...], query: str | None, top_k: int) ->
 @shared_options
 def theme_trace(name: str) -> Reply:
     """The theme's memories across sessions, oldest first."""
-    from ..capture.themes import trace
+    from palace.capture.themes import trace
 
     with open_manager() as pm:
         data = trace(pm, name)
@@ -244,7 +244,7 @@ def theme_trace(name: str) -> Reply:
 @shared_options
 def theme_list() -> Reply:
     """Every theme with how many memories it holds."""
-    from ..capture.themes import list_themes
+    from palace.capture.themes import list_themes
 
     with open_manager() as pm:
         data = list_themes(pm)
@@ -254,6 +254,6 @@ def theme_list() -> Reply:
 
 # `palace tasks` is `palace task` under its older name (palace/cli/tasks.py)
 
-from .tasks import tasks  # noqa: E402  (listed with capture's commands, as before)
+from palace.cli.tasks import tasks  # noqa: E402  (listed with capture's commands, as before)
 
 COMMANDS = (capture, ingest, timeline, theme, tasks)

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from ..errors import InvalidInputError
-from .app import Reply, open_manager, read_stdin_text, settings, shared_options
-from .render import plural
+from palace.errors import InvalidInputError
+from palace.cli.app import Reply, open_manager, read_stdin_text, settings, shared_options
+from palace.cli.render import plural
 
 POSITIVE = click.IntRange(min=1)
 
@@ -32,7 +32,7 @@ def _context_reply(result) -> Reply:
 @shared_options
 def context(query, max_tokens, top_k, tags, location, memory_type, now) -> Reply:
     """The memories most relevant to QUERY, packed into a token budget (for a prompt)."""
-    from ..context import get_context
+    from palace.features.context import get_context
 
     with open_manager() as pm:
         result = get_context(pm, query, max_tokens, now=now, top_k=top_k, tags=list(tags) or None,
@@ -48,7 +48,7 @@ def context(query, max_tokens, top_k, tags, location, memory_type, now) -> Reply
 def bootstrap(query, max_tokens, now) -> Reply:
     """Start-of-session context: essence, recent session summaries, open tasks, and
     memories relevant to QUERY."""
-    from ..context import bootstrap as build
+    from palace.features.context import bootstrap as build
 
     with open_manager() as pm:
         result = build(pm, query, max_tokens, now=now)
@@ -78,7 +78,7 @@ def _essence_text(text: str | None, file: str | None) -> str | None:
 @shared_options
 def essence(text: str | None, file: str | None) -> Reply:
     """Show the essence (who the user is, rules, preferences), or set it."""
-    from ..context import get_essence, set_essence
+    from palace.features.context import get_essence, set_essence
 
     new_text = _essence_text(text, file)
     with open_manager() as pm:
@@ -102,7 +102,7 @@ def essence(text: str | None, file: str | None) -> Reply:
 def summary(period: str, day: str | None, now: str | None) -> Reply:
     """What happened in a day, week (from Monday) or month: counts, tags, topics,
     decisions, experiences, rooms, ids."""
-    from ..summary import get_summary
+    from palace.features.summary import get_summary
 
     with open_manager() as pm:
         result = get_summary(pm, period, day, now=now)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
-from ..errors import InvalidInputError
-from ..experiences import ExperienceResult, parse_experience
-from . import render
-from .app import PalaceGroup, Reply, open_manager, shared_options
+from palace.errors import InvalidInputError
+from palace.features.experiences import ExperienceResult, parse_experience
+from palace.cli import render
+from palace.cli.app import PalaceGroup, Reply, open_manager, shared_options
 
 NOW = click.option("--now", help="Pretend it is this ISO time.")
 VERIFIED_ONLY = click.option("--verified-only", is_flag=True, help="Only lessons verified 2+ times.")

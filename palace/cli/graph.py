@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import click
 
-from . import render
-from .app import PalaceGroup, Reply, open_manager, shared_options
+from palace.cli import render
+from palace.cli.app import PalaceGroup, Reply, open_manager, shared_options
 
 NOW = click.option("--now", help="Pretend it is this ISO time.")
 
@@ -124,7 +124,7 @@ def recall(query, depth, limit, include_superseded, now) -> Reply:
 @shared_options
 def tags() -> Reply:
     """Tags as a tree (project/palace/search under project/palace), with memory counts."""
-    from ..graph.tags import render_tree
+    from palace.graph.tags import render_tree
 
     with open_manager() as pm:
         tree = pm.tag_tree()
@@ -138,7 +138,7 @@ def tags() -> Reply:
 def persona(no_refresh, max_tokens) -> Reply:
     """Rewrite the persona memory's generated lines from the user's current facts
     (your own lines in it are kept) and print it as bootstrap shows it."""
-    from ..context import persona_context
+    from palace.features.context import persona_context
 
     with open_manager() as pm:
         result = persona_context(pm, max_tokens, refresh=not no_refresh)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import click
 
-from . import app, render
-from .app import Reply, open_manager, settings, shared_options, unknown_setting_names
+from palace.cli import app, render
+from palace.cli.app import Reply, open_manager, settings, shared_options, unknown_setting_names
 
 
 def _unreadable(errors) -> list[str]:
@@ -72,7 +72,7 @@ def _stats_text(data) -> str:
 
 def timezone_in_use(name: str | None) -> str:
     """The zone timestamps and time words really use: MEMORY_TIMEZONE, else the machine's."""
-    from ..manager import resolve_timezone
+    from palace.manager import resolve_timezone
 
     zone = resolve_timezone(name)
     key = getattr(zone, "key", None)
@@ -176,8 +176,8 @@ def _hook_service(workspace: str, *, repair: bool) -> dict:
     """The Claude Code hooks' warm service of this workspace (palace.integrations.hook_service):
     running or not, and whether `palace install claude-code` put hooks on this workspace
     (``hooks_installed``); a socket no service holds is removed when repairing."""
-    from ..integrations import hook_client
-    from ..integrations.install import claude_code_hooks_installed
+    from palace.integrations import hook_client
+    from palace.integrations.install import claude_code_hooks_installed
 
     status = hook_client.status(workspace) | {
         "hooks_installed": claude_code_hooks_installed(Path.home(), workspace)}

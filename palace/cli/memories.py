@@ -6,10 +6,10 @@ from typing import Any
 
 import click
 
-from ..errors import InvalidInputError, MemoryNotFoundError
-from ..responses import search_response
-from . import render
-from .app import EXIT_NOT_FOUND, Reply, open_manager, read_stdin_text, shared_options, stdin_is_terminal
+from palace.errors import InvalidInputError, MemoryNotFoundError
+from palace.responses import search_response
+from palace.cli import render
+from palace.cli.app import EXIT_NOT_FOUND, Reply, open_manager, read_stdin_text, shared_options, stdin_is_terminal
 
 TAG = click.option("--tag", "-t", "tags", multiple=True, help="A tag (repeatable).")
 NOW_HELP = "Pretend it is this ISO time (for time words and decay)."
@@ -85,7 +85,7 @@ def get(memory_ids: tuple[str, ...]) -> Reply:
     """Show one memory, or several. Each id not found is said on stderr and the exit
     code is then 1, the found ones still shown (--json: {memories, missing}; one id
     found: the memory itself)."""
-    from ..capture.recall import get_many
+    from palace.capture.recall import get_many
 
     with open_manager() as pm:
         found = get_many(pm, memory_ids)
@@ -155,7 +155,7 @@ def search(query, top_k, tags, location, memory_type, include_archived, now, sta
         if explain:
             raise InvalidInputError("--compact and --explain do not go together: --explain "
                                     "shows every number behind a full hit")
-        from ..capture.recall import compact_search
+        from palace.capture.recall import compact_search
 
         with open_manager() as pm:
             hits = compact_search(pm, query, top_k=top_k, tags=_tags(tags), location=location,

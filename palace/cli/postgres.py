@@ -1,11 +1,11 @@
 """``palace postgres start | stop | status``: a local PostgreSQL + pgvector to try the
-shared palace on (palace.postgres_server); each prints the MEMORY_* settings to use it."""
+shared palace on (palace.features.local_postgres); each prints the MEMORY_* settings to use it."""
 
 from __future__ import annotations
 
 import click
 
-from .app import EXIT_NOT_FOUND, PalaceGroup, Reply, shared_options
+from palace.cli.app import EXIT_NOT_FOUND, PalaceGroup, Reply, shared_options
 
 DIR_HELP = "The server's data folder (default: $XDG_DATA_HOME/palace/postgres, else ~/.local/share/palace/postgres)."
 
@@ -37,7 +37,7 @@ def _reply(server, verb: str) -> Reply:
 @shared_options
 def postgres_start(folder, port) -> Reply:
     """Start the server (created on first use, with the database and role `palace`)."""
-    from ..postgres_server import start, status
+    from palace.features.local_postgres import start, status
 
     already = status(folder).running
     return _reply(start(folder, port=port), "already running" if already else "running")
@@ -48,7 +48,7 @@ def postgres_start(folder, port) -> Reply:
 @shared_options
 def postgres_stop(folder) -> Reply:
     """Stop the server; its data stays for the next start."""
-    from ..postgres_server import status, stop
+    from palace.features.local_postgres import status, stop
 
     was_running = status(folder).running
     return _reply(stop(folder), "stopped" if was_running else "not running")
@@ -60,7 +60,7 @@ def postgres_stop(folder) -> Reply:
 def postgres_status(folder) -> Reply:
     """Whether the server runs, where its data is, and the settings to use it. Exit 0
     when it runs, 1 when it does not (so a script can test it)."""
-    from ..postgres_server import status
+    from palace.features.local_postgres import status
 
     reply = _reply(status(folder), "running")
     reply.exit_code = 0 if reply.data["running"] else EXIT_NOT_FOUND

@@ -15,10 +15,10 @@ from urllib.parse import urlsplit
 
 import click
 
-from ..errors import ConfigError
-from ..layout import has_palace
-from ..settings import Settings
-from .app import shared_options, state
+from palace.errors import ConfigError
+from palace.store.layout import has_palace
+from palace.settings import Settings
+from palace.cli.app import shared_options, state
 
 DEFAULT_PORT = 8765
 
@@ -31,7 +31,7 @@ def mcp() -> None:
     """Run the MCP server on stdio (for Claude Code, OpenClaw and other agents). On a
     folder without a palace it starts all the same and tells the client how to create
     one; its save_memory creates it. `python -m palace.mcp_server` is the same command."""
-    from ..mcp_server import serve
+    from palace.mcp_server import serve
 
     serve(state().workspace)
 

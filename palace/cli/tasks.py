@@ -18,9 +18,9 @@ from typing import Any
 
 import click
 
-from .. import tasks as task_rules
-from . import render
-from .app import PalaceGroup, Reply, open_manager, shared_options
+from palace.features import tasks as task_rules
+from palace.cli import render
+from palace.cli.app import PalaceGroup, Reply, open_manager, shared_options
 
 NOW = click.option("--now", help="Pretend it is this ISO time.")
 NOTE = click.option("--note", help="Why (kept in the task's history).")

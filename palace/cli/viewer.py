@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .app import check_workspace, settings, shared_options
+from palace.cli.app import check_workspace, settings, shared_options
 
 
 @click.command("serve", short_help="Serve the web viewer on loopback.")
@@ -19,7 +19,7 @@ from .app import check_workspace, settings, shared_options
 def serve(host: str, port: int, token: str | None) -> None:
     """Serve the palace viewer: rooms, memories and their decay, search explained,
     trash, experiences and a live feed (docs/viewer.md)."""
-    from ..viewer.cli import run_viewer
+    from palace.viewer.cli import run_viewer
 
     config = settings()
     check_workspace(config.workspace, must_exist=True)

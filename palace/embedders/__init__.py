@@ -19,13 +19,13 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
-from ..errors import ConfigError, EmbedderUnavailableError, InvalidInputError
-from ..settings import Settings
+from palace.errors import ConfigError, EmbedderUnavailableError, InvalidInputError
+from palace.settings import Settings
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
-    from .models import EmbeddingModel
+    from palace.embedders.models import EmbeddingModel
 
 
 # Not runtime_checkable: on Python 3.11 isinstance() would read the properties,
@@ -34,7 +34,7 @@ class Embedder(Protocol):
     """Turns texts into L2-normalised float32 vectors.
 
     ``name`` is the model id to key stored vectors by; ``max_chars`` is the chunk
-    budget to pass to ``palace.chunking.chunk_text``. Reading ``dimension`` or
+    budget to pass to ``palace.text.chunking.chunk_text``. Reading ``dimension`` or
     ``max_chars`` may load the model or call the sidecar, and may raise
     ``EmbedderUnavailableError`` like the embed calls.
     """
@@ -141,7 +141,7 @@ class InProcessEmbedder:
             # on every query would cost seconds each time.
             return
         try:
-            from .models import load_model
+            from palace.embedders.models import load_model
 
             self._model = load_model(
                 self.settings.vector_model,
@@ -195,7 +195,7 @@ class InProcessEmbedder:
     def name(self) -> str:
         # Known without loading, so stored vectors can be checked before paying for torch.
         if self._name is None:
-            from .models import model_id
+            from palace.embedders.models import model_id
 
             self._name = model_id(self.settings.vector_model)
         return self._name
@@ -418,7 +418,7 @@ class HttpEmbedder:
 
 
 def _backend_importable(model_name: str) -> bool:
-    from .models import backend_importable
+    from palace.embedders.models import backend_importable
 
     return backend_importable(model_name)
 

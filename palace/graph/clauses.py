@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from . import rules_en, rules_zh
-from .lexicon import KIN_EN, KIN_ZH, SPECIES_EN, SPECIES_ZH
+from palace.graph import rules_en, rules_zh
+from palace.graph.lexicon import KIN_EN, KIN_ZH, SPECIES_EN, SPECIES_ZH
 
 CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _ABBREVIATIONS = r"(?<!\bProf)(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bSt)(?<!\bJr)(?<!\bvs)(?<!\be\.g)(?<!\bi\.e)"

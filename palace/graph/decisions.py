@@ -23,10 +23,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..storage import atomic_write
-from .facts import Relation
-from .normalise import entity_key
-from .review import read_records
+from palace.store.files import atomic_write
+from palace.graph.facts import Relation
+from palace.graph.normalise import entity_key
+from palace.graph.review import read_records
 
 DECISIONS_FILE = "graph-decisions.json"
 CLOSING = ("superseded", "accepted")

@@ -29,14 +29,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from . import rules_en, rules_zh
-from .clauses import CJK, EN, ZH, ZH_OBJECT_FIRST, Rule, clauses, is_chinese, sentences
-from .facts import Entity, Relation
-from .lexicon import (COMPOUND_SURNAMES, DIETS_ZH, JOB_HEADS_EN, JOB_SUFFIXES_ZH, KIN_EN, KIN_ZH, LEADER_ROLES, MONTHS_EN,
+from palace.graph import rules_en, rules_zh
+from palace.graph.clauses import CJK, EN, ZH, ZH_OBJECT_FIRST, Rule, clauses, is_chinese, sentences
+from palace.graph.facts import Entity, Relation
+from palace.graph.lexicon import (COMPOUND_SURNAMES, DIETS_ZH, JOB_HEADS_EN, JOB_SUFFIXES_ZH, KIN_EN, KIN_ZH, LEADER_ROLES, MONTHS_EN,
                       NAME_TITLES_ZH, NOT_NAMES_EN, PERSON_CONTEXT_ZH, PERSON_OBJECTS, PROJECT_SUFFIXES, PROVINCES_ZH,
                       RELATIVES_EN, RELATIVES_ZH, REPORTING_VERBS_EN, SPECIES_ZH, SURNAMES, TEAM_SUFFIXES,
                       TIME_WORD_ZH, WEEKDAYS_EN)
-from .normalise import PROJECT_NAME, USER_NAME, entity_key
+from palace.graph.normalise import PROJECT_NAME, USER_NAME, entity_key
 
 USER = USER_NAME
 PROJECT = PROJECT_NAME

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, tzinfo
 from typing import Any, Iterable, Mapping
 
-from ..errors import InvalidInputError
-from .normalise import entity_key
+from palace.errors import InvalidInputError
+from palace.graph.normalise import entity_key
 
 WIKI_LINK = re.compile(r"\[\[([^\[\]|#]+)(?:#[^\[\]|]*)?(?:\|[^\[\]]*)?\]\]")
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..decay import DecayInfo
-from ..index import row_to_memory
-from ..models import Explanation, SearchResult
-from .service import SUPERSEDED_BY, TRUNCATED_NOTE, Reached
+from palace.decay import DecayInfo
+from palace.index import row_to_memory
+from palace.models import Explanation, SearchResult
+from palace.graph.service import SUPERSEDED_BY, TRUNCATED_NOTE, Reached
 
 
 def recall_results(reached: Sequence[Reached], rows: Mapping[str, Any], decay: Mapping[str, DecayInfo],

@@ -12,8 +12,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidInputError, ReviewItemNotFoundError
-from ..storage import atomic_write
+from palace.errors import InvalidInputError, ReviewItemNotFoundError
+from palace.store.files import atomic_write
 
 REVIEW_FILE = "review.json"
 

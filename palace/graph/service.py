@@ -16,18 +16,18 @@ from pathlib import Path
 from contextlib import nullcontext
 from typing import AbstractSet, Any, Callable, ContextManager, Iterable, Sequence
 
-from ..errors import EntityNotFoundError, InvalidInputError
-from ..validation import validate_id
-from ..index import Index
-from ..models import Memory
-from ..storage import atomic_write
-from .facts import Entity, Relation, parse_entity, read_facts
-from .normalise import entity_key
-from .paths import Edge, Step, render
-from .decisions import CLOSING, DECISIONS_FILE, DecisionLog, fact_id
-from .decisions import Decision as Decided
-from .review import REVIEW_FILE, ReviewItem, ReviewQueue, read_records
-from .supersede import decide
+from palace.errors import EntityNotFoundError, InvalidInputError
+from palace.validation import validate_id
+from palace.index import Index
+from palace.models import Memory
+from palace.store.files import atomic_write
+from palace.graph.facts import Entity, Relation, parse_entity, read_facts
+from palace.graph.normalise import entity_key
+from palace.graph.paths import Edge, Step, render
+from palace.graph.decisions import CLOSING, DECISIONS_FILE, DecisionLog, fact_id
+from palace.graph.decisions import Decision as Decided
+from palace.graph.review import REVIEW_FILE, ReviewItem, ReviewQueue, read_records
+from palace.graph.supersede import decide
 
 SUPERSEDED_BY = "supersededBy"
 

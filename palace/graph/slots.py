@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .facts import predicate_key
+from palace.graph.facts import predicate_key
 
 
 @dataclass(frozen=True)

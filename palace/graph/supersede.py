@@ -24,8 +24,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import AbstractSet, Sequence
 
-from .facts import Relation
-from .slots import ENDS_WITH, POLARITY, SLOTS, exclusive, family, tool_kind
+from palace.graph.facts import Relation
+from palace.graph.slots import ENDS_WITH, POLARITY, SLOTS, exclusive, family, tool_kind
 
 # the wordings of each slot (kept under its old name: tests and docs read it)
 FAMILIES: dict[str, tuple[str, ...]] = {name: (name, *slot.wordings) for name, slot in SLOTS.items()}

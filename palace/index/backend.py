@@ -14,8 +14,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import AbstractSet, Any, ContextManager, Iterable, Protocol, Sequence
 
-from ..models import Memory
-from .database import Filters
+from palace.models import Memory
+from palace.index.database import Filters
 
 Row = Any  # one memory's indexed fields, read by column name (sqlite3.Row here)
 

@@ -22,17 +22,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence, cast
 
-from ..errors import IndexVersionError
-from ..models import Memory, embed_key
-from ..tokenize import stem
-from . import graph_tables
-from .graph_tables import SCHEMA as GRAPH_SCHEMA
-from .graph_tables import GraphDeriver
-from .postings import SCHEMA as POSTINGS_SCHEMA
-from .postings import (Postings, Unit, add_doc, best_passing, bm25_scores, memory_terms, merge_due, needed_terms,
+from palace.errors import IndexVersionError
+from palace.models import Memory, embed_key
+from palace.text.tokenize import stem
+from palace.index import graph_tables
+from palace.index.graph_tables import SCHEMA as GRAPH_SCHEMA
+from palace.index.graph_tables import GraphDeriver
+from palace.index.postings import SCHEMA as POSTINGS_SCHEMA
+from palace.index.postings import (Postings, Unit, add_doc, best_passing, bm25_scores, memory_terms, merge_due, needed_terms,
                        query_units, remove_doc, read_lists)
-from .postings import clear as clear_postings
-from .postings import rebuild as rebuild_postings
+from palace.index.postings import clear as clear_postings
+from palace.index.postings import rebuild as rebuild_postings
 
 if TYPE_CHECKING:  # numpy is imported where vectors are used, not on CLI start-up
     import numpy as np
@@ -586,7 +586,7 @@ class Index:
     def term_holders(self, terms: Iterable[str]) -> tuple[int, dict[str, set[int]]]:
         """(memories indexed, term → row ids of the memories holding it): what the
         relevance floor needs (document frequencies and matches), from the postings."""
-        from .postings import read_lists
+        from palace.index.postings import read_lists
 
         wanted = list(dict.fromkeys(terms))
         listed = read_lists(self.conn, {stem(t): None for t in wanted})
@@ -595,7 +595,7 @@ class Index:
     def content_candidates(self, content: str, *, probe_terms: int) -> list[Any]:
         """Rows that may hold ``content`` (the caller compares): a copy holds every
         term, so the holders of the rarest of its first ``probe_terms`` terms."""
-        from ..tokenize import index_text
+        from palace.text.tokenize import index_text
 
         terms = list(dict.fromkeys(index_text(content).split()))[:probe_terms]
         if not terms:

@@ -8,9 +8,9 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, PalaceError
-from ..storage import make_private_dirs
-from .database import SCHEMA_VERSION, Index
+from palace.errors import ConfigError, PalaceError
+from palace.store.files import make_private_dirs
+from palace.index.database import SCHEMA_VERSION, Index
 
 
 def open_index(path: Path, notes: list[str], *, derive_graph: Any = None) -> Index:

@@ -28,7 +28,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 
-from ..tokenize import stem, tokenize
+from palace.text.tokenize import stem, tokenize
 
 if TYPE_CHECKING:
     import numpy as np

@@ -21,11 +21,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from ..errors import MemoryFileError
-from ..journal import append_access, read_events
-from ..models import Memory
-from ..storage import FileStorage
-from .database import Index, file_digest
+from palace.errors import MemoryFileError
+from palace.store.journal import append_access, read_events
+from palace.models import Memory
+from palace.store.files import FileStorage
+from palace.index.database import Index, file_digest
 
 # Above this many memories, opening a manager checks room folders' mtimes and rescans
 # only the folders that changed, instead of stat'ing every file (~3 s at 100k). A file

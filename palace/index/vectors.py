@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Collection
 
-from ..models import embed_text
-from ..storage import atomic_write
-from .database import Index
+from palace.models import embed_text
+from palace.store.files import atomic_write
+from palace.index.database import Index
 
 
 class OutOfTime(Exception):
@@ -114,7 +114,7 @@ Chunker = Callable[[str, int], "list[str]"]
 
 class VectorStore:
     """``chunk(text, max_chars)`` splits a text into the pieces that are embedded
-    (``palace.chunking.chunk_text``; given by the caller, which owns that rule)."""
+    (``palace.text.chunking.chunk_text``; given by the caller, which owns that rule)."""
 
     def __init__(self, index: Index, chunk: Chunker | None = None):
         self.index = index

@@ -106,9 +106,9 @@ def render(result, kind: str) -> str:
 
 
 def open_manager(workspace: str | None, *, sync: bool = True):
-    from ..embedders import make_embedder
-    from ..manager import MemoryPalaceManager
-    from ..settings import Settings
+    from palace.embedders import make_embedder
+    from palace.manager import MemoryPalaceManager
+    from palace.settings import Settings
 
     overrides: dict[str, Any] = {"workspace_dir": workspace} if workspace else {}
     settings = Settings.from_env(**overrides)
@@ -120,7 +120,7 @@ def open_manager(workspace: str | None, *, sync: bool = True):
 
 
 def recall(pm, event: str, payload: dict[str, Any], args) -> str | None:
-    from .. import context as ctx
+    from palace.features import context as ctx
 
     if event == "SessionStart":
         result = ctx.bootstrap(pm, None, args.bootstrap_tokens)
@@ -139,7 +139,7 @@ def capture(pm, payload: dict[str, Any], *, defer: bool) -> dict[str, Any]:
     capture keeps the session's open turn in a spool file under the workspace and
     stores an observation when the turn ends (Stop) and the summary at SessionEnd.
     ``defer``: only into the spool (``palace.capture.pipeline``)."""
-    from ..capture.service import capture_payloads
+    from palace.capture.service import capture_payloads
 
     result = capture_payloads(pm, SOURCE, [payload], defer=defer)
     if result["errors"]:
@@ -205,7 +205,7 @@ def args_from(options: dict[str, Any], workspace: str) -> argparse.Namespace:
 
 def warm(args, event: str, data: bytes, started: float) -> bool:
     """The hook answered by the workspace's warm service; False: take the direct path."""
-    from . import hook_client
+    from palace.integrations import hook_client
 
     workspace = hook_client.workspace_of(args.workspace)
     if workspace is None:

@@ -5,7 +5,7 @@ palace of 10,000 memories and loading the search code costs such a process about
 second; the warm service has done that once and answers over a Unix socket in the
 palace's ``.palace/`` folder. This module is all a hook imports on that path, so it
 uses the standard library only (``python -X importtime -m palace.integrations.claude_code``
-shows it); ``palace.layout`` gives it the two folder names.
+shows it); ``palace.store.layout`` gives it the two folder names.
 
 ``ask`` sends one hook (its options and the payload's bytes, untouched) and returns the
 service's reply, or None when there is no service to ask: the hook then takes the
@@ -31,7 +31,7 @@ import sys
 import time
 from typing import Any
 
-from .. import layout
+from palace.store import layout
 
 PROTOCOL = 1
 SERVICE_MODULE = "palace.integrations.hook_service"

@@ -36,7 +36,7 @@ import time
 from datetime import datetime, timezone
 from typing import Any
 
-from . import claude_code, hook_client
+from palace.integrations import claude_code, hook_client
 
 DRAIN_DELAY_S = 2.0        # a turn's end waits this long before it is stored
 DRAIN_QUIET_S = 0.5        # ...and for a moment without hooks, so no hook waits behind it
@@ -118,8 +118,8 @@ class HookService:
             log(note)
         try:  # the first search of a process loads what every later one uses
             self.pm.search(WARM_UP_QUERY, top_k=3, record_access=False)
-            from .. import context  # noqa: F401 - recall's code and capture's (its secret rules)
-            from ..capture import pipeline  # noqa: F401
+            from palace.features import context  # noqa: F401 - recall's code and capture's (its secret rules)
+            from palace.capture import pipeline  # noqa: F401
         except Exception as exc:  # noqa: BLE001 - a warm-up is worth no failure
             log(f"warm-up search failed ({type(exc).__name__}: {exc})")
         self.last_sync = time.monotonic()  # opening synced
@@ -148,7 +148,7 @@ class HookService:
         return server
 
     def write_state(self) -> None:
-        from .. import __version__
+        from palace import __version__
 
         state = {"pid": os.getpid(), "workspace": self.workspace, "socket": self.socket_path,
                  "started": datetime.fromtimestamp(self.started, timezone.utc).isoformat(timespec="seconds"),
@@ -292,7 +292,7 @@ class HookService:
             self.last_sync = time.monotonic()
 
     def status(self) -> dict[str, Any]:
-        from .. import __version__
+        from palace import __version__
 
         with self.due_changed:
             waiting = len(self.due)
@@ -338,7 +338,7 @@ class HookService:
             return [], False
 
     def drain(self, sessions: list[str]) -> None:
-        from ..capture.service import drain_sessions
+        from palace.capture.service import drain_sessions
 
         with self.lock:
             try:
@@ -364,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(json.dumps(hook_client.status(target), indent=2))
         return 0
-    from ..settings import Settings
+    from palace.settings import Settings
 
     try:  # stderr is hooks.log (append mode): keep it small
         if os.fstat(2).st_size > MAX_LOG_BYTES:

@@ -32,8 +32,8 @@ from typing import Any, Callable
 
 import click
 
-from ..layout import PALACE_SUBDIR
-from ..settings import Settings
+from palace.store.layout import PALACE_SUBDIR
+from palace.settings import Settings
 
 HOOK_MODULE = "palace.integrations.claude_code"
 # Claude Code event -> (our command's event argument, matcher, Claude Code's timeout in s).

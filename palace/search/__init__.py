@@ -12,6 +12,6 @@
 ``evidence`` measures what the judge reads; ``calibration`` holds every measured number.
 """
 
-from .pipeline import SearchServices, search
+from palace.search.pipeline import SearchServices, search
 
 __all__ = ["SearchServices", "search"]

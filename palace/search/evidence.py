@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ..index.postings import Postings, idf
-from ..tokenize import stem
-from .calibration import PART_CREDIT, SMALL_PALACE, CosineScale
-from .query import Query
+from palace.index.postings import Postings, idf
+from palace.text.tokenize import stem
+from palace.search.calibration import PART_CREDIT, SMALL_PALACE, CosineScale
+from palace.search.query import Query
 
 
 @dataclass

@@ -6,14 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..decay import DecayInfo
-from ..index import Filters, row_to_memory
-from ..models import Explanation, SearchResult
-from .evidence import Evidence
-from .judge import Verdict
-from .request import TimeScope
-from .retrievers import Candidates, Retriever, Scores
-from .ranking import superseded_by
+from palace.decay import DecayInfo
+from palace.index import Filters, row_to_memory
+from palace.models import Explanation, SearchResult
+from palace.search.evidence import Evidence
+from palace.search.judge import Verdict
+from palace.search.request import TimeScope
+from palace.search.retrievers import Candidates, Retriever, Scores
+from palace.search.ranking import superseded_by
 
 
 def filter_info(filters: Filters) -> dict[str, Any]:

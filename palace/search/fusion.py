@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from .calibration import GRAPH_SHARE, TAG_SHARE
-from .retrievers import Candidates, Scores
+from palace.search.calibration import GRAPH_SHARE, TAG_SHARE
+from palace.search.retrievers import Candidates, Scores
 
 
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Protocol, Sequence
 
-from .calibration import GRAPH_STRONG, INJECTION_COVERAGE, KEYWORD_FLOOR
-from .evidence import Evidence
-from .query import Query
-from .retrievers import Candidates
+from palace.search.calibration import GRAPH_STRONG, INJECTION_COVERAGE, KEYWORD_FLOOR
+from palace.search.evidence import Evidence
+from palace.search.query import Query
+from palace.search.retrievers import Candidates
 
 STRONG, WEAK = "strong", "weak"
 
@@ -123,7 +123,7 @@ class AbsentName:
 
     @staticmethod
     def mentioned(name: str, query: Query, postings: Any) -> bool:
-        from ..tokenize import stem
+        from palace.text.tokenize import stem
 
         unit = next((u for u in query.units if u.term == name or name in u.parts), None)
         terms = [name, *(unit.parts if unit else ())]

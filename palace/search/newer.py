@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from .calibration import NEWER_CLOSE, NEWER_MOST, NEWER_SAME_TOPIC
-from .evidence import Evidence
-from .ranking import superseded_by
+from palace.search.calibration import NEWER_CLOSE, NEWER_MOST, NEWER_SAME_TOPIC
+from palace.search.evidence import Evidence
+from palace.search.ranking import superseded_by
 
 # only the best WINDOW results are reordered: more than any page a person reads, and
 # the pair matrix (WINDOW² × query words) stays small whatever top_k asks for

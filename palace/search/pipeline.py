@@ -8,24 +8,24 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from ..decay import DecayParams, decay_info
-from ..index import Index, VectorStore
-from ..tokenize import has_han
-from ..models import SearchResults
-from . import retrievers
-from .calibration import scale_for
-from .evidence import measure
-from .explain import explain
-from .fusion import fuse
-from .judge import Case, judge, strong_first
-from .newer import reorder
-from .query import analyse
-from .ranking import place_in_time, rank
-from .request import check_request, make_request
-from .successor import join as join_successors
+from palace.decay import DecayParams, decay_info
+from palace.index import Index, VectorStore
+from palace.text.tokenize import has_han
+from palace.models import SearchResults
+from palace.search import retrievers
+from palace.search.calibration import scale_for
+from palace.search.evidence import measure
+from palace.search.explain import explain
+from palace.search.fusion import fuse
+from palace.search.judge import Case, judge, strong_first
+from palace.search.newer import reorder
+from palace.search.query import analyse
+from palace.search.ranking import place_in_time, rank
+from palace.search.request import check_request, make_request
+from palace.search.successor import join as join_successors
 
 if TYPE_CHECKING:
-    from ..settings import Settings
+    from palace.settings import Settings
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
-from ..index.postings import Unit, needed_terms, query_units
-from ..tokenize import EVENT_WORDS, query_terms, stem
+from palace.index.postings import Unit, needed_terms, query_units
+from palace.text.tokenize import EVENT_WORDS, query_terms, stem
 
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
@@ -129,7 +129,7 @@ def query_names(text: str) -> tuple[str, ...]:
     when the question asks for a guess or for what the assistant said."""
     if not text.strip() or _NAMES_MAY_BE_NEW.search(text):
         return ()
-    from ..tokenize import has_han, tokenize
+    from palace.text.tokenize import has_han, tokenize
 
     skip = {t for m in _EN_TYPE_PHRASE.finditer(text) for t in tokenize(m.group(1))}
     names: dict[str, None] = {}

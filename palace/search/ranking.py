@@ -15,10 +15,10 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
-from ..decay import DecayInfo
-from .calibration import LATE_FACTOR, OUTSIDE_FACTOR, POINT_FALLOFF
-from .request import TimeScope
-from .retrievers import Scores
+from palace.decay import DecayInfo
+from palace.search.calibration import LATE_FACTOR, OUTSIDE_FACTOR, POINT_FALLOFF
+from palace.search.request import TimeScope
+from palace.search.retrievers import Scores
 
 
 

@@ -7,10 +7,10 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, tzinfo
 from typing import Any, Sequence
 
-from .. import limits
-from ..errors import InvalidInputError
-from ..index import Filters
-from ..validation import coerce_datetime, normalize_location, normalize_tags, validate_query, validate_word
+from palace import limits
+from palace.errors import InvalidInputError
+from palace.index import Filters
+from palace.validation import coerce_datetime, normalize_location, normalize_tags, validate_query, validate_word
 
 # Things get written down after they happen ("went camping last week", noted on
 # Monday): a period parsed from the query also admits memories written shortly after

@@ -19,12 +19,12 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Callable, Sequence
 
-from ..errors import EmbedderUnavailableError
-from ..index import Filters
-from ..index.postings import Postings
-from .calibration import SMALL_PALACE
-from .query import Query
-from .request import Request
+from palace.errors import EmbedderUnavailableError
+from palace.index import Filters
+from palace.index.postings import Postings
+from palace.search.calibration import SMALL_PALACE
+from palace.search.query import Query
+from palace.search.request import Request
 
 
 Scores = dict[int, float]  # memory row id → a retriever's score
@@ -106,7 +106,7 @@ def vector(services: Any, query: Query, pool: int) -> Retriever:
 
 def graph(services: Any, pool: int, names: Sequence[str], now: datetime) -> Retriever:
     """Memories one hop from the entities the query names (``names``: their keys)."""
-    from ..graph.service import reach
+    from palace.graph.service import reach
 
     def find(filters: Filters, out: Candidates) -> None:
         if not names:
@@ -186,7 +186,7 @@ def entity_names(services: Any, text: str) -> list[str]:
     (``names_no_one``): those are named by nearly every question of a personal palace."""
     if not getattr(services.index, "supports_graph", False) or not text.strip():
         return []
-    from ..graph.service import entities_in
+    from palace.graph.service import entities_in
 
     return [key for key in entities_in(services.index, text) if not names_no_one(key)]
 
@@ -195,8 +195,8 @@ def names_no_one(key: str) -> bool:
     """An entity key no query is about: the user ("I", "my", 我: every memory of a
     personal palace is theirs) and a lone function word ("how", "the", 什么: a
     capitalised sentence start the extractor took for a name)."""
-    from ..graph.normalise import USER_KEY
-    from ..tokenize import EN_STOPWORDS, ZH_STOPWORDS
+    from palace.graph.normalise import USER_KEY
+    from palace.text.tokenize import EN_STOPWORDS, ZH_STOPWORDS
 
     return key == USER_KEY or key in EN_STOPWORDS or key in ZH_STOPWORDS
 

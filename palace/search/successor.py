@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..index import Filters
-from .ranking import superseded_by
-from .retrievers import Candidates, Scores
+from palace.index import Filters
+from palace.search.ranking import superseded_by
+from palace.search.retrievers import Candidates, Scores
 
 SUCCESSOR_HOPS = 8  # supersededBy links followed at most (0 turns the stage off, to measure it)
 

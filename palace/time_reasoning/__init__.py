@@ -100,9 +100,9 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Iterator, NamedTuple
 
-from .calendar import (DAY, GRAIN_ORDER, HOUR, OPEN_END, OPEN_START, Anchor, Part, Span,
+from palace.time_reasoning.calendar import (DAY, GRAIN_ORDER, HOUR, OPEN_END, OPEN_START, Anchor, Part, Span,
                              day_start, move, resolve_after, resolve_point)
-from .lexicon import Token, lex
+from palace.time_reasoning.lexicon import Token, lex
 
 __all__ = ["TimeRange", "TimeReasoner", "parse_time", "OPEN_START", "OPEN_END"]
 

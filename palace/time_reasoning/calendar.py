@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import date, datetime, time, timedelta
 from typing import Optional, Callable, NamedTuple, Union
 
-from . import tables as T
+from palace.time_reasoning import tables as T
 
 OPEN_START = datetime(1970, 1, 1)  # the start of "before X": open, but a datetime
 # The end of "after X" when X is still ahead: far, but with room left for the

@@ -14,8 +14,8 @@ import re
 from datetime import date, datetime
 from typing import Callable, NamedTuple, Union
 
-from . import tables as T
-from .calendar import (DAY, JUST_NOW, Anchor, Part, Span, add_months, ago_anchor, date_anchor,
+from palace.time_reasoning import tables as T
+from palace.time_reasoning.calendar import (DAY, JUST_NOW, Anchor, Part, Span, add_months, ago_anchor, date_anchor,
                              day_start, half_piece, holiday_piece, hour_piece, mday_piece, month_anchor,
                              month_piece, nth_weekday_piece, part_piece, portion_piece, quarter_piece,
                              rolling_anchor, season_piece, short_year_anchor,

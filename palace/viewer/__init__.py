@@ -7,7 +7,7 @@ from typing import Any
 
 def create_viewer_app(pm_or_workspace: Any, token: str | None = None, **kwargs: Any):
     """The viewer's ASGI app; see palace.viewer.app (imported lazily: it needs the server extra)."""
-    from .app import create_viewer_app as create
+    from palace.viewer.app import create_viewer_app as create
 
     return create(pm_or_workspace, token, **kwargs)
 

@@ -26,12 +26,12 @@ from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 from starlette.staticfiles import StaticFiles
 
-from ..errors import InvalidInputError, MemoryNotFoundError, PalaceError, ReviewItemNotFoundError
-from ..models import Memory
-from . import charts
-from .reading import PalaceReader, parse_tags
-from .rendering import render_markdown
-from .security import COOKIE_NAME, CSRF_FIELD, Guard
+from palace.errors import InvalidInputError, MemoryNotFoundError, PalaceError, ReviewItemNotFoundError
+from palace.models import Memory
+from palace.viewer import charts
+from palace.viewer.reading import PalaceReader, parse_tags
+from palace.viewer.rendering import render_markdown
+from palace.viewer.security import COOKIE_NAME, CSRF_FIELD, Guard
 
 HERE = Path(__file__).resolve().parent
 FEED_POLL_S = 1.0
@@ -53,7 +53,7 @@ def create_viewer_app(pm_or_workspace: Any, token: str | None = None, *,
     and closed with the app)."""
     owns_manager = isinstance(pm_or_workspace, (str, os.PathLike))
     if owns_manager:
-        from ..manager import MemoryPalaceManager
+        from palace.manager import MemoryPalaceManager
 
         pm = MemoryPalaceManager(pm_or_workspace, inprocess_vectors=False)
     else:
@@ -130,7 +130,7 @@ def create_viewer_app(pm_or_workspace: Any, token: str | None = None, *,
                                        pinned=memory.pinned)
         experience = None
         if shown.type == "experience" and memory is not None:
-            from ..experiences import read_verifications
+            from palace.features.experiences import read_verifications
 
             stats = reader.call(reader.pm.experiences.stats, memory.id)
             experience = {"stats": stats, "verifications": read_verifications(memory.extra)}
@@ -171,7 +171,7 @@ def create_viewer_app(pm_or_workspace: Any, token: str | None = None, *,
 
     @app.get("/experiences", response_class=HTMLResponse)
     def experiences_page(request: Request):
-        from ..experiences import read_verifications
+        from palace.features.experiences import read_verifications
 
         items = [(result, read_verifications(result.memory.extra)) for result in reader.experiences()]
         return page(request, "experiences.html", items=items)

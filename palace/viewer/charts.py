@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from html import escape
 from typing import Mapping, Sequence
 
-from .. import decay as decay_model
+from palace import decay as decay_model
 
 WIDTH, HEIGHT = 640, 240
 MARGIN_LEFT, MARGIN_RIGHT, MARGIN_TOP, MARGIN_BOTTOM = 48, 16, 16, 40

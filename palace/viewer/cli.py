@@ -26,8 +26,8 @@ def serve(workspace: str, host: str, port: int, token: str | None) -> None:
 def run_viewer(workspace: str, host: str, port: int, token: str | None) -> None:
     """Check the address, build the viewer over ``workspace`` and serve it until stopped
     (shared by this command and ``palace serve``)."""
-    from ..errors import PalaceError
-    from .security import check_bind_address
+    from palace.errors import PalaceError
+    from palace.viewer.security import check_bind_address
 
     try:
         check_bind_address(host, token)
@@ -36,7 +36,7 @@ def run_viewer(workspace: str, host: str, port: int, token: str | None) -> None:
     try:
         import uvicorn
 
-        from .app import create_viewer_app
+        from palace.viewer.app import create_viewer_app
     except ImportError as exc:
         raise click.ClickException(
             f"the viewer needs the server extra ({exc.name} is missing): pip install 'palace-memory[viewer]'") from None

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable
 
-from ..models import Memory, SearchResult
+from palace.models import Memory, SearchResult
 
 PAGE_SIZE = 50
 FEED_SIZE = 30
@@ -287,7 +287,7 @@ class PalaceReader:
             return self.pm.created_per_month()
 
     def bootstrap_preview(self, query: str | None = None):
-        from ..context import bootstrap
+        from palace.features.context import bootstrap
 
         with self.lock:
             return bootstrap(_NoAccessPalace(self.pm), query or None)

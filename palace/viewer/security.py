@@ -19,8 +19,8 @@ import hmac
 import secrets
 from urllib.parse import urlsplit
 
-from ..errors import ConfigError
-from ..network import is_loopback
+from palace.errors import ConfigError
+from palace.network import is_loopback
 
 COOKIE_NAME = "palace_viewer_token"
 CSRF_FIELD = "csrf"

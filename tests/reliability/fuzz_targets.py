@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from palace import limits
 from palace.errors import InvalidInputError, MemoryFileError, PalaceError
-from palace.storage import FileStorage, parse_memory, render_memory
+from palace.store.files import FileStorage, parse_memory, render_memory
 from palace.validation import coerce_datetime, normalize_location, validate_id
 
 CASES: Counter[str] = Counter()

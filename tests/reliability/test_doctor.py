@@ -9,7 +9,7 @@ import time
 
 from conftest import run_palace, stray_files, write_file
 
-from palace.doctor import examine
+from palace.maintenance.doctor import examine
 
 
 def _kinds(report) -> set[str]:

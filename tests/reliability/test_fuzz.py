@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fuzz_targets as ft
-from palace.storage import FileStorage
+from palace.store.files import FileStorage
 
 EXAMPLES = int(os.environ.get("PALACE_FUZZ_EXAMPLES", "60"))
 FAST = settings(max_examples=EXAMPLES, deadline=timedelta(seconds=5),

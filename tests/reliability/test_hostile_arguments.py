@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from palace import InvalidInputError
-from palace.summary import get_summary
+from palace.features.summary import get_summary
 
 EXIT_BAD_INPUT = 2
 FAR_DAYS = ["9999-12-31", "0001-01-01", "9000-01-01"]

@@ -12,7 +12,7 @@ import pytest
 from conftest import no_hang, write_file
 
 from palace.errors import MemoryFileError
-from palace.storage import parse_memory, split_frontmatter
+from palace.store.files import parse_memory, split_frontmatter
 
 GOOD = "---\nid: \"good-one\"\n---\n我们决定用 PostgreSQL 作为主数据库。\n"
 

@@ -28,7 +28,7 @@ def test_a_dead_writers_temp_files_are_removed_on_the_next_open(make_pm, palace_
 def test_a_big_palace_sweeps_its_room_folders_at_the_next_full_sync(make_pm, palace_root, monkeypatch):
     """Above FULL_TEMP_SWEEP_UP_TO memories the open only sweeps palace's own folders; the
     room folders are cleaned by the full sync, which walks them anyway."""
-    from palace import recovery
+    from palace.maintenance import recovery
 
     pm = make_pm()
     memory = pm.store("内容")
@@ -46,7 +46,7 @@ def test_a_big_palace_sweeps_its_room_folders_at_the_next_full_sync(make_pm, pal
 
 
 def test_a_failed_concept_cache_write_leaves_no_temp_file(make_pm, palace_root, monkeypatch, tmp_path):
-    from palace.concepts import load_cached
+    from palace.search.concepts import load_cached
 
     cache_dir = tmp_path / "cache"
     cache_dir.mkdir()

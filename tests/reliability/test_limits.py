@@ -40,7 +40,7 @@ def test_the_longest_accepted_room_name_can_be_stored_and_read(pm):
 
 
 def test_bootstrap_refuses_a_query_that_search_refuses(pm):
-    from palace.context import bootstrap, get_context
+    from palace.features.context import bootstrap, get_context
 
     query = "数据库 " * 2000  # 8000 characters
     with pytest.raises(InvalidInputError):

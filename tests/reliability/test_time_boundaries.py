@@ -94,7 +94,7 @@ def test_journal_reading_skips_every_poisoned_line_already_on_disk(make_pm, pala
 
 
 def test_journal_read_events_reports_poisoned_lines_as_skipped(tmp_path):
-    from palace.journal import read_events
+    from palace.store.journal import read_events
 
     path = tmp_path / "access.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in POISON)

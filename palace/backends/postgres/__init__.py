@@ -1,6 +1,6 @@
 """The PostgreSQL backend (MEMORY_BACKEND=postgres): the database is the store of record."""
 
-from .database import PgIndex, PgStore, PgWriteLock, PostgresPalace
-from .sync import PgSyncer
+from palace.backends.postgres.database import PgIndex, PgStore, PgWriteLock, PostgresPalace
+from palace.backends.postgres.sync import PgSyncer
 
 __all__ = ["PgIndex", "PgStore", "PgSyncer", "PgWriteLock", "PostgresPalace"]

@@ -7,10 +7,10 @@ import re
 import secrets
 from typing import Any
 
-from ...errors import ConfigError, InvalidInputError
-from .database import _redacted
-from .roles import FUNCTIONS, READ_ONLY, SCOPED, SEQUENCES, WRITABLE, Agent, _checked, add_statements, default_role, policy_name
-from .schema import migrate
+from palace.errors import ConfigError, InvalidInputError
+from palace.backends.postgres.database import _redacted
+from palace.backends.postgres.roles import FUNCTIONS, READ_ONLY, SCOPED, SEQUENCES, WRITABLE, Agent, _checked, add_statements, default_role, policy_name
+from palace.backends.postgres.schema import migrate
 
 
 def _connect(url: str) -> Any:

@@ -24,11 +24,11 @@ import os
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from ...errors import InvalidInputError
-from ...models import Memory
-from ...storage import make_private_dirs, render_memory
-from .postings import rebuild
-from .rows import memory_row
+from palace.errors import InvalidInputError
+from palace.models import Memory
+from palace.store.files import make_private_dirs, render_memory
+from palace.backends.postgres.postings import rebuild
+from palace.backends.postgres.rows import memory_row
 
 BATCH = 5000  # memories per COPY batch
 BULK_ABOVE = 5000  # more changed memories than this (and than a quarter of those stored): bulk mode

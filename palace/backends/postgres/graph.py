@@ -214,7 +214,7 @@ class PgReviewQueue:
         import psycopg
         from psycopg.types.json import Jsonb
 
-        from ...errors import PalaceError
+        from palace.errors import PalaceError
 
         with self.palace.connection() as conn, conn.transaction():
             # the same pair is asked about once (the advisory lock: two writers, one item)
@@ -274,7 +274,7 @@ class PgReviewQueue:
                 conn.execute("DELETE FROM review_items WHERE id = ANY(%s)", (gone,))
 
     def take(self, item_id: str) -> Any:
-        from ...errors import ReviewItemNotFoundError
+        from palace.errors import ReviewItemNotFoundError
 
         with self.palace.connection() as conn:
             row = conn.execute("DELETE FROM review_items WHERE id = %s RETURNING *", (item_id,)).fetchone()

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import ConfigError, InvalidInputError
+from palace.errors import ConfigError, InvalidInputError
 
 MIGRATION = """
 CREATE TABLE palace_agents (

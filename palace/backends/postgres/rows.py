@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...index.postings import memory_terms
-from ...models import Memory, embed_key
-from ...storage import render_memory
-from ...tokenize import duplicate_key
+from palace.index.postings import memory_terms
+from palace.models import Memory, embed_key
+from palace.store.files import render_memory
+from palace.text.tokenize import duplicate_key
 
 
 def scope_of(memory: Memory) -> str:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Union
 
-from ...errors import ConfigError
-from .capture import MIGRATION as CAPTURE_MIGRATION
-from .graph import DECISIONS_MIGRATION
-from .graph import MIGRATION as GRAPH_MIGRATION
-from .roles import MIGRATION as ROLES_MIGRATION
+from palace.errors import ConfigError
+from palace.backends.postgres.capture import MIGRATION as CAPTURE_MIGRATION
+from palace.backends.postgres.graph import DECISIONS_MIGRATION
+from palace.backends.postgres.graph import MIGRATION as GRAPH_MIGRATION
+from palace.backends.postgres.roles import MIGRATION as ROLES_MIGRATION
 
 MIN_SERVER_VERSION = 140000  # PostgreSQL 14: the oldest still supported upstream
 MIGRATION_LOCK = 0x70A1ACE  # pg_advisory_xact_lock key while migrating
@@ -65,7 +65,7 @@ def rekey_dialogues(conn: Any) -> int:
     this transaction. Only texts with a line opening with a speaker label are read."""
     from psycopg.rows import tuple_row
 
-    from ...models import embed_key
+    from palace.models import embed_key
 
     conn.execute("ALTER TABLE memories NO FORCE ROW LEVEL SECURITY")
     # the keyword postings do not change: the trigger that keeps them skips a bulk write
@@ -184,7 +184,7 @@ MIGRATIONS: list[Migration] = [
     -- a memory's tags by its row id: a write replaces them, a delete cascades to them and a
     -- tag filter checks candidates by them (the primary key leads with the tag)
     CREATE INDEX memory_tags_rid ON memory_tags (rid, tag);
-    -- the digest of a memory's normalised content (palace.tokenize.duplicate_key): a store
+    -- the digest of a memory's normalised content (palace.text.tokenize.duplicate_key): a store
     -- finds an earlier copy by one index lookup, not by reading common terms' postings
     -- (rows written before this migration have none until ``palace reindex``)
     ALTER TABLE memories ADD COLUMN dup_key TEXT;
@@ -303,7 +303,7 @@ MIGRATIONS: list[Migration] = [
     CREATE INDEX IF NOT EXISTS review_items_pair ON review_items (new_memory, old_memory);
     CREATE INDEX IF NOT EXISTS review_items_old ON review_items (old_memory);
     """,
-    # 10: dialogues are embedded by their turns (palace/chunking.py), and their vectors'
+    # 10: dialogues are embedded by their turns (palace/text/chunking.py), and their vectors'
     # key says so: the memories of earlier releases get the new key
     rekey_dialogues,
 ]
@@ -376,7 +376,7 @@ def _apply(conn: Any) -> int:
             conn.execute("INSERT INTO palace_meta VALUES ('schema_version', %s) ON CONFLICT (key) "
                          "DO UPDATE SET value = EXCLUDED.value", (str(number),))
         if version < len(MIGRATIONS):
-            from .roles import refresh_policies
+            from palace.backends.postgres.roles import refresh_policies
 
             refresh_policies(conn)  # a new scoped table binds every agent role too
         return len(MIGRATIONS)

@@ -12,11 +12,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, ContextManager, Sequence
 
-from ...errors import MemoryFileError
-from ...index.sync import SyncReport
-from ...models import Memory
-from .database import PgIndex, PgStore
-from .postings import rebuild
+from palace.errors import MemoryFileError
+from palace.index.sync import SyncReport
+from palace.models import Memory
+from palace.backends.postgres.database import PgIndex, PgStore
+from palace.backends.postgres.postings import rebuild
 
 
 class PgSyncer:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Collection
 
-from ...index.vectors import embedded_batches
-from .database import PostgresPalace
+from palace.index.vectors import embedded_batches
+from palace.backends.postgres.database import PostgresPalace
 
 HNSW_ABOVE = 20_000  # below this many vectors of a model an exact scan is fast (< ~20 ms) and exact
 COUNT_TTL_S = 60.0  # how long a process trusts its count of a model's vectors (HNSW or not)
@@ -40,7 +40,7 @@ class PgVectors:
 
     def pending(self, model: str, *, limit: int = 1000) -> int:
         """How many memories have no vector for ``model`` (counted up to ``limit``)."""
-        from .postings import text_version
+        from palace.backends.postgres.postings import text_version
 
         with self.palace.connection() as conn:
             if self._complete.get(model) == text_version(conn):
@@ -52,7 +52,7 @@ class PgVectors:
 
     def backfill(self, embedder: Any, *, limit: int | None = None, batch_size: int = 64,
                  deadline: float | None = None, lock: Any = None, pause: Any = None) -> int:
-        from .postings import text_version
+        from palace.backends.postgres.postings import text_version
 
         model = embedder.name
         with self.palace.connection() as conn:

@@ -18,7 +18,7 @@ FULL_TEMP_SWEEP_UP_TO = 5000
 
 def recover_after_crash(pm) -> None:
     """Remove dead writers' temp files; settle memories left both live and trashed."""
-    from .doctor import DoctorReport, _check_live_and_trash, remove_stale_temp_files
+    from palace.maintenance.doctor import DoctorReport, _check_live_and_trash, remove_stale_temp_files
 
     small = pm.index.count() <= FULL_TEMP_SWEEP_UP_TO
     removed = remove_stale_temp_files(pm.root, dot_folders_only=not small)

@@ -22,7 +22,7 @@ Conventions (also in docs/mcp.md):
   ``taskState`` (written by capture and ``palace task``) is todo, doing or
   blocked; without one, it is not tagged ``done`` (or ``cancelled``) and its
   frontmatter has no ``taskStatus: done`` (or ``cancelled``/``closed``). Archived
-  and trashed tasks are not open. The rule lives in palace/tasks.py.
+  and trashed tasks are not open. The rule lives in palace/features/tasks.py.
 """
 
 from __future__ import annotations
@@ -31,12 +31,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Sequence
 
-from .capture import tasks as task_rules
-from .capture.tasks import TASK_CLOSED_STATUSES, TASK_DONE_TAGS, TASK_STATUS_KEY, TASK_TYPE, is_open_task
-from .errors import EssenceTooLargeError, InvalidInputError
-from .models import Memory
-from .tokens import estimate_tokens, truncate_to_tokens
-from .validation import validate_query
+from palace.capture import tasks as task_rules
+from palace.capture.tasks import TASK_CLOSED_STATUSES, TASK_DONE_TAGS, TASK_STATUS_KEY, TASK_TYPE, is_open_task
+from palace.errors import EssenceTooLargeError, InvalidInputError
+from palace.models import Memory
+from palace.text.tokens import estimate_tokens, truncate_to_tokens
+from palace.validation import validate_query
 
 ESSENCE_ID = "essence"
 ESSENCE_LOCATION = "essence"
@@ -379,7 +379,7 @@ def bootstrap(pm, query: str | None = None, max_tokens: int = DEFAULT_BOOTSTRAP_
             shown.add(essence.id)
         packer.drop_empty_heading()
 
-    from .persona import HEADING, get_persona, shown_persona
+    from palace.features.persona import HEADING, get_persona, shown_persona
 
     persona = get_persona(pm)
     if persona is not None and persona.id not in shown and packer.add_heading(HEADING):
@@ -418,9 +418,9 @@ def persona_context(pm: Any, max_tokens: int = 4000, *, refresh: bool = False, n
     """The persona exactly as ``bootstrap`` shows it (its heading, label line and text,
     or its summary / an excerpt when the budget is small); empty text when there is
     none. ``refresh`` first rewrites its generated lines from the user's current facts
-    (``palace.persona.refresh_persona``: lines written by hand are kept). Counts as an
+    (``palace.features.persona.refresh_persona``: lines written by hand are kept). Counts as an
     access, like bootstrap."""
-    from .persona import HEADING, get_persona, refresh_persona, shown_persona
+    from palace.features.persona import HEADING, get_persona, refresh_persona, shown_persona
 
     max_tokens = _validate_budget(max_tokens)
     when = pm.now(now)

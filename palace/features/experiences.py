@@ -47,10 +47,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ContextManager, List, Protocol  # List: these classes have list() methods
 
-from .decay import collapse_bursts
-from .errors import InvalidInputError
-from .models import Memory
-from .validation import validate_id
+from palace.decay import collapse_bursts
+from palace.errors import InvalidInputError
+from palace.models import Memory
+from palace.validation import validate_id
 
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
+from palace.errors import ConfigError
 
 DATABASE = "palace"  # the database, and the role that owns it
 STATE_FILE = "palace-postgres.json"
@@ -99,7 +99,7 @@ def _check_folder(where: Path) -> None:
 def start(folder: str | os.PathLike | None = None, *, port: int | None = None) -> LocalServer:
     """Start the server (created on first use); a running one is left as it is.
     ``port``: listen there (default: the one it had, else a free one)."""
-    from .backends.postgres.embedded import EmbeddedPostgres
+    from palace.backends.postgres.embedded import EmbeddedPostgres
 
     where = _folder(folder)
     current = status(where)
@@ -118,7 +118,7 @@ def start(folder: str | os.PathLike | None = None, *, port: int | None = None) -
 
 def stop(folder: str | os.PathLike | None = None) -> LocalServer:
     """Stop the server cleanly, keeping its data; a stopped one is left as it is."""
-    from .backends.postgres.embedded import EmbeddedPostgres
+    from palace.backends.postgres.embedded import EmbeddedPostgres
 
     where = _folder(folder)
     if status(where).running:

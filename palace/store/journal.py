@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .validation import ID_PATTERN, parse_time
+from palace.validation import ID_PATTERN, parse_time
 
 JOURNAL_DIR = ".journal"
 ACCESS_FILE = "access.jsonl"

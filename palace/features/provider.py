@@ -18,12 +18,12 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Protocol, TypedDict, runtime_checkable
 
-from .errors import InvalidInputError, MemoryNotFoundError
-from .validation import validate_id
+from palace.errors import InvalidInputError, MemoryNotFoundError
+from palace.validation import validate_id
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .manager import MemoryPalaceManager
-    from .models import SearchResult
+    from palace.manager import MemoryPalaceManager
+    from palace.models import SearchResult
 
 log = logging.getLogger(__name__)
 

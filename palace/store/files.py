@@ -25,11 +25,13 @@ from typing import Any, BinaryIO, Callable, Iterator
 
 import yaml
 
-from . import layout, limits
-from .errors import InvalidInputError, MemoryFileError, PalaceError
-from .limits import MAX_FILE_BYTES
-from .models import MEMORY_STATUSES, Memory
-from .validation import ID_PATTERN, normalize_location, parse_time
+from palace import limits
+
+from palace.store import layout
+from palace.errors import InvalidInputError, MemoryFileError, PalaceError
+from palace.limits import MAX_FILE_BYTES
+from palace.models import MEMORY_STATUSES, Memory
+from palace.validation import ID_PATTERN, normalize_location, parse_time
 
 PALACE_SUBDIR = Path(layout.PALACE_SUBDIR)
 TRASH_DIR = ".trash"

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .errors import InvalidInputError
-from .models import Memory
+from palace.errors import InvalidInputError
+from palace.models import Memory
 
 TASK_TYPE = "task"
 STATE_KEY = "taskState"

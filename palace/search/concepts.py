@@ -70,7 +70,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence, cast
 
-from .errors import ConfigError, PalaceError
+from palace.errors import ConfigError, PalaceError
 
 SYNONYM_WEIGHT = 0.60
 TRANSLATION_WEIGHT = 0.60
@@ -572,11 +572,11 @@ def load_cached(cache: Path | None, user_file: str | None) -> ConceptExpander:
     build it afresh. ``cache`` None: no cache (a palace with no local folder)."""
     import pickle
 
-    from .storage import atomic_write
+    from palace.store.files import atomic_write
 
     if cache is None:
         return ConceptExpander.load(user_file)
-    builtin = Path(__file__).with_name("data") / "concepts.yaml"
+    builtin = Path(str(resources.files("palace").joinpath(BUILTIN_MAP)))
     key = (_file_key(Path(__file__)), _file_key(builtin),
            _file_key(Path(user_file).expanduser()) if user_file else None)
     try:

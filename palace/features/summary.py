@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, tzinfo
 from typing import Any, Iterable, Sequence
 
-from .errors import InvalidInputError
-from .models import Memory
-from .tokenize import tokenize
-from .validation import check_day
+from palace.errors import InvalidInputError
+from palace.models import Memory
+from palace.text.tokenize import tokenize
+from palace.validation import check_day
 
 PERIODS = ("day", "week", "month")
 DECISION_TYPE = "decision"

@@ -31,9 +31,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import limits
-from .journal import ACCESS_FILE, JOURNAL_DIR, read_events
-from .storage import TEMP_NAME, is_stale_temp, make_private_dirs, walk_entries
+from palace import limits
+from palace.store.journal import ACCESS_FILE, JOURNAL_DIR, read_events
+from palace.store.files import TEMP_NAME, is_stale_temp, make_private_dirs, walk_entries
 
 QUARANTINE_DIR = ".quarantine"
 
@@ -247,7 +247,7 @@ def compact_journal(pm) -> tuple[int, int]:
     """Rewrite the journal: unreadable lines and ids that exist nowhere dropped, each
     id's accesses folded into one per burst window (what decay counts anyway), then the
     index refolds it. Holds the write lock; lines appended meanwhile are carried over."""
-    from .decay import ACCESS_MERGE_WINDOW_S, collapse_bursts
+    from palace.decay import ACCESS_MERGE_WINDOW_S, collapse_bursts
 
     path = pm.root / JOURNAL_DIR / ACCESS_FILE
     with pm.write_lock():

@@ -13,9 +13,9 @@ import dataclasses
 import re
 from typing import Any
 
-from .graph.normalise import USER_KEY
-from .graph.supersede import family
-from .models import Memory
+from palace.graph.normalise import USER_KEY
+from palace.graph.supersede import family
+from palace.models import Memory
 
 PERSONA_ID = "persona"
 PERSONA_TYPE = "persona"

@@ -1,0 +1,1 @@
+"""Maintenance: doctor, recovery after a crash."""
