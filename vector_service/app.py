@@ -9,7 +9,7 @@ Endpoints (JSON in, JSON out; errors are ``{"error": code, "message": text}``):
 
 * ``GET /health`` → ``{status, model, dimension, max_chars, backend, load_seconds, workspace (bool), error?}``
 * ``POST /embed`` ``{texts: [str], kind: "document"|"query"}`` → ``{model, dimension, vectors}``
-* OpenClaw's VectorSearchProvider over ``workspace`` (see palace/provider.py):
+* OpenClaw's VectorSearchProvider over ``workspace`` (see palace/features/provider.py):
   ``POST /search`` ``{query, topK?, filter?}`` → ``{results: [{id, score, content, metadata}]}``,
   ``POST /index`` ``{id, content, metadata?}`` → ``{id, created}``,
   ``POST /remove`` ``{id}`` or ``DELETE /memories/{id}`` → ``{id, removed}``.
@@ -57,7 +57,7 @@ from palace.errors import (
     StorageError,
     storage_error,
 )
-from palace.provider import PalaceVectorSearchProvider
+from palace.features.provider import PalaceVectorSearchProvider
 from palace.settings import Settings
 from vector_service.identities import CURRENT, TokenMap, load_for
 
@@ -73,7 +73,7 @@ class ServiceLimits:
 
     max_texts_per_call: int = 256
     # A model reads a few hundred tokens at most; longer texts should be chunked
-    # (palace.chunking) rather than silently truncated by the model.
+    # (palace.text.chunking) rather than silently truncated by the model.
     max_chars_per_text: int = 8192
     max_body_bytes: int = limits.MAX_REQUEST_BYTES  # palace/limits.py
 
@@ -193,7 +193,7 @@ def create_app(
         if len(text) > limits.max_chars_per_text:
             raise InvalidInputError(
                 f"{what} has {len(text)} characters; at most {limits.max_chars_per_text} — "
-                "split longer text with palace.chunking.chunk_text first")
+                "split longer text with palace.text.chunking.chunk_text first")
 
     @app.get("/health")
     async def health() -> JSONResponse:  # async: answers even while every worker thread embeds

@@ -2,7 +2,7 @@
 
 ``add_host_endpoints(app, open_provider)`` adds, over the sidecar's workspace:
 
-* ``POST /bootstrap`` and ``POST /context``: palace.context's start-of-session and
+* ``POST /bootstrap`` and ``POST /context``: palace.features.context's start-of-session and
   per-prompt context within a token budget (ready-to-read text plus its pieces);
 * ``POST /memories/search``: search with the MCP server's result shape (plus each
   memory's ``path`` relative to the workspace, for hosts that cite files);
@@ -278,7 +278,7 @@ def add_host_endpoints(app: FastAPI, open_provider: Callable[[], Any], parse) ->
     ``open_provider`` opens the palace on first use (raising the sidecar's
     no-workspace error without one); ``parse(request, Model)`` is the sidecar's
     strict body parser."""
-    from palace import context as ctx
+    from palace.features import context as ctx
     from palace.responses import memory_view
 
     last_sync = [0.0]
