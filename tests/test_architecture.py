@@ -49,7 +49,7 @@ LAYERS: dict[str, int] = {
     "palace.postgres_server": 5,  # `palace postgres start`: a local server to try the shared palace on
     # 6 adapters: how people and programs reach palace
     "palace.cli": 6, "palace.__main__": 6, "palace.integrations": 6,
-    "palace.mcp_server": 6, "palace.viewer": 6, "vector_service": 6,
+    "palace.mcp": 6, "palace.viewer": 6, "vector_service": 6,
     "palace.capture.__main__": 6,  # `python -m palace.capture`: the capture commands alone
 }
 ADAPTERS = 6
