@@ -28,6 +28,7 @@ The modules:
 - ``checks``: argument checks and error messages; ``opening``: the server's palace,
   opened at start or by the first ``save_memory``.
 
-Nothing here imports the ``mcp`` SDK at import time: ``serve`` says how to install it.
+Nothing ``server`` imports at start needs the ``mcp`` SDK (or pydantic, which comes with
+it): ``serve`` says how to install it before the tools are imported.
 See docs/mcp.md for client configuration and a scripted session.
 """

@@ -11,9 +11,7 @@ from typing import Any, Callable
 
 from palace.errors import ConfigError, InvalidInputError, StorageError
 from palace.layout import PALACE_SUBDIR
-from palace.mcp.checks import make_server_class, tool_error
 from palace.mcp.opening import Palace
-from palace.mcp.tools import TOOLS
 from palace.settings import Settings
 
 SERVER_NAME = "palace"
@@ -43,6 +41,8 @@ class Calls:
                     self.last_sync = time.monotonic()
                 return fn(manager, **kwargs)
             except Exception as exc:
+                from palace.mcp.checks import tool_error
+
                 raise tool_error(exc, fn.__name__) from exc
 
     def tool(self, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -64,6 +64,11 @@ class Calls:
 def build_server(palace: Any, *, sync_interval_s: float = SYNC_INTERVAL_S):
     """An MCP server whose tools act on ``palace`` (a ``Palace``, or an open manager)."""
     from mcp_types import ToolAnnotations
+
+    # the tools and checks need pydantic, which comes with the SDK: imported here, after
+    # serve_stdio has said how to install it
+    from palace.mcp.checks import make_server_class
+    from palace.mcp.tools import TOOLS
 
     if not isinstance(palace, Palace):
         palace = Palace(palace.settings, palace)
