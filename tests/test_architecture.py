@@ -41,7 +41,7 @@ LAYERS: dict[str, int] = {
     "palace.capture": 5, "palace.responses": 5,
     # 6 adapters: how people and programs reach palace
     "palace.cli": 6, "palace.__main__": 6, "palace.integrations": 6,
-    "palace.mcp_server": 6, "palace.viewer": 6, "vector_service": 6,
+    "palace.mcp": 6, "palace.viewer": 6, "vector_service": 6,
 }
 ADAPTERS = 6
 # What adapters must reach through the manager instead of importing directly.

@@ -112,6 +112,19 @@ def test_add_on_a_terminal_says_it_reads_stdin(workspace):
     assert json.loads(out)["content"] == "typed at a terminal 终端"
 
 
+def test_mcp_without_the_sdk_says_how_to_install_it(workspace):
+    """Without the mcp extra there is no pydantic either: the server says what to install
+    (configuration, exit 3) before it imports the tools, not a traceback."""
+    assert invoke("init", "-w", str(workspace)).rc == 0
+    code = ("import sys\nsys.modules['mcp'] = sys.modules['pydantic'] = None  # not installed\n"
+            "from palace.cli import main\n"
+            f"sys.exit(main(['mcp', '-w', {str(workspace)!r}]))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode == 3, proc.stderr
+    assert "pip install 'palace-memory[mcp]'" in proc.stderr and "Traceback" not in proc.stderr
+
+
 def test_mcp_on_a_terminal_says_what_it_waits_for(workspace):
     pytest.importorskip("mcp", reason="pip install 'palace-memory[mcp]'")
     assert invoke("init", "-w", str(workspace)).rc == 0

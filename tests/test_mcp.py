@@ -314,13 +314,13 @@ def test_what_opening_repaired_reaches_the_hosts_log(workspace):
 # --------------------------------------------------------------------------- no palace yet
 
 def module_form(workspace: Path) -> StdioServerParameters:
-    """``python -m palace.mcp_server --workspace WS``, the other spelling of ``palace mcp``."""
-    return StdioServerParameters(command=sys.executable, args=["-m", "palace.mcp_server", "--workspace",
+    """``python -m palace mcp --workspace WS``, the other spelling of ``palace mcp``."""
+    return StdioServerParameters(command=sys.executable, args=["-m", "palace", "mcp", "--workspace",
                                                                str(workspace)], env=server_env(),
                                  cwd=str(workspace.parent))
 
 
-@pytest.mark.parametrize("form", ["palace mcp", "python -m palace.mcp_server"])
+@pytest.mark.parametrize("form", ["palace mcp", "python -m palace mcp"])
 def test_a_folder_without_a_palace_gets_a_server_that_says_how_to_create_one(tmp_path, form):
     workspace = tmp_path / "new-ws"
 

@@ -30,8 +30,8 @@ DEFAULT_PORT = 8765
 def mcp() -> None:
     """Run the MCP server on stdio (for Claude Code, OpenClaw and other agents). On a
     folder without a palace it starts all the same and tells the client how to create
-    one; its save_memory creates it. `python -m palace.mcp_server` is the same command."""
-    from palace.mcp_server import serve
+    one; its save_memory creates it. `python -m palace mcp` is the same command."""
+    from palace.mcp.server import serve
 
     serve(state().workspace)
 
