@@ -184,7 +184,7 @@ class MemoryPalaceManager:
     @property
     def experiences(self):
         # The one arrow from the manager up to a feature: ``pm.experiences`` is part of
-        # the public API (DESIGN.md). experiences.py never imports the manager back.
+        # the public API (README.md). experiences.py never imports the manager back.
         if self._experiences is None:
             from palace.features.experiences import ExperienceManager
 

@@ -49,7 +49,7 @@ STORAGE_AND_INDEX = 1
 
 # Upward arrows allowed on purpose, each with its reason. Keep this list short.
 ALLOWED_UPWARD: set[tuple[str, str]] = {
-    # pm.experiences (DESIGN.md's public API) builds the experience feature lazily; the
+    # pm.experiences (the public API, README.md) builds the experience feature lazily; the
     # feature types the manager by a protocol of its public methods, so no circle
     ("palace.manager", "palace.features.experiences"),
 }

@@ -84,3 +84,39 @@ def test_no_table_is_split_by_a_blank_line(doc):
 def test_the_checker_sees_a_split_table():
     assert broken_tables("| a | b |\n|---|---|\n| 1 | 2 |\n\n| 3 | 4 |\n") == [5]
     assert broken_tables("| a |\n|---|\n| 1 |\n\n| b |\n|---|\n") == []
+
+
+# --------------------------------------------------------------------------- references
+
+# Where a reader is pointed at a file of this repository: our docs and the code's own
+# comments and docstrings (not test fixtures, whose texts name files of made-up projects).
+SOURCES = sorted([*DOCS, *(REPO / "palace").rglob("*.py"), *(REPO / "vector_service").glob("*.py"),
+                  *(REPO / "scripts").glob("*.py"), *(REPO / "integrations" / "openclaw" / "src").glob("*.ts")])
+REPO_PATH = re.compile(r"(?<![\w/.\-~$])((?:palace|docs|scripts|tests|vector_service|integrations|config)"
+                       r"/[\w./\-]*\w\.(?:py|md|yaml|yml|json|ts|sh))\b")
+DOCUMENT = re.compile(r"(?<![\w/.\-])([A-Z][A-Z_\-]+\.md)\b")
+# the host's own workspace files (OpenClaw's bootstrap files), not documents of ours
+HOST_FILES = {"USER.md", "MEMORY.md", "DREAMS.md", "AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md",
+              "HEARTBEAT.md", "BOOTSTRAP.md", "CLAUDE.md"}
+# example texts that demos and benchmarks store as memories, naming a made-up project's files
+EXAMPLE_TEXTS = {"docs/weekly-report.md"}
+
+
+def dangling_references(path: Path, text: str) -> list[str]:
+    """The repository paths and documents ``text`` names that exist neither at the
+    repository's root nor beside ``path``."""
+    named = [m.group(1) for m in REPO_PATH.finditer(text) if m.group(1) not in EXAMPLE_TEXTS]
+    named += [m.group(1) for m in DOCUMENT.finditer(text) if m.group(1) not in HOST_FILES]
+    return sorted({name for name in named
+                   if not ((REPO / name).exists() or (path.parent / name).exists()
+                           or (REPO / "docs" / name).exists())})
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: str(p.relative_to(REPO)))
+def test_every_file_a_reader_is_pointed_at_exists(source):
+    assert dangling_references(source, source.read_text(encoding="utf-8")) == []
+
+
+def test_the_checker_sees_a_dangling_reference():
+    text = "See DESIGN.md and palace/storage.py, not palace/store/files.py or README.md."
+    assert dangling_references(REPO / "README.md", text) == ["DESIGN.md", "palace/storage.py"]
