@@ -9,7 +9,7 @@ import pytest
 
 from palace.errors import ConfigError
 from palace.viewer import create_viewer_app
-from palace.viewer.security import check_bind_address
+from palace.network import check_bind_address
 
 from .conftest import free_port, start_server, stop_server
 
@@ -27,11 +27,12 @@ def csrf_of(html: str) -> str:
 
 
 def test_a_non_loopback_address_needs_a_token():
-    with pytest.raises(ConfigError, match="token"):
-        check_bind_address("0.0.0.0", None)
-    check_bind_address("0.0.0.0", "a-token")
+    rule = {"serving": "serve the viewer", "how_to_set_token": "--token"}
+    with pytest.raises(ConfigError, match=r"refusing to serve the viewer on 0\.0\.0\.0.*--token.*127\.0\.0\.1"):
+        check_bind_address("0.0.0.0", None, **rule)
+    check_bind_address("0.0.0.0", "a-token", **rule)
     for host in ("127.0.0.1", "localhost", "::1"):
-        check_bind_address(host, None)
+        check_bind_address(host, None, **rule)
 
 
 def test_edits_need_the_form_token_and_the_same_origin(live_viewer):
