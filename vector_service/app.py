@@ -54,7 +54,7 @@ from palace.errors import (
 )
 from palace.settings import Settings
 from vector_service.bodies import describe, error, json_body
-from vector_service.capture import CaptureRequest, capture
+from vector_service.capture import CaptureRequest, capture_routes
 from vector_service.host_api import HostPalace, add_http_error_handlers, document_core_endpoints, hosts
 from vector_service.middleware import (
     BearerTokenMiddleware,
@@ -116,14 +116,11 @@ def create_app(
     app.state.embedder = sidecar.embedder
     app.state.limits = sidecar.limits
     app.state.host_palace = HostPalace(sidecar.provider)
-    for router in (core, capture, hosts):
+    for router in (core, capture_routes, hosts):
         app.include_router(router)
     for exc, handler in ERROR_HANDLERS.items():
         app.add_exception_handler(exc, handler)
-    # routing errors (404, 405) in the {error, message} shape, and the OpenAPI schemas
-    add_http_error_handlers(app)
-    document_core_endpoints(app, {"/embed": EmbedRequest, "/search": SearchRequest,
-                                  "/index": IndexRequest, "/remove": RemoveRequest})
+    add_http_error_handlers(app)  # routing errors (404, 405) in the {error, message} shape
     # Added first = innermost of ours: an unexpected error becomes a 500 answer here,
     # so Starlette's outermost handler never re-raises it and the server keeps the
     # client's keep-alive connection.
@@ -224,6 +221,11 @@ async def remove(request: Annotated[RemoveRequest, Depends(json_body(RemoveReque
 @core.delete("/memories/{memory_id}")
 def delete_memory(memory_id: str, sidecar: SidecarDep) -> JSONResponse:
     return JSONResponse({"id": memory_id, "removed": sidecar.provider().remove(memory_id)})
+
+
+# their OpenAPI schemas (the bodies are parsed by hand, so FastAPI cannot infer them)
+document_core_endpoints(core, {"/embed": EmbedRequest, "/search": SearchRequest,
+                               "/index": IndexRequest, "/remove": RemoveRequest})
 
 
 # --- errors, in the {error, message} shape -----------------------------------------

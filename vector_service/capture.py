@@ -45,11 +45,11 @@ async def idempotency_key(http: Request) -> str | None:
     return key
 
 
-capture = APIRouter()
+capture_routes = APIRouter()
 
 
-@capture.post("/capture")
-async def capture_events(key: Annotated[str | None, Depends(idempotency_key)],
+@capture_routes.post("/capture")
+async def capture(key: Annotated[str | None, Depends(idempotency_key)],
                          request: Annotated[CaptureRequest, Depends(json_body(CaptureRequest))],
                          sidecar: SidecarDep) -> JSONResponse:
     if len(request.events) > MAX_CAPTURE_EVENTS:

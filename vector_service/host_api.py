@@ -489,7 +489,7 @@ def _response_doc(model: type[BaseModel], description: str = "OK") -> dict[str, 
             "content": {"application/json": {"schema": model.model_json_schema()}}}
 
 
-def document_core_endpoints(app: FastAPI, bodies: dict[str, type[BaseModel]]) -> None:
+def document_core_endpoints(router: APIRouter, bodies: dict[str, type[BaseModel]]) -> None:
     """OpenAPI request and response schemas for the sidecar's first endpoints
     (/health, /embed, /search, /index, /remove, DELETE /memories/{id}), which parse
     their bodies by hand and so cannot be described by FastAPI from their signatures.
@@ -504,7 +504,7 @@ def document_core_endpoints(app: FastAPI, bodies: dict[str, type[BaseModel]]) ->
         ("POST", "/search"): ProviderSearchResponse, ("POST", "/index"): IndexResponse,
         ("POST", "/remove"): RemoveResponse, ("DELETE", "/memories/{memory_id}"): RemoveResponse,
     }
-    for route in app.routes:
+    for route in router.routes:
         if not isinstance(route, APIRoute):
             continue
         for method in route.methods or ():
