@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import re
 
-import httpx
 import pytest
 from cli_helpers import NOT_FOUND, cli_on
 from test_mcp import Client, run_session
@@ -28,44 +27,39 @@ def csrf_of(html: str) -> str:
 
 def test_the_viewer_serves_every_page_and_form_on_either_backend(backend, make_pm):
     from palace.viewer import create_viewer_app
-    from viewer.conftest import free_port, start_server, stop_server
+    from starlette.testclient import TestClient
 
     pm = make_pm()
     assert pm.backend == backend
     memory = pm.store("我们决定用 PostgreSQL 作为团队的共享记忆库", tags=["db"], location="projects/palace",
                       extra={"relations": [{"subject": "团队", "predicate": "uses", "object": "PostgreSQL"}]})
     other = pm.store("Deploying the release broke the login page", location="ops")
-    port = free_port()
-    server, thread = start_server(create_viewer_app(pm, feed_poll_s=0.2), port)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        with httpx.Client(base_url=url, follow_redirects=False, trust_env=False, timeout=30) as client:
-            home = client.get("/")
-            assert home.status_code == 200 and memory.id in home.text and other.id in home.text
-            assert "projects" in client.get("/", params={"room": "projects"}).text
-            shown = client.get(f"/memories/{memory.id}")
-            assert shown.status_code == 200 and "共享记忆库" in shown.text and "PostgreSQL" in shown.text
-            found = client.get("/search", params={"q": "共享记忆"})
-            assert found.status_code == 200 and memory.id in found.text and other.id not in found.text
-            for path in ("/trash", "/experiences", "/feed"):
-                assert client.get(path).status_code == 200, path
-            for chart in ("/charts/decay.svg", "/charts/rooms.svg"):
-                answer = client.get(chart)
-                assert answer.status_code == 200 and answer.text.lstrip().startswith("<svg"), chart
-            csrf = csrf_of(home.text)
-            edited = client.post(f"/memories/{memory.id}/edit", data={"csrf": csrf, "tags": "db, shared"},
-                                 headers={"Origin": url})
-            assert edited.status_code == 303
-            assert pm.get(memory.id, record_access=False).tags == ("db", "shared")
-            deleted = client.post(f"/memories/{other.id}/delete", data={"csrf": csrf}, headers={"Origin": url})
-            assert deleted.status_code == 303 and pm.get(other.id, record_access=False) is None
-            assert other.id in client.get("/trash").text
-            assert client.post(f"/memories/{other.id}/restore", data={"csrf": csrf},
-                               headers={"Origin": url}).status_code == 303
-            assert pm.get(other.id, record_access=False) is not None
-            assert client.get("/memories/0123456789abcdef").status_code == 404
-    finally:
-        stop_server(server, thread)
+    url = "http://127.0.0.1:8770"  # the app in process: the rules of a real server's Host
+    with TestClient(create_viewer_app(pm, feed_poll_s=0.2), base_url=url, follow_redirects=False) as client:
+        home = client.get("/")
+        assert home.status_code == 200 and memory.id in home.text and other.id in home.text
+        assert "projects" in client.get("/", params={"room": "projects"}).text
+        shown = client.get(f"/memories/{memory.id}")
+        assert shown.status_code == 200 and "共享记忆库" in shown.text and "PostgreSQL" in shown.text
+        found = client.get("/search", params={"q": "共享记忆"})
+        assert found.status_code == 200 and memory.id in found.text and other.id not in found.text
+        for path in ("/trash", "/experiences", "/feed"):
+            assert client.get(path).status_code == 200, path
+        for chart in ("/charts/decay.svg", "/charts/rooms.svg"):
+            answer = client.get(chart)
+            assert answer.status_code == 200 and answer.text.lstrip().startswith("<svg"), chart
+        csrf = csrf_of(home.text)
+        edited = client.post(f"/memories/{memory.id}/edit", data={"csrf": csrf, "tags": "db, shared"},
+                             headers={"Origin": url})
+        assert edited.status_code == 303
+        assert pm.get(memory.id, record_access=False).tags == ("db", "shared")
+        deleted = client.post(f"/memories/{other.id}/delete", data={"csrf": csrf}, headers={"Origin": url})
+        assert deleted.status_code == 303 and pm.get(other.id, record_access=False) is None
+        assert other.id in client.get("/trash").text
+        assert client.post(f"/memories/{other.id}/restore", data={"csrf": csrf},
+                           headers={"Origin": url}).status_code == 303
+        assert pm.get(other.id, record_access=False) is not None
+        assert client.get("/memories/0123456789abcdef").status_code == 404
 
 
 @pytest.fixture

@@ -1,10 +1,10 @@
-"""The sidecar's endpoints for agent hosts (vector_service/host_api.py), on a real
-uvicorn subprocess with MiniLM: bootstrap, context, search, memories, experiences,
-the OpenAPI document, and routing errors in the {error, message} shape."""
+"""The sidecar's endpoints for agent hosts (vector_service/host_api.py), on the sidecar
+app in process with MiniLM (the real process is tested in test_vector_service.py):
+bootstrap, context, search, memories, experiences, the OpenAPI document, and routing
+errors in the {error, message} shape."""
 
-import httpx
 import pytest
-from vector_helpers import start_sidecar
+from vector_helpers import sidecar_in_process
 
 from palace.features.context import set_essence
 from palace.manager import MemoryPalaceManager
@@ -12,7 +12,6 @@ from palace.settings import Settings
 
 pytest_plugins = ["conftest_vectors"]
 
-client = httpx.Client(trust_env=False, timeout=30.0)
 NOW = "2026-11-30T09:00:00+08:00"
 
 
@@ -33,18 +32,13 @@ def sidecar(tmp_path_factory, minilm_path):
         pm.store("We decided to use PostgreSQL as the main database: we need JSONB.",
                  type="decision", tags=["database"], location="projects/palace",
                  created_at="2026-11-24T15:00:00+08:00")
-    running = start_sidecar(tmp, minilm_path, "--workspace", str(workspace),
-                            env={"MEMORY_TIMEZONE": "Asia/Shanghai"})
-    running.workspace = workspace
-    try:
-        running.wait_until_ready()
-        yield running
-    finally:
-        running.stop()
+    with sidecar_in_process(minilm_path, workspace, env={"MEMORY_TIMEZONE": "Asia/Shanghai"}) as client:
+        client.workspace = workspace
+        yield client
 
 
 def post(sidecar, path, payload=None):
-    return client.post(sidecar.url + path, json=payload)
+    return sidecar.post(path, json=payload)
 
 
 def test_bootstrap_returns_essence_sessions_tasks_and_relevant_memories(sidecar):
@@ -77,7 +71,7 @@ def test_store_get_search_delete_and_restore_a_memory(sidecar):
     memory = stored.json()
     assert memory["source"] == "openclaw" and memory["location"] == "projects/infra"
 
-    got = client.get(f"{sidecar.url}/memories/{memory['id']}").json()
+    got = sidecar.get(f"/memories/{memory['id']}").json()
     assert got["content"] == "The staging server is called kestrel." and got["path"].endswith(".md")
 
     found = post(sidecar, "/memories/search", {"query": "what is the staging server's name",
@@ -87,13 +81,13 @@ def test_store_get_search_delete_and_restore_a_memory(sidecar):
     assert hit["id"] == memory["id"] and hit["score"] > 0 and "bm25" in hit["why"]
     assert hit["path"] == f"memory/palace/projects/infra/{memory['id']}.md"
 
-    assert client.delete(f"{sidecar.url}/memories/{memory['id']}").json()["removed"] is True
-    gone = client.get(f"{sidecar.url}/memories/{memory['id']}")
+    assert sidecar.delete(f"/memories/{memory['id']}").json()["removed"] is True
+    gone = sidecar.get(f"/memories/{memory['id']}")
     assert gone.status_code == 404
     assert gone.json()["error"] == "not_found" and "restore" in gone.json()["message"]
     restored = post(sidecar, f"/memories/{memory['id']}/restore")
     assert restored.status_code == 200 and restored.json()["status"] == "active"
-    assert client.get(f"{sidecar.url}/memories/{memory['id']}").status_code == 200
+    assert sidecar.get(f"/memories/{memory['id']}").status_code == 200
 
 
 def test_search_reads_time_words(sidecar):
@@ -129,14 +123,14 @@ def test_experiences_are_recorded_verified_and_found(sidecar):
     ("GET", "/bootstrap", None, 405, "method_not_allowed"),
 ])
 def test_every_error_has_the_documented_shape(sidecar, method, path, payload, status, code):
-    answer = client.request(method, sidecar.url + path, json=payload)
+    answer = sidecar.request(method, path, json=payload)
     assert answer.status_code == status, answer.text
     body = answer.json()
     assert set(body) == {"error", "message"} and body["error"] == code and body["message"]
 
 
 def test_openapi_documents_request_and_response_schemas(sidecar):
-    spec = client.get(sidecar.url + "/openapi.json").json()
+    spec = sidecar.get("/openapi.json").json()
     bootstrap = spec["paths"]["/bootstrap"]["post"]
     body_schema = bootstrap["requestBody"]["content"]["application/json"]["schema"]
     assert {"query", "maxTokens", "now"} <= set(body_schema["properties"])
@@ -200,7 +194,7 @@ def test_search_and_get_say_where_the_text_lies_in_the_file(sidecar):
     content = "Rotate the TLS certificate of gannet-proxy.\nIt expires on the 14th.\nOwner: the ops rota."
     memory = post(sidecar, "/memories", {"content": content, "tags": ["ops", "tls"],
                                          "summary": "TLS rotation for gannet-proxy"}).json()
-    got = client.get(f"{sidecar.url}/memories/{memory['id']}").json()
+    got = sidecar.get(f"/memories/{memory['id']}").json()
     hit = next(r for r in post(sidecar, "/memories/search", {"query": "gannet-proxy certificate"}).json()["results"]
                if r["id"] == memory["id"])
     assert got["lines"] == hit["lines"]

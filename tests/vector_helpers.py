@@ -1,8 +1,10 @@
 """Helpers for vector tests: run the embedding sidecar (scripts/vector-service.py) as a
-real subprocess on a free loopback port and wait for it; an embedder that counts."""
+real subprocess on a free loopback port and wait for it, or its app in this process
+(``sidecar_in_process``, where the process itself is not the point); an embedder that counts."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -117,3 +119,25 @@ class CountingEmbedder:
     def embed_query(self, text):
         self.queries += 1
         return self.inner.embed_query(text)
+
+
+@contextlib.contextmanager
+def sidecar_in_process(model: str, workspace: Path | None = None, *, env: dict | None = None,
+                       timeout: float = 120.0):
+    """The sidecar app (vector_service.app.create_app) served in this process by
+    Starlette's TestClient, its lifespan run (the model loads in the background), once
+    /health says ready. Settings come from ``env`` alone, as start_sidecar's do from the
+    MEMORY_* variables it passes; requests go to http://127.0.0.1 (the client's base)."""
+    from starlette.testclient import TestClient
+
+    from palace.settings import Settings
+    from vector_service.app import create_app
+
+    settings = Settings.from_env({"MEMORY_VECTOR_MODEL": model, **(env or {})})
+    with TestClient(create_app(settings, workspace), base_url="http://127.0.0.1") as client:
+        deadline = time.monotonic() + timeout
+        while (health := client.get("/health").json())["status"] != "ready":
+            if health["status"] == "error" or time.monotonic() > deadline:
+                raise AssertionError(f"sidecar model not ready: {health}")
+            time.sleep(0.05)
+        yield client

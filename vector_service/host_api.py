@@ -1,6 +1,7 @@
 """What agent hosts (the OpenClaw plugin, Claude Code hooks) need from the sidecar.
 
-``add_host_endpoints(app, open_provider)`` adds, over the sidecar's workspace:
+The router ``hosts`` (its routes reach the palace through the ``HostPalace`` on
+``app.state.host_palace``) serves, over the sidecar's workspace:
 
 * ``POST /bootstrap`` and ``POST /context``: palace.features.context's start-of-session and
   per-prompt context within a token budget (ready-to-read text plus its pieces);
@@ -21,15 +22,18 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Annotated, Any, Callable
 
-from fastapi import FastAPI, Request
+from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.responses import JSONResponse
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from palace.features import context as ctx
 from palace.errors import MemoryNotFoundError
+from palace.responses import memory_view
+from vector_service.bodies import json_body
 
 # Another process (the CLI, Claude Code's hooks) may have written since the last call.
 SYNC_INTERVAL_S = 2.0
@@ -272,132 +276,143 @@ def _relative_path(pm, path: Path | None) -> str | None:
 
 # --------------------------------------------------------------------------- endpoints
 
-def add_host_endpoints(app: FastAPI, open_provider: Callable[[], Any], parse) -> None:
-    """Routes over the provider's manager, serialised by the provider's lock.
+class HostPalace:
+    """The sidecar's palace as host routes reach it: every call runs in a worker thread
+    under the provider's lock, after picking up what other processes wrote (at most
+    every SYNC_INTERVAL_S). ``open_provider`` opens the palace on first use (raising
+    the sidecar's no-workspace error without one)."""
 
-    ``open_provider`` opens the palace on first use (raising the sidecar's
-    no-workspace error without one); ``parse(request, Model)`` is the sidecar's
-    strict body parser."""
-    from palace.features import context as ctx
-    from palace.responses import memory_view
+    def __init__(self, open_provider: Callable[[], Any]):
+        self.open_provider = open_provider
+        self.last_sync = 0.0
+        self.sync_lock = threading.Lock()
 
-    last_sync = [0.0]
-    sync_lock = threading.Lock()
-
-    def call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        provider = open_provider()
+    def call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        provider = self.open_provider()
         with provider._lock:
             pm = provider.manager
-            with sync_lock:
-                if time.monotonic() - last_sync[0] >= SYNC_INTERVAL_S:
+            with self.sync_lock:
+                if time.monotonic() - self.last_sync >= SYNC_INTERVAL_S:
                     pm.sync(full=None)  # files written by other processes since
-                    last_sync[0] = time.monotonic()
+                    self.last_sync = time.monotonic()
             return fn(pm, *args, **kwargs)
 
-    async def run(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        return await run_in_threadpool(call, fn, *args, **kwargs)
+    async def run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        return await run_in_threadpool(self.call, fn, *args, **kwargs)
 
-    def route(method: str, path: str, model: type[BaseModel] | None, response, summary: str,
-              status_code: int = 200):
-        def register(handler):
-            extra = _body_doc(model) if model is not None else None
-            app.add_api_route(path, handler, methods=[method], response_model=response,
-                              responses=ERROR_RESPONSES, summary=summary, openapi_extra=extra,
-                              status_code=status_code, tags=["hosts"])
-            return handler
-        return register
 
-    @route("POST", "/bootstrap", BootstrapRequest, ContextResponse,
-           "Start-of-session context: essence, recent sessions, open tasks, relevant memories")
-    async def bootstrap(http: Request):
-        body = await parse(http, BootstrapRequest)
-        result = await run(lambda pm: ctx.bootstrap(pm, body.query, body.max_tokens, now=body.now))
-        return JSONResponse(result.to_dict())
+async def get_palace(request: Request) -> HostPalace:
+    return request.app.state.host_palace
 
-    @route("POST", "/persona", PersonaRequest, ContextResponse,
-           "The user's persona as bootstrap shows it (refresh: rebuild it from the current facts first)")
-    async def persona(http: Request):
-        body = await parse(http, PersonaRequest)
-        result = await run(lambda pm: ctx.persona_context(pm, body.max_tokens, refresh=body.refresh))
-        return JSONResponse(result.to_dict())
 
-    @route("POST", "/context", ContextRequest, ContextResponse,
-           "The memories most relevant to a query, packed into a token budget")
-    async def context(http: Request):
-        body = await parse(http, ContextRequest)
-        result = await run(lambda pm: ctx.get_context(
-            pm, body.query, body.max_tokens, now=body.now, tags=body.tags,
-            location=body.location, type=body.type))
-        return JSONResponse(result.to_dict())
+Palace = Annotated[HostPalace, Depends(get_palace)]
+hosts = APIRouter(tags=["hosts"], responses=ERROR_RESPONSES)
 
-    @route("POST", "/memories/search", MemorySearchRequest, SearchResponse,
-           "Search with time words, concepts and decay (the MCP search_memory shape)")
-    async def search_memories(http: Request):
-        body = await parse(http, MemorySearchRequest)
 
-        def search(pm):
-            results = pm.search(body.query, top_k=body.top_k, now=body.now, tags=body.tags,
-                                location=body.location, type=body.type,
-                                include_archived=body.include_archived, include_weak=body.include_weak)
-            return search_view(pm, results)
-        return JSONResponse(await run(search))
+def _route(method: str, path: str, model: type[BaseModel] | None, response, summary: str,
+           status_code: int = 200):
+    """Declare a host route with its OpenAPI request and response schemas."""
+    extra = _body_doc(model) if model is not None else None
+    return hosts.api_route(path, methods=[method], response_model=response, summary=summary,
+                           openapi_extra=extra, status_code=status_code)
 
-    @route("POST", "/memories", StoreRequest, MemoryView, "Store a memory", status_code=201)
-    async def store_memory(http: Request):
-        body = await parse(http, StoreRequest)
-        memory = await run(lambda pm: pm.store(
-            body.content, tags=body.tags or (), importance=body.importance, location=body.location,
-            type=body.type, source=body.source, summary=body.summary, created_at=body.created_at,
-            pinned=body.pinned))
-        return JSONResponse(memory_view(memory), status_code=201)
 
-    @route("GET", "/memories/{memory_id}", None, MemoryView, "One memory in full")
-    async def get_memory(memory_id: str):
-        def get(pm):
-            memory = pm.get(memory_id)
-            if memory is None:
-                hint = (f"it is in the trash: POST /memories/{memory_id}/restore brings it back"
-                        if pm.in_trash(memory_id) else
-                        "search (POST /memories/search) shows the ids")
-                raise MemoryNotFoundError(memory_id, hint)
-            return _add_text_lines(pm, memory_view(memory), memory)
-        return JSONResponse(await run(get))
+@_route("POST", "/bootstrap", BootstrapRequest, ContextResponse,
+        "Start-of-session context: essence, recent sessions, open tasks, relevant memories")
+async def bootstrap(body: Annotated[BootstrapRequest, Depends(json_body(BootstrapRequest))],
+                    palace: Palace):
+    result = await palace.run(lambda pm: ctx.bootstrap(pm, body.query, body.max_tokens, now=body.now))
+    return JSONResponse(result.to_dict())
 
-    @route("POST", "/memories/{memory_id}/restore", None, RestoreResponse,
-           "Bring a memory back from the trash or the archive")
-    async def restore_memory(memory_id: str):
-        memory = await run(lambda pm: pm.restore(memory_id))
-        return JSONResponse(memory_view(memory))
 
-    @route("POST", "/experiences", ExperienceRecordRequest, MemoryView,
-           "Record a lesson learned", status_code=201)
-    async def record_experience(http: Request):
-        body = await parse(http, ExperienceRecordRequest)
-        memory = await run(lambda pm: pm.experiences.record(
-            body.what_happened, body.what_worked, tags=body.tags or (), context=body.context,
-            location=body.location, importance=body.importance))
-        return JSONResponse(memory_view(memory), status_code=201)
+@_route("POST", "/persona", PersonaRequest, ContextResponse,
+        "The user's persona as bootstrap shows it (refresh: rebuild it from the current facts first)")
+async def persona(body: Annotated[PersonaRequest, Depends(json_body(PersonaRequest))], palace: Palace):
+    result = await palace.run(lambda pm: ctx.persona_context(pm, body.max_tokens, refresh=body.refresh))
+    return JSONResponse(result.to_dict())
 
-    @route("POST", "/experiences/{experience_id}/verify", ExperienceVerifyRequest, VerifyResponse,
-           "Say whether applying a lesson worked")
-    async def verify_experience(experience_id: str, http: Request):
-        body = await parse(http, ExperienceVerifyRequest)
-        stats = await run(lambda pm: pm.experiences.verify(experience_id, body.effective, body.note))
-        return JSONResponse({"id": experience_id, "stats": stats.to_dict()})
 
-    @route("POST", "/experiences/search", ExperienceSearchRequest, ExperienceSearchResponse,
-           "Lessons for a problem, best first by relevance and proven effectiveness")
-    async def search_experiences(http: Request):
-        body = await parse(http, ExperienceSearchRequest)
+@_route("POST", "/context", ContextRequest, ContextResponse,
+        "The memories most relevant to a query, packed into a token budget")
+async def context(body: Annotated[ContextRequest, Depends(json_body(ContextRequest))], palace: Palace):
+    result = await palace.run(lambda pm: ctx.get_context(
+        pm, body.query, body.max_tokens, now=body.now, tags=body.tags,
+        location=body.location, type=body.type))
+    return JSONResponse(result.to_dict())
 
-        def search(pm):
-            results = pm.experiences.search(body.query, top_k=body.top_k, tags=body.tags,
-                                            verified_only=body.verified_only)
-            return {"count": len(results), "results": [
-                memory_view(r.memory, preview=True) | {"lesson": r.lesson, "score": round(r.score, 4),
-                                                       "stats": r.stats.to_dict()}
-                for r in results]}
-        return JSONResponse(await run(search))
+
+@_route("POST", "/memories/search", MemorySearchRequest, SearchResponse,
+        "Search with time words, concepts and decay (the MCP search_memory shape)")
+async def search_memories(body: Annotated[MemorySearchRequest, Depends(json_body(MemorySearchRequest))],
+                          palace: Palace):
+    def search(pm):
+        results = pm.search(body.query, top_k=body.top_k, now=body.now, tags=body.tags,
+                            location=body.location, type=body.type,
+                            include_archived=body.include_archived, include_weak=body.include_weak)
+        return search_view(pm, results)
+    return JSONResponse(await palace.run(search))
+
+
+@_route("POST", "/memories", StoreRequest, MemoryView, "Store a memory", status_code=201)
+async def store_memory(body: Annotated[StoreRequest, Depends(json_body(StoreRequest))], palace: Palace):
+    memory = await palace.run(lambda pm: pm.store(
+        body.content, tags=body.tags or (), importance=body.importance, location=body.location,
+        type=body.type, source=body.source, summary=body.summary, created_at=body.created_at,
+        pinned=body.pinned))
+    return JSONResponse(memory_view(memory), status_code=201)
+
+
+@_route("GET", "/memories/{memory_id}", None, MemoryView, "One memory in full")
+async def get_memory(memory_id: str, palace: Palace):
+    def get(pm):
+        memory = pm.get(memory_id)
+        if memory is None:
+            hint = (f"it is in the trash: POST /memories/{memory_id}/restore brings it back"
+                    if pm.in_trash(memory_id) else
+                    "search (POST /memories/search) shows the ids")
+            raise MemoryNotFoundError(memory_id, hint)
+        return _add_text_lines(pm, memory_view(memory), memory)
+    return JSONResponse(await palace.run(get))
+
+
+@_route("POST", "/memories/{memory_id}/restore", None, RestoreResponse,
+        "Bring a memory back from the trash or the archive")
+async def restore_memory(memory_id: str, palace: Palace):
+    memory = await palace.run(lambda pm: pm.restore(memory_id))
+    return JSONResponse(memory_view(memory))
+
+
+@_route("POST", "/experiences", ExperienceRecordRequest, MemoryView,
+        "Record a lesson learned", status_code=201)
+async def record_experience(body: Annotated[ExperienceRecordRequest, Depends(json_body(ExperienceRecordRequest))],
+                            palace: Palace):
+    memory = await palace.run(lambda pm: pm.experiences.record(
+        body.what_happened, body.what_worked, tags=body.tags or (), context=body.context,
+        location=body.location, importance=body.importance))
+    return JSONResponse(memory_view(memory), status_code=201)
+
+
+@_route("POST", "/experiences/{experience_id}/verify", ExperienceVerifyRequest, VerifyResponse,
+        "Say whether applying a lesson worked")
+async def verify_experience(experience_id: str,
+                            body: Annotated[ExperienceVerifyRequest, Depends(json_body(ExperienceVerifyRequest))],
+                            palace: Palace):
+    stats = await palace.run(lambda pm: pm.experiences.verify(experience_id, body.effective, body.note))
+    return JSONResponse({"id": experience_id, "stats": stats.to_dict()})
+
+
+@_route("POST", "/experiences/search", ExperienceSearchRequest, ExperienceSearchResponse,
+        "Lessons for a problem, best first by relevance and proven effectiveness")
+async def search_experiences(body: Annotated[ExperienceSearchRequest, Depends(json_body(ExperienceSearchRequest))],
+                             palace: Palace):
+    def search(pm):
+        results = pm.experiences.search(body.query, top_k=body.top_k, tags=body.tags,
+                                        verified_only=body.verified_only)
+        return {"count": len(results), "results": [
+            memory_view(r.memory, preview=True) | {"lesson": r.lesson, "score": round(r.score, 4),
+                                                   "stats": r.stats.to_dict()}
+            for r in results]}
+    return JSONResponse(await palace.run(search))
 
 
 def add_http_error_handlers(app: FastAPI) -> None:
@@ -474,7 +489,7 @@ def _response_doc(model: type[BaseModel], description: str = "OK") -> dict[str, 
             "content": {"application/json": {"schema": model.model_json_schema()}}}
 
 
-def document_core_endpoints(app: FastAPI, bodies: dict[str, type[BaseModel]]) -> None:
+def document_core_endpoints(router: APIRouter, bodies: dict[str, type[BaseModel]]) -> None:
     """OpenAPI request and response schemas for the sidecar's first endpoints
     (/health, /embed, /search, /index, /remove, DELETE /memories/{id}), which parse
     their bodies by hand and so cannot be described by FastAPI from their signatures.
@@ -489,7 +504,7 @@ def document_core_endpoints(app: FastAPI, bodies: dict[str, type[BaseModel]]) ->
         ("POST", "/search"): ProviderSearchResponse, ("POST", "/index"): IndexResponse,
         ("POST", "/remove"): RemoveResponse, ("DELETE", "/memories/{memory_id}"): RemoveResponse,
     }
-    for route in app.routes:
+    for route in router.routes:
         if not isinstance(route, APIRoute):
             continue
         for method in route.methods or ():

@@ -77,11 +77,15 @@ def serve_sidecar(config: Settings, *, workspace: str | None, host: str, port: i
     try:
         import uvicorn
 
-        from vector_service.app import check_bind_address, create_app
+        from vector_service.app import create_app
     except ImportError as exc:
         raise ConfigError(f"the sidecar needs {exc.name or 'fastapi and uvicorn'}: "
                           "pip install 'palace-memory[server]'") from None
-    check_bind_address(host, config.vector_service_token or config.sidecar_tokens)
+    from palace.network import check_bind_address
+
+    check_bind_address(host, config.vector_service_token or config.sidecar_tokens, serving="listen",
+                       how_to_set_token="MEMORY_VECTOR_SERVICE_TOKEN, which clients send as a Bearer "
+                                        "token, or a tokens file in MEMORY_SIDECAR_TOKENS")
     if workspace is None and (config.sources.get("workspace_dir") in ("env", "argument")
                               or has_palace(config)):
         # as every command: the given workspace, else the current folder when it holds a

@@ -129,31 +129,48 @@ def decay_curve(*, created_at: datetime, importance: float, accesses: Sequence[d
     state = decay_model.replay(created_at, importance, accesses, params)
     score_now = decay_model.score_at(state, now, params, pinned=pinned)
     crosses_at = None if pinned else decay_model.archive_due_at(state, params)
-    lived = max(now - created_at, timedelta(days=1))
-    horizon = now + max(lived * 0.5, timedelta(days=30))
-    crossing_in_view = False
-    if crosses_at is not None:
-        if crosses_at <= now + timedelta(days=MAX_PROJECTION_DAYS):
-            horizon = max(horizon, crosses_at + (crosses_at - now) * 0.1 + timedelta(days=1))
-            crossing_in_view = True
-    start, end = created_at, horizon
-    x0, x1 = MARGIN_LEFT, WIDTH - MARGIN_RIGHT
-    y0, y1 = HEIGHT - MARGIN_BOTTOM, MARGIN_TOP
-    x = _SplitAxis(start.timestamp(), now.timestamp(), end.timestamp(), x0, x1)
-    y = _Axis(0.0, 1.0, y0, y1)
-    ticks = [start, now, now + (end - now) / 2, end]
+    end, crossing_in_view = _curve_horizon(created_at, now, crosses_at)
+    x = _SplitAxis(created_at.timestamp(), now.timestamp(), end.timestamp(), MARGIN_LEFT, WIDTH - MARGIN_RIGHT)
+    y = _Axis(0.0, 1.0, HEIGHT - MARGIN_BOTTOM, MARGIN_TOP)
 
     def score(st: decay_model.DecayState, at: datetime) -> float:
         return decay_model.score_at(st, at, params, pinned=pinned)
 
-    # The past: piecewise, each piece the fall from one reinforcement to the next.
+    past, markers = _past_curve(created_at, importance, accesses, now, params, score, x, y)
+    fstep = (end - now) / 80  # the future: the fall from now if nothing reinforces the memory
+    future = [(x((now + fstep * i).timestamp()), y(score(state, now + fstep * i))) for i in range(81)]
+    desc = _curve_description(score_now, crosses_at, len(accesses), now, params, pinned=pinned)
+    if x.scaled:
+        desc += " Past and future are drawn to different time scales, meeting at now."
+    parts = [_svg_open("Decay curve", desc, "decay-curve"),
+             *_curve_frame(x, y, [created_at, now, now + (end - now) / 2, end], params, pinned=pinned),
+             _polyline(past, PAST, "past"), _polyline(future, PROJECTED, "projection", dashed=True),
+             *_curve_marks(x, y, markers, now, crosses_at if crossing_in_view else None,
+                           params.archive_threshold),
+             "</svg>"]
+    return DecayCurve(svg="".join(parts), score_now=score_now, crosses_at=crosses_at,
+                      crossing_in_view=crossing_in_view, pinned=pinned, scaled=x.scaled)
+
+
+def _curve_horizon(created_at: datetime, now: datetime, crosses_at: datetime | None) -> tuple[datetime, bool]:
+    """How far into the future the curve is drawn, and whether the crossing lies in view."""
+    lived = max(now - created_at, timedelta(days=1))
+    horizon = now + max(lived * 0.5, timedelta(days=30))
+    if crosses_at is not None and crosses_at <= now + timedelta(days=MAX_PROJECTION_DAYS):
+        return max(horizon, crosses_at + (crosses_at - now) * 0.1 + timedelta(days=1)), True
+    return horizon, False
+
+
+def _past_curve(created_at: datetime, importance: float, accesses: Sequence[datetime], now: datetime,
+                params: decay_model.DecayParams, score, x, y):
+    """The past, piecewise (each piece the fall from one reinforcement to the next), and
+    the (moment, score after) of each access."""
     past: list[tuple[float, float]] = []
     markers = []
     st = decay_model.initial_state(created_at, importance, params)
-    moments = [*accesses, now]
     step = max((now - created_at) / CURVE_SAMPLES, timedelta(minutes=1))
     cursor = created_at
-    for index, moment in enumerate(moments):
+    for index, moment in enumerate([*accesses, now]):
         while cursor < moment:
             past.append((x(cursor.timestamp()), y(score(st, cursor))))
             cursor += step
@@ -163,59 +180,59 @@ def decay_curve(*, created_at: datetime, importance: float, accesses: Sequence[d
             after = score(st, moment)
             past.append((x(moment.timestamp()), y(after)))
             markers.append((moment, after))
-    # The future: the fall from now if nothing reinforces the memory.
-    future = []
-    fstep = (end - now) / 80
-    for i in range(81):
-        moment = now + fstep * i
-        future.append((x(moment.timestamp()), y(score(state, moment))))
+    return past, markers
 
-    threshold_y = y(params.archive_threshold)
+
+def _curve_description(score_now: float, crosses_at: datetime | None, accesses: int, now: datetime,
+                       params: decay_model.DecayParams, *, pinned: bool) -> str:
+    """The curve in words (the SVG's description, read by screen readers)."""
+    threshold = params.archive_threshold
     if pinned:
-        desc = "Pinned: the score stays at 1.00 and the memory is never archived."
-    elif crosses_at is None:
-        desc = (f"Score now {score_now:.2f}; with this stability it will not reach the archive "
-                f"threshold {params.archive_threshold:.2f}.")
-    elif crosses_at <= now:
-        desc = (f"Score now {score_now:.2f}; {len(accesses)} past accesses; it fell under the "
-                f"archive threshold {params.archive_threshold:.2f} on "
+        return "Pinned: the score stays at 1.00 and the memory is never archived."
+    if crosses_at is None:
+        return (f"Score now {score_now:.2f}; with this stability it will not reach the archive "
+                f"threshold {threshold:.2f}.")
+    if crosses_at <= now:
+        return (f"Score now {score_now:.2f}; {accesses} past accesses; it fell under the "
+                f"archive threshold {threshold:.2f} on "
                 f"{crosses_at.strftime('%Y-%m-%d')}, so the next decay run archives it.")
-    else:
-        desc = (f"Score now {score_now:.2f}; {len(accesses)} past accesses; if unused it falls "
-                f"under the archive threshold {params.archive_threshold:.2f} on "
-                f"{crosses_at.strftime('%Y-%m-%d')}.")
-    if x.scaled:
-        desc += " Past and future are drawn to different time scales, meeting at now."
-    parts = [_svg_open("Decay curve", desc, "decay-curve"),
-             _score_axis(y, x0, x1),
-             f'<line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y0}" stroke="{MUTED}"/>',
+    return (f"Score now {score_now:.2f}; {accesses} past accesses; if unused it falls "
+            f"under the archive threshold {threshold:.2f} on "
+            f"{crosses_at.strftime('%Y-%m-%d')}.")
+
+
+def _curve_frame(x, y, ticks: list[datetime], params: decay_model.DecayParams, *, pinned: bool) -> list[str]:
+    """The axes, the date ticks and (when decay can archive it) the threshold line."""
+    x0, x1, y0 = MARGIN_LEFT, WIDTH - MARGIN_RIGHT, HEIGHT - MARGIN_BOTTOM
+    parts = [_score_axis(y, x0, x1), f'<line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y0}" stroke="{MUTED}"/>',
              _date_ticks(ticks, x, y0)]
     if params.enabled and not pinned:
+        threshold_y = y(params.archive_threshold)
         parts.append(f'<line class="threshold" x1="{x0}" y1="{threshold_y}" x2="{x1}" '
                      f'y2="{threshold_y}" stroke="{THRESHOLD}" stroke-width="1.5" stroke-dasharray="2 3"/>')
         parts.append(_text(x0 + 4, threshold_y - 5, f"archive threshold {params.archive_threshold:.2f}",
                            anchor="start", fill=THRESHOLD))
-    parts.append(_polyline(past, PAST, "past"))
-    parts.append(_polyline(future, PROJECTED, "projection", dashed=True))
-    for moment, after in markers:
-        parts.append(f'<circle class="access" cx="{x(moment.timestamp())}" cy="{y(after)}" r="4" '
-                     f'fill="{PAST}"><title>accessed {escape(moment.strftime("%Y-%m-%d %H:%M"))}'
-                     f"</title></circle>")
+    return parts
+
+
+def _curve_marks(x, y, markers, now: datetime, crossing: datetime | None, threshold: float) -> list[str]:
+    """The accesses, the now line and, when in view, the day the score crosses the threshold."""
+    y0, y1 = HEIGHT - MARGIN_BOTTOM, MARGIN_TOP
+    parts = [f'<circle class="access" cx="{x(moment.timestamp())}" cy="{y(after)}" r="4" '
+             f'fill="{PAST}"><title>accessed {escape(moment.strftime("%Y-%m-%d %H:%M"))}'
+             f"</title></circle>" for moment, after in markers]
     now_x = x(now.timestamp())
     parts.append(f'<line class="now" x1="{now_x}" y1="{y1}" x2="{now_x}" y2="{y0}" stroke="{NOW}" '
                  f'stroke-width="1.5"/>')
     parts.append(_text(now_x + 4, y0 - 6, "now", anchor="start", fill=NOW))
-
-    if crosses_at is not None and crossing_in_view:
-        cx = x(crosses_at.timestamp())
+    if crossing is not None:
+        cx, threshold_y = x(crossing.timestamp()), y(threshold)
         parts.append(f'<line class="crossing" x1="{cx}" y1="{threshold_y}" x2="{cx}" y2="{y0}" '
                      f'stroke="{THRESHOLD}" stroke-width="1.5"/>')
         parts.append(f'<circle cx="{cx}" cy="{threshold_y}" r="4" fill="{THRESHOLD}"/>')
-        parts.append(_text(cx, threshold_y - 18, f"archive due {crosses_at.strftime('%Y-%m-%d')}",
+        parts.append(_text(cx, threshold_y - 18, f"archive due {crossing.strftime('%Y-%m-%d')}",
                            anchor="end" if cx > WIDTH * 0.7 else "middle", fill=THRESHOLD))
-    parts.append("</svg>")
-    return DecayCurve(svg="".join(parts), score_now=score_now, crosses_at=crosses_at,
-                      crossing_in_view=crossing_in_view, pinned=pinned, scaled=x.scaled)
+    return parts
 
 
 def decay_histogram(scores: Sequence[float], threshold: float, *, bins: int = 10,

@@ -27,10 +27,11 @@ def run_viewer(workspace: str, host: str, port: int, token: str | None) -> None:
     """Check the address, build the viewer over ``workspace`` and serve it until stopped
     (shared by this command and ``palace serve``)."""
     from palace.errors import PalaceError
-    from palace.viewer.security import check_bind_address
+    from palace.network import check_bind_address
 
     try:
-        check_bind_address(host, token)
+        check_bind_address(host, token, serving="serve the viewer",
+                           how_to_set_token="--token or MEMORY_VIEWER_TOKEN")
     except PalaceError as exc:
         raise click.UsageError(str(exc)) from None
     try:

@@ -19,21 +19,11 @@ import hmac
 import secrets
 from urllib.parse import urlsplit
 
-from palace.errors import ConfigError
 from palace.network import is_loopback
 
 COOKIE_NAME = "palace_viewer_token"
 CSRF_FIELD = "csrf"
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
-
-
-def check_bind_address(host: str, token: str | None) -> None:
-    """Refuse to expose the viewer beyond this machine without a token."""
-    if not is_loopback(host) and not token:
-        raise ConfigError(
-            f"refusing to serve the viewer on {host}: anyone who can reach it could read and "
-            "delete your memories. Set a token (--token or MEMORY_VIEWER_TOKEN) or listen "
-            "on 127.0.0.1")
 
 
 def host_name(host_header: str) -> str:

@@ -1,25 +1,39 @@
-"""The token, Host and CSRF rules, over real HTTP against a real server."""
+"""The token, Host and CSRF rules: over HTTP against the app in process (Starlette's
+TestClient), and the login form in a real browser against a real server."""
 
 from __future__ import annotations
 
 import re
 
-import httpx
 import pytest
+from starlette.testclient import TestClient
 
 from palace.errors import ConfigError
 from palace.viewer import create_viewer_app
-from palace.viewer.security import check_bind_address
+from palace.network import check_bind_address
 
 from .conftest import free_port, start_server, stop_server
 
 
+URL = "http://127.0.0.1:8770"  # what the in-process clients send as their Host
+
+
 @pytest.fixture
 def token_viewer(viewer_pm):
+    """A real server, for the browser."""
     port = free_port()
     server, thread = start_server(create_viewer_app(viewer_pm, token="s3cret-token"), port)
     yield f"http://127.0.0.1:{port}", viewer_pm
     stop_server(server, thread)
+
+
+@pytest.fixture
+def viewer_app(viewer_pm):
+    return create_viewer_app(viewer_pm)
+
+
+def in_process(app, *, follow_redirects: bool = True) -> TestClient:
+    return TestClient(app, base_url=URL, follow_redirects=follow_redirects)
 
 
 def csrf_of(html: str) -> str:
@@ -27,16 +41,17 @@ def csrf_of(html: str) -> str:
 
 
 def test_a_non_loopback_address_needs_a_token():
-    with pytest.raises(ConfigError, match="token"):
-        check_bind_address("0.0.0.0", None)
-    check_bind_address("0.0.0.0", "a-token")
+    rule = {"serving": "serve the viewer", "how_to_set_token": "--token"}
+    with pytest.raises(ConfigError, match=r"refusing to serve the viewer on 0\.0\.0\.0.*--token.*127\.0\.0\.1"):
+        check_bind_address("0.0.0.0", None, **rule)
+    check_bind_address("0.0.0.0", "a-token", **rule)
     for host in ("127.0.0.1", "localhost", "::1"):
-        check_bind_address(host, None)
+        check_bind_address(host, None, **rule)
 
 
-def test_edits_need_the_form_token_and_the_same_origin(live_viewer):
-    memory = live_viewer.pm.store("keep me")
-    with httpx.Client(base_url=live_viewer.url, follow_redirects=False) as client:
+def test_edits_need_the_form_token_and_the_same_origin(viewer_app, viewer_pm):
+    memory = viewer_pm.store("keep me")
+    with in_process(viewer_app, follow_redirects=False) as client:
         csrf = csrf_of(client.get("/").text)
         # no form token: refused, nothing deleted
         answer = client.post(f"/memories/{memory.id}/delete", data={})
@@ -45,26 +60,26 @@ def test_edits_need_the_form_token_and_the_same_origin(live_viewer):
         answer = client.post(f"/memories/{memory.id}/delete", data={"csrf": csrf},
                              headers={"Origin": "http://evil.example"})
         assert answer.status_code == 403
-        assert live_viewer.pm.get(memory.id, record_access=False) is not None
+        assert viewer_pm.get(memory.id, record_access=False) is not None
         # our own form: done, and answered with a redirect (post/redirect/get)
         answer = client.post(f"/memories/{memory.id}/delete", data={"csrf": csrf},
-                             headers={"Origin": live_viewer.url})
+                             headers={"Origin": URL})
         assert answer.status_code == 303
-    assert live_viewer.pm.get(memory.id, record_access=False) is None
+    assert viewer_pm.get(memory.id, record_access=False) is None
 
 
-def test_without_a_token_only_loopback_host_names_are_served(live_viewer):
+def test_without_a_token_only_loopback_host_names_are_served(viewer_app, viewer_pm):
     """DNS rebinding: a site whose name now points at 127.0.0.1 must not read memories."""
-    live_viewer.pm.store("secret plans")
-    with httpx.Client(base_url=live_viewer.url) as client:
+    viewer_pm.store("secret plans")
+    with in_process(viewer_app) as client:
         assert client.get("/", headers={"Host": "attacker.example"}).status_code == 403
         assert client.get("/", headers={"Host": "localhost:1234"}).status_code == 200
 
 
-def test_with_a_token_every_page_needs_it(token_viewer):
-    url, pm = token_viewer
+def test_with_a_token_every_page_needs_it(viewer_pm):
+    app, pm = create_viewer_app(viewer_pm, token="s3cret-token"), viewer_pm
     memory = pm.store("private memory")
-    with httpx.Client(base_url=url, follow_redirects=False) as client:
+    with in_process(app, follow_redirects=False) as client:
         answer = client.get(f"/memories/{memory.id}")
         assert answer.status_code == 303 and "/login" in answer.headers["location"]
         assert client.get("/charts/decay.svg").status_code == 401
@@ -78,7 +93,7 @@ def test_with_a_token_every_page_needs_it(token_viewer):
         # a Bearer header works for scripts
         answer = client.get(f"/memories/{memory.id}", headers={"Authorization": "Bearer s3cret-token"})
         assert answer.status_code == 200 and "private memory" in answer.text
-    with httpx.Client(base_url=url, follow_redirects=True) as browser:
+    with in_process(app) as browser:
         # ?token= sets the cookie and drops the token from the address
         answer = browser.get(f"/memories/{memory.id}?token=s3cret-token")
         assert answer.status_code == 200 and "private memory" in answer.text
@@ -101,9 +116,9 @@ def test_login_form_in_the_browser(token_viewer, page):
     assert page.url.startswith(url + "/login")
 
 
-def test_redirects_stay_on_this_server_and_bad_input_is_explained(live_viewer):
-    memory = live_viewer.pm.store("a memory")
-    with httpx.Client(base_url=live_viewer.url, follow_redirects=False) as client:
+def test_redirects_stay_on_this_server_and_bad_input_is_explained(viewer_app, viewer_pm):
+    memory = viewer_pm.store("a memory")
+    with in_process(viewer_app, follow_redirects=False) as client:
         csrf = csrf_of(client.get("/").text)
         for target in ("//evil.example/", "/\\evil.example/", "https://evil.example/"):
             answer = client.post("/login", data={"token": "", "next": target})
@@ -114,4 +129,4 @@ def test_redirects_stay_on_this_server_and_bad_input_is_explained(live_viewer):
         assert client.get("/memories/0123456789abcdef").status_code == 404
         assert client.get("/memories/not-an-id!").status_code == 400
         assert client.get("/?page=0").status_code == 400
-    assert live_viewer.pm.get(memory.id, record_access=False).importance == 0.5
+    assert viewer_pm.get(memory.id, record_access=False).importance == 0.5

@@ -1,18 +1,17 @@
-"""The viewer under /viewer on the embedding sidecar, behind the sidecar's token."""
+"""The viewer under /viewer on the embedding sidecar, behind the sidecar's token (the
+sidecar app in process; `palace sidecar --viewer` is the same wiring, see palace/cli/servers.py)."""
 
 from __future__ import annotations
 
 import re
 
-import httpx
 import pytest
+from starlette.testclient import TestClient
 
 from palace.embedders import InProcessEmbedder
 from palace.manager import MemoryPalaceManager
 from palace.settings import Settings
 from vector_service.app import create_app, mount_viewer
-
-from .conftest import free_port, start_server, stop_server
 
 
 @pytest.fixture
@@ -25,21 +24,19 @@ def sidecar_with_viewer(workspace):
     settings = Settings.from_env(vector_service_token="side-token", vector_model="")
     app = create_app(settings, workspace, embedder=InProcessEmbedder(settings))
     mount_viewer(app, settings, workspace)
-    port = free_port()
-    server, thread = start_server(app, port)
-    yield f"http://127.0.0.1:{port}", memory
-    stop_server(server, thread)
+    yield app, memory
 
 
 def test_viewer_under_the_sidecar_uses_its_token(sidecar_with_viewer):
-    url, memory = sidecar_with_viewer
-    with httpx.Client(base_url=url, follow_redirects=False) as client:
+    app, memory = sidecar_with_viewer
+    url = "http://127.0.0.1:8765"
+    with TestClient(app, base_url=url, follow_redirects=False) as client:
         answer = client.get("/viewer/")
         assert answer.status_code == 303 and answer.headers["location"].startswith("/viewer/login")
         assert client.get("/viewer").status_code == 307
         # the API keeps its own Bearer rule
         assert client.post("/search", json={"query": "x"}).status_code == 401
-    with httpx.Client(base_url=url, follow_redirects=True) as browser:
+    with TestClient(app, base_url=url) as browser:
         page = browser.get("/viewer/?token=side-token")
         assert page.status_code == 200 and "seen through the sidecar" in page.text
         # every link and form points under /viewer
