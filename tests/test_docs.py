@@ -118,5 +118,5 @@ def test_every_file_a_reader_is_pointed_at_exists(source):
 
 
 def test_the_checker_sees_a_dangling_reference():
-    text = "See DESIGN.md and palace/store/files.py, not palace/store/files.py or README.md."
-    assert dangling_references(REPO / "README.md", text) == ["DESIGN.md", "palace/store/files.py"]
+    text = "See DESIGN.md and palace/retrieval.py, not palace/store/files.py or README.md."
+    assert dangling_references(REPO / "README.md", text) == ["DESIGN.md", "palace/retrieval.py"]
