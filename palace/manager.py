@@ -29,10 +29,9 @@ from typing import Any, ContextManager, Iterator, List, Sequence  # List: the cl
 from .decay import DecayInfo, DecayParams, DecayReport, collapse_bursts, decay_info, is_pinned, plan_archive
 from .errors import (ConfigError, EmbedderUnavailableError, InvalidInputError, MemoryFileError, MemoryNotFoundError,
                      StorageError, storage_error)
-from .backends import (open_agent_roles, open_backend, open_capture_state, open_decision_log, open_review_queue,
-                       open_vectors)
+from palace.backends import open_backend
 from .backends.transfer import TransferReport, export_tree, import_tree
-from .index import INDEX_DIR, Filters, SyncReport, row_to_memory
+from .index import Filters, SyncReport, row_to_memory
 from .graph import graph_rows, read_facts
 from .graph.extract import with_extracted
 from .graph.decisions import CLOSING, DECISIONS_FILE, Decision, DecisionLog, adopt_client_log, fact_id
@@ -93,7 +92,7 @@ class MemoryPalaceManager:
         # MEMORY_BACKEND: local files or Postgres
         backend = open_backend(settings, self.tz, derive_graph=self._graph_rows, notes=self.notes)
         self.backend = backend.name
-        self._opened = backend  # its parts by name, for the few that differ (the review queue)
+        self._opened = backend  # what differs by backend, as its methods (vectors, review queue)
         self.storage, self.index, self.syncer, self._lock = (backend.storage, backend.index,
                                                              backend.syncer, backend.lock)
         self.root = self.storage.root
@@ -105,7 +104,7 @@ class MemoryPalaceManager:
         self._embedder_error: str | None = None
         from .chunking import chunk_text
 
-        self._vectors = open_vectors(backend, chunk_text)
+        self._vectors = backend.vectors(chunk_text)
         self._time_reasoner = None
         self._expander = None
         self._experiences = None
@@ -116,7 +115,7 @@ class MemoryPalaceManager:
             if sync:
                 self.sync(full=None)
             self.syncer.catch_up_journal(self.journal_path)
-            if self.backend == "local":  # the files' leftovers (Postgres writes are transactions)
+            if backend.keeps_files:  # the files' leftovers (Postgres writes are transactions)
                 recover_after_crash(self)
         except (OSError, sqlite3.OperationalError, StorageError) as exc:
             # a read-only folder or a full disk: reads go on with the index as it is
@@ -175,10 +174,7 @@ class MemoryPalaceManager:
         if self._expander is None:
             from .concepts import load_cached
 
-            # Postgres keeps no local folder: building the map there costs ~0.1 s, and
-            # writing a cache would make a memory/palace/ folder nobody asked for
-            cache = self.root / INDEX_DIR / "concepts.pickle" if self.backend == "local" else None
-            self._expander = load_cached(cache, self.settings.concepts_file)
+            self._expander = load_cached(self._opened.cache_file("concepts.pickle"), self.settings.concepts_file)
         return self._expander
 
     @property
@@ -198,10 +194,10 @@ class MemoryPalaceManager:
             raise ConfigError("the entity graph (recall, history, review, entity merge) is not "
                               "kept by this backend")
         if self._graph is None:
-            queue = open_review_queue(self._opened, ReviewItem) or ReviewQueue(self.root / REVIEW_FILE)
+            queue = self._opened.review_queue(ReviewItem) or ReviewQueue(self.root / REVIEW_FILE)
             # on Postgres the queue and the decision log are tables every client shares
             # (review_items, graph_decisions); locally they are files in the palace
-            decisions = open_decision_log(self._opened, Decision, self.settings.scope)
+            decisions = self._opened.decision_log(Decision, self.settings.scope)
             if decisions is None:
                 decisions = DecisionLog(self.root / DECISIONS_FILE)
             else:
@@ -214,12 +210,12 @@ class MemoryPalaceManager:
     def capture_state(self, folder: Path) -> Any:
         """Live capture's waiting events and sessionKey map (``palace.backends.capture_state``):
         files under ``folder`` locally, shared rows in Postgres, in this client's scope."""
-        return open_capture_state(self._opened, folder, self.settings.scope)
+        return self._opened.capture_state(folder, self.settings.scope)
 
     def agent_roles(self) -> Any:
         """Postgres: make, list and drop one database role per agent, bound by the database
         to that agent's scopes (``palace agent``; docs/backends.md). Local: a ConfigError."""
-        return open_agent_roles(self._opened, self.settings)
+        return self._opened.agent_roles(self.settings)
 
     def _graph_rows(self, memory: Memory) -> Any:
         return graph_rows(memory.extra, memory.content, created_at=memory.created_at, tz=self.tz)
@@ -706,7 +702,7 @@ class MemoryPalaceManager:
         Returns a ``palace.doctor.DoctorReport`` (``.ok``, ``.findings``)."""
         from .doctor import examine, examine_database
 
-        if self.backend != "local":
+        if not self._opened.keeps_files:
             # one transactional store: no files to drift; orphaned vectors are checked
             with self.write_lock():
                 return examine_database(self, repair=repair)
