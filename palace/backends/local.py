@@ -7,7 +7,7 @@ from datetime import tzinfo
 from pathlib import Path
 from typing import Any
 
-from palace.backends import Backend
+from palace.backends.base import Backend
 from palace.errors import ConfigError
 from palace.index import INDEX_DIR, INDEX_FILE, Syncer, VectorStore
 from palace.index.opening import open_index

@@ -7,7 +7,7 @@ from datetime import tzinfo
 from pathlib import Path
 from typing import Any
 
-from palace.backends import Backend
+from palace.backends.base import Backend
 from palace.backends.postgres.database import PgIndex, PgStore, PgWriteLock, PostgresPalace
 from palace.backends.postgres.sync import PgSyncer
 from palace.errors import ConfigError
