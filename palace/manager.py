@@ -290,17 +290,17 @@ class MemoryPalaceManager:
         row = self.syncer.fresh_row(memory_id)
         if row is None:
             raise self.not_found(memory_id)
-        return self.storage.read(self.root / row["path"])
+        return self.storage.read(self.root / row.path)
 
     def _decay_info(self, rows: Sequence[Any], now: datetime) -> dict[str, DecayInfo]:
-        times = self.index.access_times([row["id"] for row in rows])
+        times = self.index.access_times([row.id for row in rows])
         return decay_info(rows, times, now, self.decay_params, self.tz)
 
     def _rows_to_memories(self, rows: Sequence[Any], now: datetime | None = None) -> List[Memory]:
         info = self._decay_info(rows, now or self.now())
-        return [row_to_memory(row, self.root, decay_score=info[row["id"]].score,
-                              access_count=info[row["id"]].access_count,
-                              last_accessed_at=info[row["id"]].last_accessed_at) for row in rows]
+        return [row_to_memory(row, self.root, decay_score=info[row.id].score,
+                              access_count=info[row.id].access_count,
+                              last_accessed_at=info[row.id].last_accessed_at) for row in rows]
 
     # ------------------------------------------------------------------ public API
 
@@ -387,14 +387,14 @@ class MemoryPalaceManager:
 
         wanted = " ".join(normalize(content).split())
         rows = self.index.content_candidates(content, probe_terms=self.DUPLICATE_PROBE_TERMS)
-        for row in sorted(rows, key=lambda r: (r["created_ts"], r["rid"])):
-            if row["status"] == "active" and " ".join(normalize(row["content"]).split()) == wanted:
+        for row in sorted(rows, key=lambda r: (r.created_ts, r.rid)):
+            if row.status == "active" and " ".join(normalize(row.content).split()) == wanted:
                 return row
         return None
 
     def _merge_duplicate(self, row: Any, tags: Sequence[str]) -> Memory:
-        with self._memory_lock(f"id:{row['id']}"):
-            memory = self._read_file_memory(row["id"])
+        with self._memory_lock(f"id:{row.id}"):
+            memory = self._read_file_memory(row.id)
             merged = tuple(dict.fromkeys([*memory.tags, *tags]))
             if merged != memory.tags:
                 memory = self._write(replace(memory, tags=merged, updated_at=self.now()), old=memory)
@@ -474,9 +474,9 @@ class MemoryPalaceManager:
                 row = self.index.row_by_id(id)
                 if row is None:
                     raise MemoryNotFoundError(id, "it is neither in the trash nor archived")
-                if row["status"] == "active":
+                if row.status == "active":
                     raise InvalidInputError(f"memory {id!r} is already active")
-                memory = self.storage.read(self.root / row["path"])
+                memory = self.storage.read(self.root / row.path)
                 restored = replace(memory, status="active", updated_at=self.now())
             else:
                 if self.index.row_by_id(id) is not None:
@@ -609,7 +609,7 @@ class MemoryPalaceManager:
                                     include_superseded=include_superseded, limit=limit)
         by_rid = self.index.rows_by_rid([x.rid for x in reached])  # one query, not one per memory
         rows = {x.memory_id: row for x in reached if (row := by_rid.get(x.rid)) is not None
-                and row["id"] == x.memory_id}
+                and row.id == x.memory_id}
         results = recall_results(reached, rows, self._decay_info(list(rows.values()), when), self.root)
         self._count_use([r.memory.id for r in results], when, "recall")
         return results
@@ -814,7 +814,7 @@ class MemoryPalaceManager:
         if row is None:
             return []
         stamps = collapse_bursts(self.index.access_times([id]).get(id, []))
-        return [datetime.fromtimestamp(ts, self.tz) for ts in stamps if ts >= row["created_ts"]]
+        return [datetime.fromtimestamp(ts, self.tz) for ts in stamps if ts >= row.created_ts]
 
     def list_page(self, *, offset: int = 0, limit: int = 50, location: str | None = None,
                   tags: Sequence[str] | None = None, status: str | None = "active",
