@@ -22,6 +22,7 @@ from datetime import datetime, timedelta, timezone, tzinfo
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple, Sequence
 
 from palace.errors import ConfigError
+from palace.index.rows import IndexRow
 
 if TYPE_CHECKING:
     from palace.settings import Settings
@@ -265,7 +266,7 @@ class DecayInfo(NamedTuple):
     last_accessed_at: datetime | None
 
 
-def decay_info(rows: Sequence[Any], access_times: Mapping[str, Sequence[float]],
+def decay_info(rows: Sequence[IndexRow], access_times: Mapping[str, Sequence[float]],
                now: datetime, params: DecayParams, tz: tzinfo) -> dict[str, DecayInfo]:
     """Score, accesses counted and last access of each memory row (``id``,
     ``created_ts``, ``created_at``, ``importance``, ``pinned``) at ``now``, from its
@@ -274,19 +275,19 @@ def decay_info(rows: Sequence[Any], access_times: Mapping[str, Sequence[float]],
     now_ts = now.timestamp()
     for row in rows:
         # accesses before creation belong to an earlier memory that had this id
-        stamps_ts = [ts for ts in collapse_bursts(access_times.get(row["id"], [])) if ts >= row["created_ts"]]
-        pinned = is_pinned(row["importance"], bool(row["pinned"]))
+        stamps_ts = [ts for ts in collapse_bursts(access_times.get(row.id, [])) if ts >= row.created_ts]
+        pinned = is_pinned(row.importance, bool(row.pinned))
         if not stamps_ts and not pinned and params.enabled:
             # never used: the curve from creation, R = exp(-Δt/S0), without
             # building datetimes (this runs for every search candidate)
-            days = max(0.0, now_ts - row["created_ts"]) / _SECONDS_PER_DAY
-            info[row["id"]] = DecayInfo(math.exp(-days / initial_stability_days(row["importance"], params)),
+            days = max(0.0, now_ts - row.created_ts) / _SECONDS_PER_DAY
+            info[row.id] = DecayInfo(math.exp(-days / initial_stability_days(row.importance, params)),
                                         0, None)
             continue
         stamps = [datetime.fromtimestamp(ts, tz) for ts in stamps_ts]
-        created = datetime.fromisoformat(row["created_at"])
-        score = current_score(created, row["importance"], stamps, now, params, pinned=bool(row["pinned"]))
-        info[row["id"]] = DecayInfo(score, len(stamps), stamps[-1] if stamps else None)
+        created = datetime.fromisoformat(row.created_at)
+        score = current_score(created, row.importance, stamps, now, params, pinned=bool(row.pinned))
+        info[row.id] = DecayInfo(score, len(stamps), stamps[-1] if stamps else None)
     return info
 
 
@@ -309,16 +310,16 @@ class DecayReport:
                 "scores": {k: round(v, 4) for k, v in self.scores.items()}}
 
 
-def plan_archive(rows: Sequence[Any], info: Mapping[str, DecayInfo], params: DecayParams,
+def plan_archive(rows: Sequence[IndexRow], info: Mapping[str, DecayInfo], params: DecayParams,
                  report: DecayReport) -> list[str]:
     """Ids of the active ``rows`` due for archiving (score under the threshold, not
     pinned); counts what was checked and pinned, and the due scores, in ``report``."""
     report.checked = len(rows)
     due = []
     for row in rows:
-        if is_pinned(row["importance"], bool(row["pinned"])):
+        if is_pinned(row.importance, bool(row.pinned)):
             report.pinned += 1
-        elif should_archive(info[row["id"]].score, params):
-            due.append(row["id"])
-            report.scores[row["id"]] = info[row["id"]].score
+        elif should_archive(info[row.id].score, params):
+            due.append(row.id)
+            report.scores[row.id] = info[row.id].score
     return due

@@ -29,10 +29,9 @@ from typing import Any, ContextManager, Iterator, List, Sequence  # List: the cl
 from palace.decay import DecayInfo, DecayParams, DecayReport, collapse_bursts, decay_info, is_pinned, plan_archive
 from palace.errors import (ConfigError, EmbedderUnavailableError, InvalidInputError, MemoryFileError, MemoryNotFoundError,
                      StorageError, storage_error)
-from palace.backends import (open_agent_roles, open_backend, open_capture_state, open_decision_log, open_review_queue,
-                       open_vectors)
+from palace.backends import open_backend
 from palace.backends.transfer import TransferReport, export_tree, import_tree
-from palace.index import INDEX_DIR, Filters, SyncReport, row_to_memory
+from palace.index import Filters, SyncReport, row_to_memory
 from palace.graph import graph_rows, read_facts
 from palace.graph.extract import with_extracted
 from palace.graph.decisions import CLOSING, DECISIONS_FILE, Decision, DecisionLog, adopt_client_log, fact_id
@@ -93,7 +92,7 @@ class MemoryPalaceManager:
         # MEMORY_BACKEND: local files or Postgres
         backend = open_backend(settings, self.tz, derive_graph=self._graph_rows, notes=self.notes)
         self.backend = backend.name
-        self._opened = backend  # its parts by name, for the few that differ (the review queue)
+        self._opened = backend  # what differs by backend, as its methods (vectors, review queue)
         self.storage, self.index, self.syncer, self._lock = (backend.storage, backend.index,
                                                              backend.syncer, backend.lock)
         self.root = self.storage.root
@@ -105,7 +104,7 @@ class MemoryPalaceManager:
         self._embedder_error: str | None = None
         from palace.text.chunking import chunk_text
 
-        self._vectors = open_vectors(backend, chunk_text)
+        self._vectors = backend.vectors(chunk_text)
         self._time_reasoner = None
         self._expander = None
         self._experiences = None
@@ -116,7 +115,7 @@ class MemoryPalaceManager:
             if sync:
                 self.sync(full=None)
             self.syncer.catch_up_journal(self.journal_path)
-            if self.backend == "local":  # the files' leftovers (Postgres writes are transactions)
+            if backend.keeps_files:  # the files' leftovers (Postgres writes are transactions)
                 recover_after_crash(self)
         except (OSError, sqlite3.OperationalError, StorageError) as exc:
             # a read-only folder or a full disk: reads go on with the index as it is
@@ -175,10 +174,7 @@ class MemoryPalaceManager:
         if self._expander is None:
             from palace.search.concepts import load_cached
 
-            # Postgres keeps no local folder: building the map there costs ~0.1 s, and
-            # writing a cache would make a memory/palace/ folder nobody asked for
-            cache = self.root / INDEX_DIR / "concepts.pickle" if self.backend == "local" else None
-            self._expander = load_cached(cache, self.settings.concepts_file)
+            self._expander = load_cached(self._opened.cache_file("concepts.pickle"), self.settings.concepts_file)
         return self._expander
 
     @property
@@ -198,10 +194,10 @@ class MemoryPalaceManager:
             raise ConfigError("the entity graph (recall, history, review, entity merge) is not "
                               "kept by this backend")
         if self._graph is None:
-            queue = open_review_queue(self._opened, ReviewItem) or ReviewQueue(self.root / REVIEW_FILE)
+            queue = self._opened.review_queue(ReviewItem) or ReviewQueue(self.root / REVIEW_FILE)
             # on Postgres the queue and the decision log are tables every client shares
             # (review_items, graph_decisions); locally they are files in the palace
-            decisions = open_decision_log(self._opened, Decision, self.settings.scope)
+            decisions = self._opened.decision_log(Decision, self.settings.scope)
             if decisions is None:
                 decisions = DecisionLog(self.root / DECISIONS_FILE)
             else:
@@ -214,12 +210,12 @@ class MemoryPalaceManager:
     def capture_state(self, folder: Path) -> Any:
         """Live capture's waiting events and sessionKey map (``palace.backends.capture_state``):
         files under ``folder`` locally, shared rows in Postgres, in this client's scope."""
-        return open_capture_state(self._opened, folder, self.settings.scope)
+        return self._opened.capture_state(folder, self.settings.scope)
 
     def agent_roles(self) -> Any:
         """Postgres: make, list and drop one database role per agent, bound by the database
         to that agent's scopes (``palace agent``; docs/backends.md). Local: a ConfigError."""
-        return open_agent_roles(self._opened, self.settings)
+        return self._opened.agent_roles(self.settings)
 
     def _graph_rows(self, memory: Memory) -> Any:
         return graph_rows(memory.extra, memory.content, created_at=memory.created_at, tz=self.tz)
@@ -294,17 +290,17 @@ class MemoryPalaceManager:
         row = self.syncer.fresh_row(memory_id)
         if row is None:
             raise self.not_found(memory_id)
-        return self.storage.read(self.root / row["path"])
+        return self.storage.read(self.root / row.path)
 
     def _decay_info(self, rows: Sequence[Any], now: datetime) -> dict[str, DecayInfo]:
-        times = self.index.access_times([row["id"] for row in rows])
+        times = self.index.access_times([row.id for row in rows])
         return decay_info(rows, times, now, self.decay_params, self.tz)
 
     def _rows_to_memories(self, rows: Sequence[Any], now: datetime | None = None) -> List[Memory]:
         info = self._decay_info(rows, now or self.now())
-        return [row_to_memory(row, self.root, decay_score=info[row["id"]].score,
-                              access_count=info[row["id"]].access_count,
-                              last_accessed_at=info[row["id"]].last_accessed_at) for row in rows]
+        return [row_to_memory(row, self.root, decay_score=info[row.id].score,
+                              access_count=info[row.id].access_count,
+                              last_accessed_at=info[row.id].last_accessed_at) for row in rows]
 
     # ------------------------------------------------------------------ public API
 
@@ -391,14 +387,14 @@ class MemoryPalaceManager:
 
         wanted = " ".join(normalize(content).split())
         rows = self.index.content_candidates(content, probe_terms=self.DUPLICATE_PROBE_TERMS)
-        for row in sorted(rows, key=lambda r: (r["created_ts"], r["rid"])):
-            if row["status"] == "active" and " ".join(normalize(row["content"]).split()) == wanted:
+        for row in sorted(rows, key=lambda r: (r.created_ts, r.rid)):
+            if row.status == "active" and " ".join(normalize(row.content).split()) == wanted:
                 return row
         return None
 
     def _merge_duplicate(self, row: Any, tags: Sequence[str]) -> Memory:
-        with self._memory_lock(f"id:{row['id']}"):
-            memory = self._read_file_memory(row["id"])
+        with self._memory_lock(f"id:{row.id}"):
+            memory = self._read_file_memory(row.id)
             merged = tuple(dict.fromkeys([*memory.tags, *tags]))
             if merged != memory.tags:
                 memory = self._write(replace(memory, tags=merged, updated_at=self.now()), old=memory)
@@ -478,9 +474,9 @@ class MemoryPalaceManager:
                 row = self.index.row_by_id(id)
                 if row is None:
                     raise MemoryNotFoundError(id, "it is neither in the trash nor archived")
-                if row["status"] == "active":
+                if row.status == "active":
                     raise InvalidInputError(f"memory {id!r} is already active")
-                memory = self.storage.read(self.root / row["path"])
+                memory = self.storage.read(self.root / row.path)
                 restored = replace(memory, status="active", updated_at=self.now())
             else:
                 if self.index.row_by_id(id) is not None:
@@ -613,7 +609,7 @@ class MemoryPalaceManager:
                                     include_superseded=include_superseded, limit=limit)
         by_rid = self.index.rows_by_rid([x.rid for x in reached])  # one query, not one per memory
         rows = {x.memory_id: row for x in reached if (row := by_rid.get(x.rid)) is not None
-                and row["id"] == x.memory_id}
+                and row.id == x.memory_id}
         results = recall_results(reached, rows, self._decay_info(list(rows.values()), when), self.root)
         self._count_use([r.memory.id for r in results], when, "recall")
         return results
@@ -706,7 +702,7 @@ class MemoryPalaceManager:
         Returns a ``palace.maintenance.doctor.DoctorReport`` (``.ok``, ``.findings``)."""
         from palace.maintenance.doctor import examine, examine_database
 
-        if self.backend != "local":
+        if not self._opened.keeps_files:
             # one transactional store: no files to drift; orphaned vectors are checked
             with self.write_lock():
                 return examine_database(self, repair=repair)
@@ -818,7 +814,7 @@ class MemoryPalaceManager:
         if row is None:
             return []
         stamps = collapse_bursts(self.index.access_times([id]).get(id, []))
-        return [datetime.fromtimestamp(ts, self.tz) for ts in stamps if ts >= row["created_ts"]]
+        return [datetime.fromtimestamp(ts, self.tz) for ts in stamps if ts >= row.created_ts]
 
     def list_page(self, *, offset: int = 0, limit: int = 50, location: str | None = None,
                   tags: Sequence[str] | None = None, status: str | None = "active",

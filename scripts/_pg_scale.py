@@ -308,7 +308,7 @@ def remove_throughput_rows(pm: Any) -> None:
     """Drop what the throughput clients stored (so a reused palace stays the tree)."""
     from palace.index.database import Filters
 
-    ids = [r["id"] for r in pm.index.list_rows(Filters(statuses=("active", "archived"), tags=("bench-throughput",)))]
+    ids = [r.id for r in pm.index.list_rows(Filters(statuses=("active", "archived"), tags=("bench-throughput",)))]
     if getattr(pm, "backend", "local") == "postgres":
         with pm.index.palace.connection() as conn:
             conn.execute("DELETE FROM memories WHERE id = ANY(%s)", (ids,))

@@ -81,7 +81,7 @@ def test_an_agents_own_role_cannot_read_or_change_another_agents_rows_by_raw_sql
         assert raw.execute("SELECT count(*) FROM memory_tags").fetchone()[0] == 0
         assert raw.execute("UPDATE memories SET content = 'x' WHERE id = %s", (secret.id,)).rowcount == 0
         assert raw.execute("DELETE FROM memories WHERE id = %s", (secret.id,)).rowcount == 0
-        secret_rid = bob.index.row_by_id(secret.id)["rid"]
+        secret_rid = bob.index.row_by_id(secret.id).rid
         assert raw.execute("DELETE FROM posting_delta WHERE rid = %s", (secret_rid,)).rowcount == 0
         assert raw.execute("DELETE FROM term_postings WHERE scope = 'agent:bob'").rowcount == 0
         assert raw.execute("DELETE FROM entities WHERE rid = %s", (secret_rid,)).rowcount == 0
@@ -163,12 +163,12 @@ def test_an_agent_role_searches_vectors_exactly_until_the_owner_makes_the_ann_in
     made = owner_cli("agent", "add", "alice", "--json").json()
     alice = palace_as(role_url(owner_url, made), scope="agent:alice")
     mine = alice.store("alice's vector note")
-    digest = alice.index.row_by_id(mine.id)["content_hash"]
+    digest = alice.index.row_by_id(mine.id).content_hash
     with psycopg.connect(owner_url, autocommit=True) as raw:
         raw.execute("INSERT INTO vectors VALUES ('m', %s, 0, '[1,0,0]')", (digest,))
         raw.execute("INSERT INTO vectors VALUES ('m', 'someone-elses-hash', 0, '[1,0,0]')")
     monkeypatch.setattr(vectors, "HNSW_ABOVE", 0)  # "many" vectors: the ANN path
-    rid = alice.index.row_by_id(mine.id)["rid"]
+    rid = alice.index.row_by_id(mine.id).rid
     as_agent = vectors.PgVectors(alice.index.palace, None)
     assert as_agent.scores("m", [1, 0, 0], allowed=None, limit=5) == {rid: pytest.approx(1.0)}
     with psycopg.connect(role_url(owner_url, made)) as raw:  # not its index to make, nor others' vectors to see
@@ -232,7 +232,7 @@ def test_an_agents_role_prunes_orphaned_vectors_but_never_anothers(owner_cli, ow
         def vector(content_hash):
             owner.execute("INSERT INTO vectors VALUES ('m', %s, 0, '[1,0,0]')", (content_hash,))
 
-        kept = {pm.index.row_by_id(m.id)["content_hash"] for pm, m in ((bob, bobs), (alice, hers))}
+        kept = {pm.index.row_by_id(m.id).content_hash for pm, m in ((bob, bobs), (alice, hers))}
         for content_hash in (*kept, "a-text-no-memory-has"):
             vector(content_hash)
         alice.reindex()

@@ -84,3 +84,49 @@ def test_the_graphs_records_have_the_same_methods_on_both_backends(local, shared
         wanted = list(inspect.signature(getattr(local, name)).parameters)
         have = list(inspect.signature(getattr(shared, name)).parameters)
         assert have == wanted, f"{shared.__name__}.{name}{have} vs {local.__name__}'s {wanted}"
+
+
+BACKEND_NAMES = {"local", "postgres"}
+# where the setting is read before any backend is opened (whether a workspace must
+# exist, how to print MEMORY_DATABASE_URL, which settings go together): Settings, not behaviour
+SETTING_READS = {"settings.backend", "config.backend", "Settings.from_env().backend"}
+
+
+def backend_name_tests(source: Path) -> list[str]:
+    """``<x>.backend == "postgres"``-style tests of an opened backend's name in ``source``."""
+    found = []
+    for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Compare):
+            continue
+        sides = [node.left, *node.comparators]
+        if any(isinstance(s, ast.Constant) and s.value in BACKEND_NAMES for s in sides):
+            for side in sides:
+                if isinstance(side, ast.Attribute) and side.attr in ("backend", "name") \
+                        and ast.unparse(side) not in SETTING_READS \
+                        and not ast.unparse(side).endswith(".settings.backend"):
+                    found.append(f"{source.relative_to(PACKAGE.parent)}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_no_code_outside_the_backend_classes_tests_which_backend_it_runs_on():
+    """What differs by backend is a method of palace.backends' classes (vectors, review
+    queue, capture state, keeps_files...), so a third backend changes no caller."""
+    backends = PACKAGE / "backends"
+    found = [hit for top in (PACKAGE, PACKAGE.parent / "vector_service")
+             for source in sorted(top.rglob("*.py")) if backends not in source.parents
+             for hit in backend_name_tests(source)]
+    assert not found, "\n".join(found)
+
+
+def test_the_local_backend_never_imports_the_postgres_one(tmp_path):
+    """A local palace opens, stores and searches without psycopg or the Postgres modules."""
+    import subprocess
+    import sys
+
+    script = ("import sys; from palace import MemoryPalaceManager\n"
+              f"pm = MemoryPalaceManager({str(tmp_path)!r}, embedder=None)\n"
+              "pm.store('the heron nests by the lake'); assert pm.search('heron')\n"
+              "pm.capture_state(pm.root / '.capture'); pm.graph\n"
+              "print(sorted(m for m in sys.modules if 'psycopg' in m or 'backends.postgres' in m))")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout

@@ -285,3 +285,20 @@ def test_a_retired_fact_found_brings_its_successor_on_both_backends(backend, mak
     assert [r.memory.id for r in results] == [paris.id, berlin.id]
     assert results[0].explanation.replaces == berlin.id
     assert results[1].explanation.superseded_by == paris.id
+
+
+def test_both_indexes_return_the_same_typed_row(pm):
+    """row_by_id, rows_by_rid, list_rows and content_candidates give one IndexRow shape,
+    typed alike on SQLite and on Postgres, so search and decay read either by attribute."""
+    from palace.index import Filters
+    from palace.index.rows import IndexRow
+
+    memory = pm.store("The heron nests by the lake", tags=["birds"], importance=0.8, created_at=NOW)
+    row = pm.index.row_by_id(memory.id)
+    assert type(row) is IndexRow
+    assert (row.id, row.content, row.tags, row.importance, row.pinned, row.status) == \
+        (memory.id, "The heron nests by the lake", '["birds"]', 0.8, 0, "active")
+    assert row.created_ts == NOW.timestamp() and isinstance(row.rid, int)
+    assert pm.index.rows_by_rid([row.rid]) == {row.rid: row}
+    assert pm.index.list_rows(Filters(statuses=("active",))) == [row]
+    assert pm.index.content_candidates("the heron nests by the lake", probe_terms=8) == [row]

@@ -185,7 +185,7 @@ def test_chunk_cosines_and_the_ranking_by_two_chunks_agree_on_both_backends(embe
             assert set(near) == set(scores)
             assert all(abs(near[rid][0] - scores[rid]) < 1e-5 and list(near[rid]) == sorted(near[rid], reverse=True)
                        for rid in scores)
-            ids = {rid: row["id"] for rid, row in pm.index.rows_by_rid(list(near)).items()}
+            ids = {rid: row.id for rid, row in pm.index.rows_by_rid(list(near)).items()}
             assert len(near[next(r for r in ids if ids[r] == "c0")]) == 2 and len(near[next(r for r in ids if ids[r] == "c1")]) == 1
             ranking = [(r.memory.id, round(r.score, 5)) for r in pm.search(
                 "how do I keep my sourdough starter alive", now=NOW, record_access=False, include_weak=True)]

@@ -112,7 +112,7 @@ def test_a_bulk_import_into_postgres_round_trips_and_ranks_as_the_trigger_would(
 
     def by_id(pm, found: list[dict[int, float]]) -> list[dict[str, float]]:
         rows = pm.index.rows_by_rid([r for f in found for r in f])
-        return [{rows[r]["id"]: s for r, s in f.items()} for f in found]
+        return [{rows[r].id: s for r, s in f.items()} for f in found]
 
     monkeypatch.setattr(bulk, "BULK_ABOVE", 0)
     fast = MemoryPalaceManager(settings=Settings.from_env(

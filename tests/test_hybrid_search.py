@@ -183,7 +183,7 @@ def test_the_vector_cache_follows_writes_without_reloading_everything(filled, mo
     query = counting.embed_query("tyres and brakes")
     cached = pm._vectors.scores(counting.name, query, allowed=None, limit=10)
     fresh = VectorStore(pm.index).scores(counting.name, query, allowed=None, limit=10)
-    assert cached.keys() == fresh.keys() and "trip" not in {pm.index.rows_by_rid([r])[r]["id"] for r in cached}
+    assert cached.keys() == fresh.keys() and "trip" not in {pm.index.rows_by_rid([r])[r].id for r in cached}
     for rid, score in fresh.items():
         assert cached[rid] == pytest.approx(score, abs=1e-6)
     before = len(reloads)  # (the fresh store above loaded once)

@@ -449,16 +449,16 @@ def test_the_syncer_alone_indexes_moves_and_refuses_duplicates(tmp_path):
                   created_at=NOW, updated_at=NOW)
     path = storage.write(note)
     report = syncer.sync(full=True)
-    assert report.added == ["n1"] and index.row_by_id("n1")["path"] == "ops/n1.md"
+    assert report.added == ["n1"] and index.row_by_id("n1").path == "ops/n1.md"
     assert syncer.last is report
     moved = storage.root / "archive" / "n1.md"
     moved.parent.mkdir()
     shutil.move(path, moved)
-    assert syncer.sync(full=True).moved == ["n1"] and index.row_by_id("n1")["location"] == "archive"
+    assert syncer.sync(full=True).moved == ["n1"] and index.row_by_id("n1").location == "archive"
     shutil.copy(moved, storage.root / "ops" / "n1.md")
     report = syncer.sync(full=True)
     assert report.duplicates == [("n1", "archive/n1.md", "ops/n1.md")]
-    assert index.row_by_id("n1")["path"] == "archive/n1.md"
+    assert index.row_by_id("n1").path == "archive/n1.md"
     index.close()
 
 

@@ -157,7 +157,7 @@ def test_a_reindex_by_one_agent_keeps_another_agents_vectors(client, postgres_ur
     alice = client("alice", scope="agent:alice")
     bob = client("bob")
     secret = alice.store("alice's private note")
-    digest = alice.index.row_by_id(secret.id)["content_hash"]
+    digest = alice.index.row_by_id(secret.id).content_hash
     with psycopg.connect(postgres_url, autocommit=True) as raw:
         raw.execute("INSERT INTO vectors VALUES ('test-model', %s, 0, '[1,0,0]')", (digest,))
     assert bob.reindex().errors == []  # bob sees no memory for that vector: not his to judge

@@ -10,6 +10,7 @@ import pytest
 from palace.search.concepts import ConceptExpander
 from palace.decay import DecayInfo
 from palace.errors import InvalidInputError
+from palace.index.rows import IndexRow
 from palace.index import Filters
 from palace.search.calibration import LATE_FACTOR, OUTSIDE_FACTOR
 from palace.search.explain import filter_info, ranks, retriever_info
@@ -106,6 +107,15 @@ def test_fuse_normalises_each_retriever_and_mixes_by_the_vector_share():
     assert fuse(Candidates(found={"bm25": {1: 4.0}}), vector_share=0.25) == {1: 1.0}
 
 
+def _row(rid: int, **fields) -> IndexRow:
+    """An index row with the given columns, the others as a fresh active memory's."""
+    base = dict(rid=rid, id=f"m{rid}", path=f"general/m{rid}.md", location="general", type="fact",
+                status="active", source="test", importance=0.5, pinned=0, created_ts=0.0, updated_ts=0.0,
+                created_at="2026-01-01T00:00:00+00:00", updated_at="2026-01-01T00:00:00+00:00", tags="[]",
+                summary=None, content="", extra="{}", content_hash="", mtime_ns=0, size=0)
+    return IndexRow(**{**base, **fields})
+
+
 def _services(rows):
     asked = []
     index = SimpleNamespace(list_rows=lambda filters, limit: asked.append((filters, limit)) or rows)
@@ -114,7 +124,7 @@ def _services(rows):
 
 def test_retrieve_browses_a_time_only_query_newest_first():
     asked_for = request("上周")
-    services, asked = _services([{"rid": 7}, {"rid": 3}])
+    services, asked = _services([_row(7), _row(3)])
     got = retrieve(services, asked_for, analyse(""), [fixed("bm25", {})], pool=50)
     assert got.browse and got.found["time"] == {7: 1.0, 3: 1.0} and fuse(got, 0.3) == {7: 1.0, 3: 1.0}
     assert asked[0][0].start_ts == asked_for.timed.start_ts and asked[0][0].end_ts == asked_for.scope.end.timestamp()
@@ -139,9 +149,9 @@ def test_retrieve_widens_to_any_time_when_a_strict_period_is_empty():
 
 def test_place_in_time_scales_late_and_outside_memories():
     scope = parse_time("上周 deploy", start=None, end=None, now=NOW, tz=TZ, reasoner=TimeReasoner())
-    rows = {1: {"created_ts": datetime(2026, 3, 10, tzinfo=TZ).timestamp()},
-            2: {"created_ts": datetime(2026, 3, 17, tzinfo=TZ).timestamp()},
-            3: {"created_ts": datetime(2026, 1, 1, tzinfo=TZ).timestamp()}}
+    rows = {1: _row(1, created_ts=datetime(2026, 3, 10, tzinfo=TZ).timestamp()),
+            2: _row(2, created_ts=datetime(2026, 3, 17, tzinfo=TZ).timestamp()),
+            3: _row(3, created_ts=datetime(2026, 1, 1, tzinfo=TZ).timestamp())}
     scaled, placement = place_in_time({1: 1.0, 2: 1.0, 3: 1.0}, rows, scope, browse=False)
     assert placement == {1: "inside", 2: "late", 3: "outside"}
     assert scaled == {1: 1.0, 2: LATE_FACTOR, 3: OUTSIDE_FACTOR}
@@ -149,9 +159,9 @@ def test_place_in_time_scales_late_and_outside_memories():
 
 
 def test_rank_mixes_relevance_importance_and_decay_and_cuts_to_top_k():
-    rows = {1: {"id": "a", "importance": 0.0, "created_ts": 1.0},
-            2: {"id": "b", "importance": 1.0, "created_ts": 2.0},
-            3: {"id": "c", "importance": 0.5, "created_ts": 3.0}}
+    rows = {1: _row(1, id="a", importance=0.0, created_ts=1.0),
+            2: _row(2, id="b", importance=1.0, created_ts=2.0),
+            3: _row(3, id="c", importance=0.5, created_ts=3.0)}
     decay = {k: DecayInfo(1.0, 0, None) for k in "abc"}
     weights = {"relevance": 1.0, "importance": 1.0, "decay": 0.0}
     assert rank({1: 1.0, 2: 0.6, 3: 0.1, 9: 1.0}, rows, decay, weights, browse=False)[:2] == \

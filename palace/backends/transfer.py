@@ -62,7 +62,7 @@ def export_tree(storage: Any, index: Any, dest: Path, tz: tzinfo) -> TransferRep
         report.written.extend(storage.export_memories(dest))
     else:
         for row in index.list_rows(Filters(statuses=ALL_STATUSES)):
-            memory = storage.read(storage.root / row["path"])
+            memory = storage.read(storage.root / row.path)
             out.write(memory)
             report.written.append(memory.id)
     trashed, _errors = storage.list_trash()
@@ -104,7 +104,7 @@ def import_tree(storage: Any, index: Any, syncer: Any, source: Path, tz: tzinfo)
         report.unchanged += unchanged
     for memory in () if hasattr(storage, "import_memories") else _memories_in(tree, report):
         row = index.row_by_id(memory.id)
-        old = storage.read(storage.root / row["path"]) if row is not None else None
+        old = storage.read(storage.root / row.path) if row is not None else None
         if old is not None and render_memory(old) == render_memory(memory) and old.location == memory.location:
             report.unchanged += 1
             continue

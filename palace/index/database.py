@@ -33,6 +33,7 @@ from palace.index.postings import (Postings, Unit, add_doc, best_passing, bm25_s
                        query_units, remove_doc, read_lists)
 from palace.index.postings import clear as clear_postings
 from palace.index.postings import rebuild as rebuild_postings
+from palace.index.rows import ROW_COLUMNS, IndexRow
 
 if TYPE_CHECKING:  # numpy is imported where vectors are used, not on CLI start-up
     import numpy as np
@@ -455,16 +456,22 @@ class Index:
         row = self.conn.execute("SELECT path FROM memories WHERE id = ?", (memory_id,)).fetchone()
         return row[0] if row else None
 
-    def row_by_id(self, memory_id: str) -> sqlite3.Row | None:
-        return self.conn.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
+    def _rows(self, sql: str, params: Sequence[Any]) -> Iterator[IndexRow]:
+        """``SELECT {ROW_COLUMNS} ...`` read as IndexRows, built from the plain tuples."""
+        cursor = self.conn.cursor()
+        cursor.row_factory = None  # plain tuples: an IndexRow each, no lookup by name
+        return map(IndexRow._make, cursor.execute(sql, params))
 
-    def rows_by_rid(self, rids: Sequence[int]) -> dict[int, sqlite3.Row]:
-        result: dict[int, sqlite3.Row] = {}
+    def row_by_id(self, memory_id: str) -> IndexRow | None:
+        return next(self._rows(f"SELECT {ROW_COLUMNS} FROM memories WHERE id = ?", (memory_id,)), None)
+
+    def rows_by_rid(self, rids: Sequence[int]) -> dict[int, IndexRow]:
+        result: dict[int, IndexRow] = {}
         for start in range(0, len(rids), 500):
             chunk = list(rids[start:start + 500])
-            for row in self.conn.execute(
-                    f"SELECT * FROM memories WHERE rid IN ({','.join('?' * len(chunk))})", chunk):
-                result[row["rid"]] = row
+            for row in self._rows(
+                    f"SELECT {ROW_COLUMNS} FROM memories WHERE rid IN ({','.join('?' * len(chunk))})", chunk):
+                result[row.rid] = row
         return result
 
     def count(self, statuses: Sequence[str] | None = None) -> int:
@@ -475,13 +482,13 @@ class Index:
             list(statuses)).fetchone()[0]
 
     def list_rows(self, filters: Filters, *, limit: int | None = None, offset: int = 0,
-                  order: str = "created_ts DESC") -> list[sqlite3.Row]:
+                  order: str = "created_ts DESC") -> list[IndexRow]:
         where, params = filters.sql()
-        sql = f"SELECT * FROM memories m WHERE {where} ORDER BY m.{order}"
+        sql = f"SELECT {ROW_COLUMNS} FROM memories m WHERE {where} ORDER BY m.{order}"
         if limit is not None or offset:
             sql += " LIMIT ? OFFSET ?"
             params.extend([-1 if limit is None else limit, offset])
-        return list(self.conn.execute(sql, params))
+        return list(self._rows(sql, params))
 
     def room_status_counts(self) -> dict[str, dict[str, int]]:
         """``{room: {status: n}}`` in one pass over the (location, status) index."""
@@ -592,7 +599,7 @@ class Index:
         listed = read_lists(self.conn, {stem(t): None for t in wanted})
         return self._collection()[0], {t: set(listed[stem(t)][0].tolist()) for t in wanted}
 
-    def content_candidates(self, content: str, *, probe_terms: int) -> list[Any]:
+    def content_candidates(self, content: str, *, probe_terms: int) -> list[IndexRow]:
         """Rows that may hold ``content`` (the caller compares): a copy holds every
         term, so the holders of the rarest of its first ``probe_terms`` terms."""
         from palace.text.tokenize import index_text
@@ -895,14 +902,14 @@ def file_digest(raw: bytes) -> str:
     return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
-def row_to_memory(row: sqlite3.Row, palace_root: Path, *, decay_score: float = 1.0,
+def row_to_memory(row: IndexRow, palace_root: Path, *, decay_score: float = 1.0,
                   access_count: int = 0, last_accessed_at: datetime | None = None) -> Memory:
     return Memory(
-        id=row["id"], content=row["content"], summary=row["summary"],
-        tags=tuple(json.loads(row["tags"])), importance=row["importance"], status=row["status"],
-        location=row["location"], type=row["type"], source=row["source"],
-        created_at=datetime.fromisoformat(row["created_at"]),
-        updated_at=datetime.fromisoformat(row["updated_at"]), pinned=bool(row["pinned"]),
+        id=row.id, content=row.content, summary=row.summary,
+        tags=tuple(json.loads(row.tags)), importance=row.importance, status=row.status,
+        location=row.location, type=row.type, source=row.source,
+        created_at=datetime.fromisoformat(row.created_at),
+        updated_at=datetime.fromisoformat(row.updated_at), pinned=bool(row.pinned),
         decay_score=decay_score, access_count=access_count, last_accessed_at=last_accessed_at,
-        extra=json.loads(row["extra"]), path=palace_root / row["path"],
+        extra=json.loads(row.extra), path=palace_root / row.path,
     )

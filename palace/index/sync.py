@@ -191,20 +191,20 @@ class Syncer:
         if row is None:
             return None
         try:
-            stat = (self.root / row["path"]).stat()
+            stat = (self.root / row.path).stat()
         except FileNotFoundError:
             # Both a move and a removal change their folders' mtimes, so on a large
             # palace the quick sync (changed rooms only) is enough; a full one only
             # if it was not.
             self.sync(full=None)
             row = self.index.row_by_id(memory_id)
-            if row is not None and not (self.root / row["path"]).exists():
+            if row is not None and not (self.root / row.path).exists():
                 self.sync(full=True)
                 row = self.index.row_by_id(memory_id)
             return row
-        if (stat.st_mtime_ns, stat.st_size) != (row["mtime_ns"], row["size"]):
+        if (stat.st_mtime_ns, stat.st_size) != (row.mtime_ns, row.size):
             with self.lock():
-                self.index_file(row["path"], {row["path"]: (stat.st_mtime_ns, stat.st_size)}, SyncReport())
+                self.index_file(row.path, {row.path: (stat.st_mtime_ns, stat.st_size)}, SyncReport())
             row = self.index.row_by_id(memory_id)
         return row
 

@@ -31,7 +31,7 @@ def recover_after_crash(pm) -> None:
     for entry in os.scandir(trash):
         if entry.name.endswith(".md"):
             row = pm.index.row_by_id(entry.name[:-3])
-            if row is not None and (pm.root / row["path"]).exists():
+            if row is not None and (pm.root / row.path).exists():
                 suspects.append(entry.name)
     if suspects:
         report = DoctorReport(repair=True)

@@ -14,6 +14,7 @@ from palace.search.judge import Verdict
 from palace.search.request import TimeScope
 from palace.search.retrievers import Candidates, Retriever, Scores
 from palace.search.ranking import superseded_by
+from palace.index.rows import IndexRow
 
 
 def filter_info(filters: Filters) -> dict[str, Any]:
@@ -39,7 +40,7 @@ def retriever_info(sources: Sequence[Retriever], candidates: Candidates, rank_of
     return info
 
 
-def explain(ranked: Sequence[tuple[float, int]], rows: Mapping[int, Any], relevance: Scores,
+def explain(ranked: Sequence[tuple[float, int]], rows: Mapping[int, IndexRow], relevance: Scores,
             candidates: Candidates, sources: Sequence[Retriever], evidence: Evidence, verdict: Verdict,
             decay: Mapping[str, DecayInfo], weights: dict[str, float], placement: Mapping[int, str],
             scope: TimeScope, filters: Filters, root: Path,
@@ -50,24 +51,24 @@ def explain(ranked: Sequence[tuple[float, int]], rows: Mapping[int, Any], releva
     results = []
     for score, rid in ranked:
         row = rows[rid]
-        info = decay[row["id"]]
+        info = decay[row.id]
         retired = superseded_by(row)
         memory = row_to_memory(row, root, decay_score=info.score, access_count=info.access_count,
                                last_accessed_at=info.last_accessed_at)
-        replaces = rows[candidates.replaces[rid]]["id"] if rid in candidates.replaces else None
+        replaces = rows[candidates.replaces[rid]].id if rid in candidates.replaces else None
         notes = tuple(candidates.notes) + ((f"superseded by {retired}",) if retired else ())
         retrieved = retriever_info(sources, candidates, rank_of, evidence, rid)
         if replaces:
             retrieved["successor"]["replaces"] = replaces
         explanation = Explanation(
-            relevance=round(relevance[rid], 4), importance=row["importance"], decay=round(info.score, 4),
+            relevance=round(relevance[rid], 4), importance=row.importance, decay=round(info.score, 4),
             weights=weights, retrievers=retrieved,
             matched_terms=evidence.words.get(rid, ()),
             matched_expansions=tuple({"term": e.term, "from": e.source, "relation": e.relation, "weight": e.weight}
                                      for e in evidence.expansions.get(rid, ())),
             time_range=dict(period, placement=placement[rid]) if period and rid in placement else period,
             filters=shown_filters, superseded_by=retired, replaces=replaces, notes=notes,
-            newer_on_topic=rows[outdated[rid]]["id"] if outdated and rid in outdated else None,
+            newer_on_topic=rows[outdated[rid]].id if outdated and rid in outdated else None,
             confidence=verdict.strength.get(rid, "strong"), reason=verdict.reasons.get(rid, ""))
         results.append(SearchResult(memory=memory, score=round(score, 6), explanation=explanation))
     return results

@@ -18,6 +18,7 @@ from palace.search.calibration import GRAPH_STRONG, INJECTION_COVERAGE, KEYWORD_
 from palace.search.evidence import Evidence
 from palace.search.query import Query
 from palace.search.retrievers import Candidates
+from palace.index.rows import IndexRow
 
 STRONG, WEAK = "strong", "weak"
 
@@ -30,7 +31,7 @@ class Case:
     candidates: Candidates
     evidence: Evidence
     ranked: Sequence[tuple[float, int]]
-    rows: Mapping[int, Any]
+    rows: Mapping[int, IndexRow]
     min_relevance: float | None = None  # MEMORY_MIN_RELEVANCE (None: the measured floors)
     injection: bool = False             # judged at the precision-first operating point
 
@@ -147,7 +148,7 @@ class Successor:
         for rid, stale in case.candidates.replaces.items():
             if verdict.strength.get(rid) == WEAK and verdict.strength.get(stale) == STRONG:
                 reason = verdict.reasons.get(stale, "")
-                verdict.set(rid, STRONG, f"replaces {case.rows[stale]['id']}, which matched"
+                verdict.set(rid, STRONG, f"replaces {case.rows[stale].id}, which matched"
                                          + (f": {reason}" if reason else ""))
 
 

@@ -25,6 +25,7 @@ from typing import Any, Mapping, Sequence
 from palace.search.calibration import NEWER_CLOSE, NEWER_MOST, NEWER_SAME_TOPIC
 from palace.search.evidence import Evidence
 from palace.search.ranking import superseded_by
+from palace.index.rows import IndexRow
 
 # only the best WINDOW results are reordered: more than any page a person reads, and
 # the pair matrix (WINDOW² × query words) stays small whatever top_k asks for
@@ -86,14 +87,14 @@ def newer_first(ranked: Sequence[tuple[float, int]], created: Mapping[int, float
     return order, outdated
 
 
-def reorder(ranked: Sequence[tuple[float, int]], rows: Mapping[int, Any], evidence: Evidence, *,
+def reorder(ranked: Sequence[tuple[float, int]], rows: Mapping[int, IndexRow], evidence: Evidence, *,
             browse: bool, period: bool) -> tuple[list[tuple[float, int]], dict[int, int]]:
     """``newer_first`` over the ranked rows. Not for a time-only listing (newest first
     already) nor a query naming a period (it asks for then, not for the latest)."""
     if browse or period or len(ranked) < 2:
         return list(ranked), {}
     head, tail = ranked[:WINDOW], list(ranked[WINDOW:])
-    created = {rid: rows[rid]["created_ts"] for _, rid in head}
+    created = {rid: rows[rid].created_ts for _, rid in head}
     retired = {rid for _, rid in head if superseded_by(rows[rid]) is not None}
     profiles = evidence.profiles([rid for _, rid in head])
     order, outdated = newer_first(head, created, profiles, retired, close=NEWER_CLOSE,

@@ -80,7 +80,7 @@ def search(services: SearchServices, query: str, *, now: datetime, top_k: int = 
     relevance, rows = join_successors(services.index, relevance, rows, candidates,
                                       request.base if request.soft else request.timed,
                                       skip=candidates.browse or request.scope.parsed is not None)
-    decay = decay_info(list(rows.values()), services.index.access_times([r["id"] for r in rows.values()]), now,
+    decay = decay_info(list(rows.values()), services.index.access_times([r.id for r in rows.values()]), now,
                        services.decay_params, services.tz)
     weights = weights_of(settings, services.decay_params)
     ranked = rank(relevance, rows, decay, weights, browse=candidates.browse)

@@ -13,16 +13,17 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from typing import Mapping
 
 from palace.decay import DecayInfo
 from palace.search.calibration import LATE_FACTOR, OUTSIDE_FACTOR, POINT_FALLOFF
 from palace.search.request import TimeScope
 from palace.search.retrievers import Scores
+from palace.index.rows import IndexRow
 
 
 
-def place_in_time(relevance: Scores, rows: Mapping[int, Any], scope: TimeScope, *,
+def place_in_time(relevance: Scores, rows: Mapping[int, IndexRow], scope: TimeScope, *,
                   browse: bool) -> tuple[Scores, dict[int, str]]:
     """Each candidate inside, late or outside the parsed period, its relevance scaled."""
     if scope.parsed is None or browse or scope.start is None or scope.end is None:
@@ -34,7 +35,7 @@ def place_in_time(relevance: Scores, rows: Mapping[int, Any], scope: TimeScope, 
     for rid, row in rows.items():
         if rid not in scaled:
             continue
-        created_ts = row["created_ts"]
+        created_ts = row.created_ts
         if start_ts <= created_ts < end_ts:
             placement[rid] = "inside"
             if point is not None:  # "两周前": the closer to that day, the better
@@ -64,16 +65,16 @@ def final_score(relevance: float, importance: float, decay: float, weights: Mapp
             + weights["decay"] * decay) / total
 
 
-def superseded_by(row: Any) -> str | None:
+def superseded_by(row: IndexRow) -> str | None:
     """The id of the memory that superseded this row's fact (its ``supersededBy`` key)."""
-    raw = row["extra"] if "extra" in row.keys() else "{}"
+    raw = row.extra
     if "supersededBy" not in raw:
         return None  # cheap test before parsing the JSON
     value = json.loads(raw).get("supersededBy")
     return str(value) if value else None
 
 
-def rank(relevance: Scores, rows: Mapping[int, Any], decay: Mapping[str, DecayInfo],
+def rank(relevance: Scores, rows: Mapping[int, IndexRow], decay: Mapping[str, DecayInfo],
          weights: Mapping[str, float], *, browse: bool) -> list[tuple[float, int]]:
     """(score, row id), best first; with ``browse`` (a time-only query), newest first."""
     scored = []
@@ -81,10 +82,10 @@ def rank(relevance: Scores, rows: Mapping[int, Any], decay: Mapping[str, DecayIn
         row = rows.get(rid)
         if row is None:
             continue
-        score = final_score(rel, row["importance"], decay[row["id"]].score, weights)
+        score = final_score(rel, row.importance, decay[row.id].score, weights)
         scored.append((score, row, rid))
     if browse:
-        scored.sort(key=lambda item: -item[1]["created_ts"])
+        scored.sort(key=lambda item: -item[1].created_ts)
     else:
         scored.sort(key=lambda item: (superseded_by(item[1]) is not None, -item[0]))
     return [(score, rid) for score, _row, rid in scored]

@@ -137,7 +137,7 @@ def tag(services: Any, query: Query, pool: int) -> Retriever:
         found: Scores = {}
         for name in query.tags:
             for row in services.index.list_rows(replace(filters, tags=(*filters.tags, name)), limit=pool):
-                found[row["rid"]] = 1.0
+                found[row.rid] = 1.0
         out.found["tag"] = found
 
     return Retriever("tag", "tagged", find)
@@ -176,7 +176,7 @@ def period_listing(services: Any, request: Request, pool: int) -> Candidates:
     scope = request.scope
     rows = services.index.list_rows(replace(request.timed, end_ts=scope.end.timestamp() if scope.end else None),
                                     limit=pool)
-    found = Candidates(found={"time": {row["rid"]: 1.0 for row in rows}}, browse=True)
+    found = Candidates(found={"time": {row.rid: 1.0 for row in rows}}, browse=True)
     found.add_note("time-only query: memories of the period, newest first")
     return found
 

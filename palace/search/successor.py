@@ -27,14 +27,15 @@ from typing import Any, Mapping
 from palace.index import Filters
 from palace.search.ranking import superseded_by
 from palace.search.retrievers import Candidates, Scores
+from palace.index.rows import IndexRow
 
 SUCCESSOR_HOPS = 8  # supersededBy links followed at most (0 turns the stage off, to measure it)
 
 
-def current_of(index: Any, row: Any, hops: int) -> Any | None:
+def current_of(index: Any, row: IndexRow, hops: int) -> IndexRow | None:
     """The row that ends ``row``'s chain of ``supersededBy`` links (nothing retired it),
     or None when the chain loops, breaks or is longer than ``hops``."""
-    seen = {row["id"]}
+    seen = {row.id}
     later = superseded_by(row)
     for _ in range(hops):
         if later is None or later in seen:
@@ -49,7 +50,7 @@ def current_of(index: Any, row: Any, hops: int) -> Any | None:
     return None
 
 
-def join(index: Any, relevance: Scores, rows: Mapping[int, Any], candidates: Candidates,
+def join(index: Any, relevance: Scores, rows: Mapping[int, IndexRow], candidates: Candidates,
          filters: Filters, *, skip: bool) -> tuple[Scores, dict[int, Any]]:
     """``relevance`` and ``rows`` with the current successor of every retired candidate
     that passes ``filters``; each recorded in ``candidates`` (``found["successor"]``: the
@@ -61,8 +62,8 @@ def join(index: Any, relevance: Scores, rows: Mapping[int, Any], candidates: Can
         if rid not in relevance or superseded_by(row) is None:
             continue
         current = current_of(index, row, SUCCESSOR_HOPS)
-        if current is not None and (current["rid"] not in best or relevance[rid] > best[current["rid"]][0]):
-            best[current["rid"]] = (relevance[rid], rid, current)
+        if current is not None and (current.rid not in best or relevance[rid] > best[current.rid][0]):
+            best[current.rid] = (relevance[rid], rid, current)
     joined, out_rows = dict(relevance), dict(rows)
     for rid in index.passing(list(best), filters) if best else ():
         score, stale, row = best[rid]

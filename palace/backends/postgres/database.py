@@ -27,6 +27,7 @@ from typing import AbstractSet, Any, Iterable, Iterator, Sequence
 
 from palace.errors import ConfigError, InvalidInputError, MemoryFileError
 from palace.index.database import Filters
+from palace.index.rows import ROW_COLUMNS, IndexRow
 from palace.index.postings import Postings, Unit, best_passing, bm25_scores, needed_terms, query_units
 from palace.models import Memory
 from palace.store.files import PALACE_SUBDIR, TRASH_DIR, deleted_at, parse_memory, render_memory, trash_due
@@ -450,23 +451,32 @@ class PgIndex(PgGraphQueries):
         with self.palace.connection() as conn:
             return conn.execute(sql, params).fetchall()
 
-    def row_by_id(self, memory_id: str) -> dict[str, Any] | None:
-        rows = self._all("SELECT * FROM memories WHERE id = %s", (memory_id,))
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[IndexRow]:
+        """``SELECT {ROW_COLUMNS} ...`` read as IndexRows (not the stored Markdown: raw)."""
+        return [IndexRow(**row) for row in self._all(sql, params)]
+
+    def row_by_id(self, memory_id: str) -> IndexRow | None:
+        rows = self._rows(f"SELECT {ROW_COLUMNS} FROM memories WHERE id = %s", (memory_id,))
         return rows[0] if rows else None
 
-    def rows_by_rid(self, rids: Sequence[int]) -> dict[int, dict[str, Any]]:
-        return {row["rid"]: row for row in self._all("SELECT * FROM memories WHERE rid = ANY(%s)",
-                                                       (list(rids),))}
+    def terms_of(self, memory_id: str) -> str | None:
+        """The stemmed keyword terms indexed for ``memory_id`` (a full sync compares them)."""
+        rows = self._all("SELECT terms FROM memories WHERE id = %s", (memory_id,))
+        return rows[0]["terms"] if rows else None
+
+    def rows_by_rid(self, rids: Sequence[int]) -> dict[int, IndexRow]:
+        return {row.rid: row for row in self._rows(f"SELECT {ROW_COLUMNS} FROM memories WHERE rid = ANY(%s)",
+                                                   (list(rids),))}
 
     def list_rows(self, filters: Filters, *, limit: int | None = None,
-                  offset: int = 0) -> list[dict[str, Any]]:
+                  offset: int = 0) -> list[IndexRow]:
         where, params = _where(filters)
         # rid breaks ties as SQLite's rowid order does
-        sql = f"SELECT * FROM memories m WHERE {where} ORDER BY m.created_ts DESC, m.rid"
+        sql = f"SELECT {ROW_COLUMNS} FROM memories m WHERE {where} ORDER BY m.created_ts DESC, m.rid"
         if limit is not None or offset:
             sql += " LIMIT %s OFFSET %s"
             params += [limit, offset]
-        return self._all(sql, params)
+        return self._rows(sql, params)
 
     def room_status_counts(self) -> dict[str, dict[str, int]]:
         counts: dict[str, dict[str, int]] = {}
@@ -512,10 +522,10 @@ class PgIndex(PgGraphQueries):
         held = {s: RidSet(postings[s][0]) for s in set(stems.values())}
         return docs, {t: held[stems[t]] for t in wanted}
 
-    def content_candidates(self, content: str, *, probe_terms: int) -> list[Any]:
+    def content_candidates(self, content: str, *, probe_terms: int) -> list[IndexRow]:
         """Rows that may hold ``content``: those with its normalised digest (one index
         lookup); while rows from before migration 5 lack one, also the local probe's."""
-        rows = self._all("SELECT * FROM memories WHERE dup_key = %s", (duplicate_key(content),))
+        rows = self._rows(f"SELECT {ROW_COLUMNS} FROM memories WHERE dup_key = %s", (duplicate_key(content),))
         if self._legacy_rows is None or self._legacy_rows:
             self._legacy_rows = bool(self._all("SELECT 1 AS x FROM memories WHERE dup_key IS NULL LIMIT 1"))
         if self._legacy_rows:

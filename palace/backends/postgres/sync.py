@@ -49,8 +49,8 @@ class PgSyncer:
                     continue
                 with self.lock:
                     self.store.write(memory)
-                fresh = self.index.row_by_id(memory.id)
-                if fresh is not None and fresh["terms"] != row["terms"]:
+                fresh = self.index.terms_of(memory.id)
+                if fresh is not None and fresh != row["terms"]:
                     report.updated.append(memory.id)
                 else:
                     report.unchanged += 1
