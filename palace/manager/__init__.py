@@ -26,24 +26,24 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, ContextManager, Iterator, List, Sequence  # List: the class has a list() method
 
-from .decay import DecayInfo, DecayParams, DecayReport, collapse_bursts, decay_info, is_pinned, plan_archive
-from .errors import (ConfigError, EmbedderUnavailableError, InvalidInputError, MemoryFileError, MemoryNotFoundError,
+from palace.decay import DecayInfo, DecayParams, DecayReport, collapse_bursts, decay_info, is_pinned, plan_archive
+from palace.errors import (ConfigError, EmbedderUnavailableError, InvalidInputError, MemoryFileError, MemoryNotFoundError,
                      StorageError, storage_error)
-from .backends import (open_agent_roles, open_backend, open_capture_state, open_decision_log, open_review_queue,
+from palace.backends import (open_agent_roles, open_backend, open_capture_state, open_decision_log, open_review_queue,
                        open_vectors)
-from .backends.transfer import TransferReport, export_tree, import_tree
-from .index import INDEX_DIR, Filters, SyncReport, row_to_memory
-from .graph import graph_rows, read_facts
-from .graph.extract import with_extracted
-from .graph.decisions import CLOSING, DECISIONS_FILE, Decision, DecisionLog, adopt_client_log, fact_id
-from .graph.review import REVIEW_FILE, ReviewItem, ReviewQueue
-from .graph.service import GraphService
-from .journal import journal_path
-from .models import Memory, SearchResult, SearchResults
-from .settings import Settings
-from .recovery import recover_after_crash
-from .storage import FileStorage, text_lines
-from .validation import (check_updatable, coerce_datetime, list_statuses, normalize_location,
+from palace.backends.transfer import TransferReport, export_tree, import_tree
+from palace.index import INDEX_DIR, Filters, SyncReport, row_to_memory
+from palace.graph import graph_rows, read_facts
+from palace.graph.extract import with_extracted
+from palace.graph.decisions import CLOSING, DECISIONS_FILE, Decision, DecisionLog, adopt_client_log, fact_id
+from palace.graph.review import REVIEW_FILE, ReviewItem, ReviewQueue
+from palace.graph.service import GraphService
+from palace.journal import journal_path
+from palace.models import Memory, SearchResult, SearchResults
+from palace.settings import Settings
+from palace.recovery import recover_after_crash
+from palace.storage import FileStorage, text_lines
+from palace.validation import (check_updatable, coerce_datetime, list_statuses, normalize_location,
                          normalize_tags, resolve_timezone, validate_changes, validate_content,
                          validate_flag, validate_id, validate_importance, validate_summary,
                          validate_word, coerce_days, validate_count)
@@ -103,7 +103,7 @@ class MemoryPalaceManager:
         # The CLI passes False: it must never load torch itself (the sidecar may).
         self._inprocess_vectors = inprocess_vectors
         self._embedder_error: str | None = None
-        from .chunking import chunk_text
+        from palace.chunking import chunk_text
 
         self._vectors = open_vectors(backend, chunk_text)
         self._time_reasoner = None
@@ -153,7 +153,7 @@ class MemoryPalaceManager:
     @property
     def embedder(self):
         if self._embedder is _UNSET:
-            from .embedders import make_embedder
+            from palace.embedders import make_embedder
 
             try:
                 self._embedder = make_embedder(self.settings, allow_inprocess=self._inprocess_vectors)
@@ -165,7 +165,7 @@ class MemoryPalaceManager:
     @property
     def time_reasoner(self):
         if self._time_reasoner is None:
-            from .time_reasoning import TimeReasoner
+            from palace.time_reasoning import TimeReasoner
 
             self._time_reasoner = TimeReasoner()
         return self._time_reasoner
@@ -173,7 +173,7 @@ class MemoryPalaceManager:
     @property
     def concept_expander(self):
         if self._expander is None:
-            from .concepts import load_cached
+            from palace.concepts import load_cached
 
             # Postgres keeps no local folder: building the map there costs ~0.1 s, and
             # writing a cache would make a memory/palace/ folder nobody asked for
@@ -186,7 +186,7 @@ class MemoryPalaceManager:
         # The one arrow from the manager up to a feature: ``pm.experiences`` is part of
         # the public API (DESIGN.md). experiences.py never imports the manager back.
         if self._experiences is None:
-            from .experiences import ExperienceManager
+            from palace.experiences import ExperienceManager
 
             self._experiences = ExperienceManager(self)
         return self._experiences
@@ -363,7 +363,7 @@ class MemoryPalaceManager:
     def _store_lock(self, content: str, memory_id: str | None, *, also: Sequence[str] = ()) -> ContextManager[object]:
         """A new memory's lock: its id, or (a fresh id) its normalised content, so two
         clients storing the same text at once still find each other's copy; plus ``also``."""
-        from .tokenize import duplicate_key
+        from palace.tokenize import duplicate_key
 
         if memory_id is not None:
             return self._memory_lock(f"id:{memory_id}", *also)
@@ -387,7 +387,7 @@ class MemoryPalaceManager:
         """The active memory whose content equals ``content`` once normalised (NFKC,
         case, runs of white space), or None. The index names the candidates (locally
         from the postings, on Postgres by the normalised content's digest)."""
-        from .tokenize import normalize
+        from palace.tokenize import normalize
 
         wanted = " ".join(normalize(content).split())
         rows = self.index.content_candidates(content, probe_terms=self.DUPLICATE_PROBE_TERMS)
@@ -552,7 +552,7 @@ class MemoryPalaceManager:
     def tag_tree(self) -> List[dict[str, Any]]:
         """Hierarchical tags (``project/palace/search``) as a tree: each node's own count
         and the count with its descendants (a filter on a tag matches its descendants)."""
-        from .graph.tags import tag_tree
+        from palace.graph.tags import tag_tree
 
         return tag_tree(self.index.tag_counts())
 
@@ -583,7 +583,7 @@ class MemoryPalaceManager:
         also carries ``.notes`` and ``.time_range``, so an empty answer says why.
         The pipeline lives in ``palace.search``.
         """
-        from .search import SearchServices, search
+        from palace.search import SearchServices, search
 
         when = self.now(now)
         services = SearchServices(
@@ -606,7 +606,7 @@ class MemoryPalaceManager:
                limit: int = 20, include_superseded: bool = False) -> List[SearchResult]:
         """Memories reached through the entity graph from the named entities (a list) or
         the known entities a query names (a string), nearest first, each with its path."""
-        from .graph.recall import recall_results
+        from palace.graph.recall import recall_results
 
         when = self.now(now)
         reached = self.graph.recall(entities_or_query, depth, now=when,
@@ -704,7 +704,7 @@ class MemoryPalaceManager:
         files (moved to .quarantine/ with ``move_unreadable``), an oversized journal.
         On Postgres: orphaned vectors (of every scope) only.
         Returns a ``palace.doctor.DoctorReport`` (``.ok``, ``.findings``)."""
-        from .doctor import examine, examine_database
+        from palace.doctor import examine, examine_database
 
         if self.backend != "local":
             # one transactional store: no files to drift; orphaned vectors are checked
