@@ -15,26 +15,22 @@ second backend replaces: see ``palace.index.backend``).
 from __future__ import annotations
 
 import contextlib
-import functools
 import logging
 import os
-import secrets
 import sqlite3
 import time
-from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, ContextManager, Iterator, List, Sequence  # List: the class has a list() method
 
-from palace.decay import DecayInfo, DecayParams, DecayReport, collapse_bursts, decay_info, is_pinned, plan_archive
-from palace.errors import (ConfigError, EmbedderUnavailableError, InvalidInputError, MemoryFileError, MemoryNotFoundError,
-                     StorageError, storage_error)
+from palace.decay import DecayInfo, DecayParams, DecayReport, collapse_bursts, decay_info, plan_archive
+from palace.errors import (ConfigError, EmbedderUnavailableError, InvalidInputError, MemoryNotFoundError,
+                           StorageError)
 from palace.backends import (open_agent_roles, open_backend, open_capture_state, open_decision_log, open_review_queue,
                        open_vectors)
 from palace.backends.transfer import TransferReport, export_tree, import_tree
 from palace.index import INDEX_DIR, Filters, SyncReport, row_to_memory
-from palace.graph import graph_rows, read_facts
-from palace.graph.extract import with_extracted
+from palace.graph import read_facts
 from palace.graph.decisions import CLOSING, DECISIONS_FILE, Decision, DecisionLog, adopt_client_log, fact_id
 from palace.graph.review import REVIEW_FILE, ReviewItem, ReviewQueue
 from palace.graph.service import GraphService
@@ -42,9 +38,10 @@ from palace.journal import journal_path
 from palace.models import Memory, SearchResult, SearchResults
 from palace.settings import Settings
 from palace.recovery import recover_after_crash
+from palace.manager.writer import GraphDeriver, Writer, writes as _writes
 from palace.storage import FileStorage, text_lines
 from palace.validation import (check_updatable, coerce_datetime, list_statuses, normalize_location,
-                         normalize_tags, resolve_timezone, validate_changes, validate_content,
+                         normalize_tags, resolve_timezone, validate_content,
                          validate_flag, validate_id, validate_importance, validate_summary,
                          validate_word, coerce_days, validate_count)
 
@@ -63,22 +60,6 @@ def _with_scope(extra: dict[str, Any] | None, scope: str) -> dict[str, Any]:
     return extra
 
 
-def _writes(method: Any) -> Any:
-    """A write's raw disk faults (``OSError``, ``sqlite3`` errors: a full disk, a read-only
-    or immutable palace) leave it as palace's ``DiskFullError`` / ``ReadOnlyPalaceError``
-    naming the method and what to do; other errors pass through unchanged."""
-    @functools.wraps(method)
-    def run(self: "MemoryPalaceManager", *args: Any, **kwargs: Any) -> Any:
-        try:
-            return method(self, *args, **kwargs)
-        except (OSError, sqlite3.Error) as exc:
-            error = storage_error(exc, doing=f"{method.__name__}()", where=self.root)
-            if error is None:
-                raise
-            raise error from exc
-    return run
-
-
 class MemoryPalaceManager:
     def __init__(self, workspace_dir: str | os.PathLike | None = None, *,
                  settings: Settings | None = None, embedder: Any = _UNSET, sync: bool = True,
@@ -91,7 +72,8 @@ class MemoryPalaceManager:
         self.tz = resolve_timezone(settings.timezone)
         self.notes: list[str] = []  # what opening had to repair or could not do
         # MEMORY_BACKEND: local files or Postgres
-        backend = open_backend(settings, self.tz, derive_graph=self._graph_rows, notes=self.notes)
+        deriver = GraphDeriver(self.tz)
+        backend = open_backend(settings, self.tz, derive_graph=deriver, notes=self.notes)
         self.backend = backend.name
         self._opened = backend  # its parts by name, for the few that differ (the review queue)
         self.storage, self.index, self.syncer, self._lock = (backend.storage, backend.index,
@@ -110,6 +92,9 @@ class MemoryPalaceManager:
         self._expander = None
         self._experiences = None
         self._graph: GraphService | None = None
+        self._writer = Writer(storage=self.storage, index=self.index, syncer=self.syncer, lock=self._lock,
+                              settings=settings, tz=self.tz, deriver=deriver, now=self.now,
+                              graph=lambda: self.graph, record_access=self.record_access)
         self.read_only = False
         try:
             # what killed writers left: their temp files, a memory both live and trashed
@@ -208,7 +193,7 @@ class MemoryPalaceManager:
                 adopt_client_log(decisions, self.root / DECISIONS_FILE)
             self._graph = GraphService(self.index, self.tz, read=lambda i: self.get(i, record_access=False),
                                        update=self.update, queue=queue, decisions=decisions,
-                                       lock=lambda i: self._memory_lock(f"id:{i}"))
+                                       lock=lambda i: self._writer.memory_lock(f"id:{i}"))
         return self._graph
 
     def capture_state(self, folder: Path) -> Any:
@@ -220,9 +205,6 @@ class MemoryPalaceManager:
         """Postgres: make, list and drop one database role per agent, bound by the database
         to that agent's scopes (``palace agent``; docs/backends.md). Local: a ConfigError."""
         return open_agent_roles(self._opened, self.settings)
-
-    def _graph_rows(self, memory: Memory) -> Any:
-        return graph_rows(memory.extra, memory.content, created_at=memory.created_at, tz=self.tz)
 
     # ------------------------------------------------------------------ files and index
 
@@ -279,23 +261,6 @@ class MemoryPalaceManager:
             self.embed_pending()
         return report
 
-    def _write(self, memory: Memory, *, old: Memory | None = None) -> Memory:
-        """Write ``memory``'s file, drop ``old``'s if it moved, index it, note the folders."""
-        path = self.storage.write(memory)
-        if old is not None and old.path is not None and old.path != path:
-            self.storage.remove_file(old.path)
-            if old.path.parent.exists():
-                self.syncer.remember_room_dir(old.path.parent)
-        self.syncer.index_memory(memory, path)
-        self.syncer.remember_room_dir(path.parent)
-        return replace(memory, path=path)
-
-    def _read_file_memory(self, memory_id: str) -> Memory:
-        row = self.syncer.fresh_row(memory_id)
-        if row is None:
-            raise self.not_found(memory_id)
-        return self.storage.read(self.root / row["path"])
-
     def _decay_info(self, rows: Sequence[Any], now: datetime) -> dict[str, DecayInfo]:
         times = self.index.access_times([row["id"] for row in rows])
         return decay_info(rows, times, now, self.decay_params, self.tz)
@@ -323,86 +288,10 @@ class MemoryPalaceManager:
             source=validate_word(source, "source"),
             created_at=now if created_at is None else coerce_datetime(created_at, tz=self.tz, what="created_at"),
             updated_at=now, pinned=validate_flag(pinned, "pinned"), extra=_with_scope(extra, self.settings.scope))
-        read_facts(memory.extra, memory.content, created_at=memory.created_at, tz=self.tz)  # bad facts: error
-        if self.settings.graph_extract:
-            memory = replace(memory, extra=with_extracted(memory.extra, memory.content, memory.tags))
-        # a memory stating facts may retire other memories' facts about the same subjects
-        # (after_store): it also takes those subjects' locks (_subject_locks)
-        with self._store_lock(memory.content, id, also=self._subject_locks(memory)):
-            if id is not None:
-                memory_id = validate_id(id)
-                if self.index.row_by_id(memory_id) is not None or self.in_trash(memory_id):
-                    raise InvalidInputError(
-                        f"a memory with id {memory_id!r} already exists; use `palace update` to "
-                        "change it or pick another id")
-            else:
-                existing = self._same_content(memory.content)
-                if existing is not None:
-                    return self._merge_duplicate(existing, memory.tags)
-                memory_id = secrets.token_hex(8)
-                while self.index.row_by_id(memory_id) is not None:
-                    memory_id = secrets.token_hex(8)
-            written = self._write(replace(memory, id=memory_id))
-            if self.index.supports_graph:
-                self.graph.after_store(written, now)  # a new fact may retire older ones
-        self.embed_written()
+        written = self._writer.store(memory, id, now)
+        if not written.duplicate:
+            self.embed_written()
         return written
-
-    # how many of a new memory's terms are looked up to find an earlier copy of it
-    DUPLICATE_PROBE_TERMS = 24
-
-    def _memory_lock(self, *names: str) -> ContextManager[object]:
-        """The lock one memory's read-change-write needs. A backend whose lock can be
-        taken per memory (Postgres: ``PgWriteLock.keyed``) lets writers of different
-        memories run at once; otherwise (the local file lock) the whole write lock."""
-        keyed = getattr(self._lock, "keyed", None)
-        if keyed is None:
-            return self._lock
-        return keyed(*names)
-
-    def _store_lock(self, content: str, memory_id: str | None, *, also: Sequence[str] = ()) -> ContextManager[object]:
-        """A new memory's lock: its id, or (a fresh id) its normalised content, so two
-        clients storing the same text at once still find each other's copy; plus ``also``."""
-        from palace.tokenize import duplicate_key
-
-        if memory_id is not None:
-            return self._memory_lock(f"id:{memory_id}", *also)
-        return self._memory_lock("content:" + duplicate_key(content), *also)
-
-    def _subject_locks(self, memory: Memory) -> list[str]:
-        """The lock names of the entities ``memory`` states facts about, with every alias
-        of them (the graph's equivalent keys, and aliases the memory itself declares):
-        two stores about one subject take turns, since each may retire the other's fact;
-        stores about different subjects run at once (they used to take the whole lock).
-        The memories whose facts are closed are each locked by their own update."""
-        if not self.index.supports_graph or getattr(self._lock, "keyed", None) is None:
-            return []  # the local file lock is whole anyway
-        _, aliases, relations = graph_rows(memory.extra, memory.content, created_at=memory.created_at, tz=self.tz)
-        if not relations:
-            return []
-        keys = {row[0] for row in relations} | {key for row in aliases for key in row}
-        return sorted(f"subject:{key}" for key in self.index.equivalent_keys(keys))
-
-    def _same_content(self, content: str) -> Any:
-        """The active memory whose content equals ``content`` once normalised (NFKC,
-        case, runs of white space), or None. The index names the candidates (locally
-        from the postings, on Postgres by the normalised content's digest)."""
-        from palace.tokenize import normalize
-
-        wanted = " ".join(normalize(content).split())
-        rows = self.index.content_candidates(content, probe_terms=self.DUPLICATE_PROBE_TERMS)
-        for row in sorted(rows, key=lambda r: (r["created_ts"], r["rid"])):
-            if row["status"] == "active" and " ".join(normalize(row["content"]).split()) == wanted:
-                return row
-        return None
-
-    def _merge_duplicate(self, row: Any, tags: Sequence[str]) -> Memory:
-        with self._memory_lock(f"id:{row['id']}"):
-            memory = self._read_file_memory(row["id"])
-            merged = tuple(dict.fromkeys([*memory.tags, *tags]))
-            if merged != memory.tags:
-                memory = self._write(replace(memory, tags=merged, updated_at=self.now()), old=memory)
-        return replace(memory, duplicate=True)
 
     def get(self, id: str, *, now: Any = None, record_access: bool = True) -> Memory | None:
         validate_id(id)
@@ -418,14 +307,7 @@ class MemoryPalaceManager:
     def update(self, id: str, **fields: Any) -> Memory:
         validate_id(id)
         check_updatable(fields)
-        with self._memory_lock(f"id:{id}"):
-            memory = self._read_file_memory(id)
-            changes = validate_changes(fields, extra=memory.extra, max_bytes=self.settings.max_content_bytes,
-                                       tz=self.tz)
-            self._write(replace(memory, **changes, updated_at=self.now()), old=memory)
-            # read back inside the lock: a rebuild or a delete by another process
-            # afterwards must not turn this successful update into an error
-            row = self.index.row_by_id(id)
+        row, changes = self._writer.update(id, fields)
         if "content" in changes or "summary" in changes:
             self.embed_written()
         return self._rows_to_memories([row])[0]
@@ -433,24 +315,7 @@ class MemoryPalaceManager:
     @_writes
     def delete(self, id: str) -> Memory:
         """Soft delete: the file moves to ``.trash/``; ``restore`` brings it back."""
-        validate_id(id)
-        with self._memory_lock(f"id:{id}"):
-            memory = self._read_file_memory(id)
-            trashed_path = self.storage.move_to_trash(memory, self.now())
-            try:
-                self.index.remove_id(id)
-            except (OSError, sqlite3.Error):
-                self._untrash(memory)  # a full disk: undone, not reported failed yet half done
-                raise
-            if memory.path is not None and memory.path.parent.exists():
-                self.syncer.remember_room_dir(memory.path.parent)
-        return replace(memory, status="deleted", path=trashed_path)
-
-    def _untrash(self, memory: Memory) -> None:
-        """Put a memory just moved to the trash back as it was (its index row still there)."""
-        self.storage.move_from_trash(memory)
-        with contextlib.suppress(OSError):  # on a full disk its deletedAt was not written either
-            self.storage.write(memory)
+        return self._writer.delete(validate_id(id))
 
     def delete_many(self, ids: Sequence[str]) -> dict[str, Any]:
         """``delete`` each id (repeats once), like ``rm a b``: every id is checked first
@@ -472,33 +337,7 @@ class MemoryPalaceManager:
         """Bring a memory back from the trash, or an archived memory back to active."""
         validate_id(id)
         when = self.now(now)  # refused before anything is written
-        with self._memory_lock(f"id:{id}"):
-            trashed = self.storage.read_trash(id)
-            if trashed is None:
-                row = self.index.row_by_id(id)
-                if row is None:
-                    raise MemoryNotFoundError(id, "it is neither in the trash nor archived")
-                if row["status"] == "active":
-                    raise InvalidInputError(f"memory {id!r} is already active")
-                memory = self.storage.read(self.root / row["path"])
-                restored = replace(memory, status="active", updated_at=self.now())
-            else:
-                if self.index.row_by_id(id) is not None:
-                    raise InvalidInputError(
-                        f"cannot restore {id!r}: a memory with that id exists again; delete or "
-                        "rename it first")
-                extra = {k: v for k, v in trashed.extra.items() if k != "deletedAt"}
-                restored = replace(trashed, status="active", extra=extra, updated_at=self.now())
-            if trashed is not None:
-                # the trash file itself moves back (one rename), then gets its new
-                # frontmatter: a kill in between never leaves it both live and trashed
-                self.storage.move_from_trash(restored)
-            self._write(restored)
-            # bringing a memory back is a deliberate use of it: reinforce it, or the
-            # next run_decay would archive it again at once
-            self.record_access([id], at=when, kind="restore")
-            row = self.index.row_by_id(id)
-        return self._rows_to_memories([row])[0]
+        return self._rows_to_memories([self._writer.restore(id, when)])[0]
 
     def list(self, *, location: str | None = None, tags: Sequence[str] | None = None,
              status: str | None = "active", type: str | None = None, limit: int | None = None,
@@ -740,17 +579,7 @@ class MemoryPalaceManager:
         if dry_run:
             report.archived = due
             return report
-        with self.write_lock():
-            for memory_id in due:
-                try:
-                    memory = self._read_file_memory(memory_id)
-                except (MemoryNotFoundError, MemoryFileError):
-                    continue
-                if memory.status != "active" or is_pinned(memory.importance, memory.pinned):
-                    continue  # pinned or changed by hand since the index last saw it
-                archived = replace(memory, status="archived")
-                self.syncer.index_memory(archived, self.storage.write(archived))
-                report.archived.append(memory_id)
+        report.archived.extend(self._writer.archive(due))
         return report
 
     # ------------------------------------------------------------------ export and import
