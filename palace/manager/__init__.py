@@ -14,41 +14,31 @@ second backend replaces: see ``palace.index.backend``).
 
 from __future__ import annotations
 
-import contextlib
-import logging
 import os
 import sqlite3
-import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, ContextManager, Iterator, List, Sequence  # List: the class has a list() method
+from typing import Any, ContextManager, List, Sequence  # List: the class has a list() method
 
 from palace.decay import DecayInfo, DecayParams, DecayReport, collapse_bursts, decay_info, plan_archive
-from palace.errors import (ConfigError, EmbedderUnavailableError, InvalidInputError, MemoryNotFoundError,
+from palace.errors import (ConfigError, InvalidInputError, MemoryNotFoundError,
                            StorageError)
-from palace.backends import (open_agent_roles, open_backend, open_capture_state, open_decision_log, open_review_queue,
-                       open_vectors)
+from palace.backends import open_agent_roles, open_backend, open_capture_state, open_vectors
 from palace.backends.transfer import TransferReport, export_tree, import_tree
 from palace.index import INDEX_DIR, Filters, SyncReport, row_to_memory
-from palace.graph import read_facts
-from palace.graph.decisions import CLOSING, DECISIONS_FILE, Decision, DecisionLog, adopt_client_log, fact_id
-from palace.graph.review import REVIEW_FILE, ReviewItem, ReviewQueue
 from palace.graph.service import GraphService
 from palace.journal import journal_path
 from palace.models import Memory, SearchResult, SearchResults
 from palace.settings import Settings
 from palace.recovery import recover_after_crash
+from palace.manager.entity_graph import FactChanges, open_graph
+from palace.manager.embedding import UNSET, Embedding
 from palace.manager.writer import GraphDeriver, Writer, writes as _writes
 from palace.storage import FileStorage, text_lines
 from palace.validation import (check_updatable, coerce_datetime, list_statuses, normalize_location,
                          normalize_tags, resolve_timezone, validate_content,
                          validate_flag, validate_id, validate_importance, validate_summary,
                          validate_word, coerce_days, validate_count)
-
-_UNSET: Any = object()
-NO_EMBEDDER = ("no embedder configured: set MEMORY_VECTOR_MODEL and install palace[vector], or "
-               "point MEMORY_VECTOR_SERVICE_URL at a running sidecar")
-log = logging.getLogger(__name__)
 
 
 def _with_scope(extra: dict[str, Any] | None, scope: str) -> dict[str, Any]:
@@ -62,13 +52,12 @@ def _with_scope(extra: dict[str, Any] | None, scope: str) -> dict[str, Any]:
 
 class MemoryPalaceManager:
     def __init__(self, workspace_dir: str | os.PathLike | None = None, *,
-                 settings: Settings | None = None, embedder: Any = _UNSET, sync: bool = True,
+                 settings: Settings | None = None, embedder: Any = UNSET, sync: bool = True,
                  inprocess_vectors: bool = True):
         settings = settings or Settings.from_env()
         if workspace_dir is not None:
             settings = settings.replace(workspace_dir=str(workspace_dir))
         self.settings = settings
-        self._batched_writes = 0  # > 0 inside writes_batched(): embedding waits for its end
         self.tz = resolve_timezone(settings.timezone)
         self.notes: list[str] = []  # what opening had to repair or could not do
         # MEMORY_BACKEND: local files or Postgres
@@ -81,13 +70,11 @@ class MemoryPalaceManager:
         self.root = self.storage.root
         self.journal_path = journal_path(self.root)
         self.decay_params = DecayParams.from_settings(settings)
-        self._embedder = embedder
-        # The CLI passes False: it must never load torch itself (the sidecar may).
-        self._inprocess_vectors = inprocess_vectors
-        self._embedder_error: str | None = None
         from palace.chunking import chunk_text
 
         self._vectors = open_vectors(backend, chunk_text)
+        # The CLI passes inprocess_vectors=False: it must never load torch itself (the sidecar may).
+        self._embedding = Embedding(settings, self._vectors, embedder, inprocess=inprocess_vectors)
         self._time_reasoner = None
         self._expander = None
         self._experiences = None
@@ -95,6 +82,8 @@ class MemoryPalaceManager:
         self._writer = Writer(storage=self.storage, index=self.index, syncer=self.syncer, lock=self._lock,
                               settings=settings, tz=self.tz, deriver=deriver, now=self.now,
                               graph=lambda: self.graph, record_access=self.record_access)
+        self._facts = FactChanges(graph=lambda: self.graph, read=lambda i: self.get(i, record_access=False),
+                                  now=self.now, tz=self.tz, notes=self.notes)
         self.read_only = False
         try:
             # what killed writers left: their temp files, a memory both live and trashed
@@ -137,15 +126,7 @@ class MemoryPalaceManager:
 
     @property
     def embedder(self):
-        if self._embedder is _UNSET:
-            from palace.embedders import make_embedder
-
-            try:
-                self._embedder = make_embedder(self.settings, allow_inprocess=self._inprocess_vectors)
-            except Exception as exc:  # a broken install must not break keyword search
-                self._embedder = None
-                self._embedder_error = f"vectors unavailable ({exc}); keyword search only"
-        return self._embedder
+        return self._embedding.embedder
 
     @property
     def time_reasoner(self):
@@ -183,17 +164,9 @@ class MemoryPalaceManager:
             raise ConfigError("the entity graph (recall, history, review, entity merge) is not "
                               "kept by this backend")
         if self._graph is None:
-            queue = open_review_queue(self._opened, ReviewItem) or ReviewQueue(self.root / REVIEW_FILE)
-            # on Postgres the queue and the decision log are tables every client shares
-            # (review_items, graph_decisions); locally they are files in the palace
-            decisions = open_decision_log(self._opened, Decision, self.settings.scope)
-            if decisions is None:
-                decisions = DecisionLog(self.root / DECISIONS_FILE)
-            else:
-                adopt_client_log(decisions, self.root / DECISIONS_FILE)
-            self._graph = GraphService(self.index, self.tz, read=lambda i: self.get(i, record_access=False),
-                                       update=self.update, queue=queue, decisions=decisions,
-                                       lock=lambda i: self._writer.memory_lock(f"id:{i}"))
+            self._graph = open_graph(self._opened, self.index, self.root, self.tz, self.settings.scope,
+                                     read=lambda i: self.get(i, record_access=False), update=self.update,
+                                     lock=lambda i: self._writer.memory_lock(f"id:{i}"))
         return self._graph
 
     def capture_state(self, folder: Path) -> Any:
@@ -220,26 +193,8 @@ class MemoryPalaceManager:
         again, so syncing the same files twice changes nothing."""
         report = self.syncer.sync(full=full)
         if self.index.supports_graph and (report.added or report.updated or report.moved or report.removed):
-            self._apply_hand_edits(report)
+            self._facts.after_sync(report, self.index, self.write_lock())
         return report
-
-    # Above this many memories changed in one sync (a folder copied in, an index built
-    # from scratch), the sync is a bulk load: the files are taken as written, as by
-    # reindex, instead of judging every fact against every other one.
-    HAND_EDITS_AT_MOST = 1000
-
-    def _apply_hand_edits(self, report: SyncReport) -> None:
-        changes = len(report.added) + len(report.updated) + len(report.moved) + len(report.removed)
-        if changes > self.HAND_EDITS_AT_MOST:
-            self.notes.append(f"{changes} memories changed in one sync: taken as written (a bulk load); "
-                              "supersession was not applied to them")
-            return
-        with self.write_lock():
-            changed = [m for i in dict.fromkeys([*report.added, *report.updated, *report.moved])
-                       if (m := self.get(i, record_access=False)) is not None and m.status == "active"]
-            removed = [i for i in report.removed if self.index.row_by_id(i) is None]
-            if changed or removed:
-                self.graph.apply_changes(changed, removed, self.now())
 
     @_writes
     def reindex(self, *, vectors: bool = False) -> SyncReport:
@@ -429,7 +384,7 @@ class MemoryPalaceManager:
             index=self.index, vectors=self._vectors, settings=self.settings,
             decay_params=self.decay_params, tz=self.tz, root=self.root,
             time_reasoner=lambda: self.time_reasoner, concept_expander=lambda: self.concept_expander,
-            embedder=lambda: (self.embedder, self._embedder_error))
+            embedder=lambda: (self.embedder, self._embedding.error))
         results = search(services, query, now=when, top_k=top_k, tags=tags, location=location,
                          type=type, include_archived=include_archived, start=start, end=end,
                          include_weak=include_weak, injection=injection)
@@ -466,25 +421,13 @@ class MemoryPalaceManager:
         the index is read or written, not while embedding. ``batch_size`` chunks a model
         call (default MEMORY_VECTOR_BATCH_SIZE); ``pause``, called before each: a background
         worker waits there for requests to end. Returns how many were embedded."""
-        embedder = self.embedder
-        if embedder is None:
-            raise EmbedderUnavailableError(self._embedder_error or NO_EMBEDDER)
-        deadline = None if seconds is None else time.monotonic() + seconds
-        return self._vectors.backfill(embedder, limit=limit, batch_size=batch_size or self.settings.vector_batch_size,
-                                      deadline=deadline, lock=lock, pause=pause)
+        return self._embedding.pending(limit=limit, seconds=seconds, lock=lock, batch_size=batch_size, pause=pause)
 
-    @contextlib.contextmanager
-    def writes_batched(self) -> Iterator[None]:
+    def writes_batched(self) -> ContextManager[None]:
         """Writes inside embed together when it ends (one model call for the batch, still
         bounded by MEMORY_VECTOR_TIMEOUT), not one by one: a capture of 200 events
         embedded its memories one call each, ~20 ms apiece."""
-        self._batched_writes += 1
-        try:
-            yield
-        finally:
-            self._batched_writes -= 1
-            if not self._batched_writes:
-                self.embed_written()
+        return self._embedding.batched(self.embed_written)
 
     def embed_written(self) -> int:
         """Vectors at write time, so that no search ever embeds a memory: after a store or
@@ -493,19 +436,7 @@ class MemoryPalaceManager:
         for a background worker (the sidecar, the MCP server, the hook service) or
         ``palace reindex --vectors``; searches meanwhile find it by keywords and say
         how many memories wait. A failing embedder never fails the write."""
-        if self._batched_writes:
-            return 0  # writes_batched embeds when the batch ends
-        if not self.settings.vector_enabled or self.settings.vector_mode == "none" or self.embedder is None:
-            return 0  # no embedder: searches say why vectors are off
-        if getattr(self.embedder, "state", None) == "error":
-            return 0  # a model that failed to load said why once; each write would repeat it
-        try:
-            return self.embed_pending(seconds=self.settings.vector_timeout_s)
-        except EmbedderUnavailableError:
-            return 0  # the model failed to load as this write began, and said why then
-        except Exception as exc:  # the memory is stored; the next write or worker retries
-            log.warning("could not embed after writing (%s: %s); vectors follow later", type(exc).__name__, exc)
-            return 0
+        return self._embedding.written(self.embed_pending)
 
     @_writes
     def record_access(self, ids: Sequence[str], *, at: Any = None, kind: str = "access") -> None:
@@ -600,37 +531,9 @@ class MemoryPalaceManager:
             if Path(source).resolve() != self.root.resolve():  # a palace's own files are already its own
                 report.review_items, report.decisions = self.graph.import_records(Path(source))
             if self.index.supports_graph and report.written:
-                self._apply_to_imported(report.written)
+                self._facts.after_import(report.written)
         self._vectors.invalidate()
         return report
-
-    def _apply_to_imported(self, written: Sequence[str]) -> None:
-        """The imported facts meet the palace's as stored ones do (``apply_changes``: oldest
-        first, pairs already decided left alone), on either backend alike; a large import
-        is a bulk load, taken as written (as a sync of as many files would be)."""
-        if len(written) > self.HAND_EDITS_AT_MOST:
-            self.notes.append(f"{len(written)} memories imported: taken as written (a bulk load); "
-                              "supersession was not applied to them")
-            return
-        # a memory the import replaced is as the tree states it: where the tree has a fact
-        # open that palace had closed, that decision no longer describes it, and the newer
-        # facts meet it again (an export's tree keeps palace's closings: nothing to redo)
-        replaced = set(written)
-        stale = [e for e in self.graph.decisions.entries() if e.old_memory in replaced and e.decision in CLOSING
-                 and self._reopened(e)]
-        self.graph.decisions.forget(stale)
-        again = sorted({e.new_memory for e in stale} - replaced)
-        changed = [m for i in [*written, *again]
-                   if (m := self.get(i, record_access=False)) is not None and m.status == "active"]
-        self.graph.apply_changes(changed, [], self.now())
-
-    def _reopened(self, entry: Decision) -> bool:
-        """Whether the old fact ``entry`` closed is open again in its memory's file."""
-        memory = self.get(entry.old_memory, record_access=False)
-        if memory is None:
-            return False
-        _entities, relations = read_facts(memory.extra, "", created_at=memory.created_at, tz=self.tz, strict=False)
-        return any(fact_id(r) == entry.old_fact and r.valid_to is None and not r.ended for r in relations)
 
     @staticmethod
     def palace_root(workspace_dir: str | os.PathLike) -> Path:
