@@ -37,10 +37,14 @@ LAYERS: dict[str, int] = {
     "palace.graph": 2,  # the entity graph: normalise, facts, extract, supersede, paths, review
     # 3 search: the pipeline over explicit collaborators
     "palace.search": 3, "palace.floor": 3,
-    # 3 also: maintenance over storage and index (recovery on open, palace doctor)
+    # 3 also: maintenance over storage and index (recovery on open, palace doctor); they take
+    # the files, the index, the lock from the manager, never the manager (see below)
     "palace.recovery": 3, "palace.doctor": 3,
-    # 4 the manager: the one orchestrator, and the package's public face over it
-    "palace.manager": 4, "palace": 4,
+    # 4 the manager: the one orchestrator (wiring and the public API), and the package's
+    # public face over it; beside it, the pieces it delegates to: the write path and its
+    # locks, vectors at write time, the entity graph and the facts changed outside store
+    "palace.manager": 4, "palace": 4, "palace.manager.writer": 4, "palace.manager.embedding": 4,
+    "palace.manager.entity_graph": 4,
     # 5 features built on the manager's public API
     "palace.experiences": 5, "palace.context": 5, "palace.summary": 5, "palace.provider": 5,
     "palace.tasks": 5, "palace.persona": 5,
@@ -209,6 +213,32 @@ def test_adapters_go_through_the_manager():
     reaching = sorted(f"{a} imports {b}" for a, b in EDGES - ALLOWED_UPWARD
                       if layer_of(a) == ADAPTERS and layer_of(b) == STORAGE_AND_INDEX)
     assert reaching == []
+
+
+MANAGER = 4
+MANAGER_NAMES = {"pm", "manager", "MemoryPalaceManager"}
+
+
+def _takes_the_manager(path: Path) -> list[str]:
+    """Functions whose parameters are named or annotated as the manager: an import check
+    cannot see a module calling back up into an object it was handed."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            args = node.args
+            for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
+                annotation = ast.unparse(arg.annotation) if arg.annotation else ""
+                if arg.arg in MANAGER_NAMES or any(name in annotation for name in MANAGER_NAMES - {"pm"}):
+                    found.append(f"{node.name}({arg.arg})")
+    return found
+
+
+def test_no_module_below_the_manager_is_handed_the_manager():
+    """Doctor and recovery used to take the manager and call back into it (pm.sync,
+    pm.write_lock, pm.index); modules below it get their collaborators instead."""
+    handed = sorted(f"{module}: {name}" for module, path in MODULES.items()
+                    if (layer_of(module) or 0) < MANAGER for name in _takes_the_manager(path))
+    assert handed == []
 
 
 # The one adapter that may start the sidecar's app: `palace sidecar` serves the same app

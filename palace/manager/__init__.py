@@ -91,7 +91,7 @@ class MemoryPalaceManager:
                 self.sync(full=None)
             self.syncer.catch_up_journal(self.journal_path)
             if self.backend == "local":  # the files' leftovers (Postgres writes are transactions)
-                recover_after_crash(self)
+                recover_after_crash(self.storage, self.index, self.notes)
         except (OSError, sqlite3.OperationalError, StorageError) as exc:
             # a read-only folder or a full disk: reads go on with the index as it is
             self.read_only = True
@@ -474,15 +474,15 @@ class MemoryPalaceManager:
         files (moved to .quarantine/ with ``move_unreadable``), an oversized journal.
         On Postgres: orphaned vectors (of every scope) only.
         Returns a ``palace.doctor.DoctorReport`` (``.ok``, ``.findings``)."""
-        from palace.doctor import examine, examine_database
+        from palace.doctor import PalaceParts, examine, examine_database
 
         if self.backend != "local":
             # one transactional store: no files to drift; orphaned vectors are checked
             with self.write_lock():
-                return examine_database(self, repair=repair)
+                return examine_database(self.index, repair=repair)
+        parts = PalaceParts(self.storage, self.index, self.syncer, self._lock, sync=lambda: self.sync(full=True))
         with self.write_lock():
-            return examine(self, repair=repair, move_unreadable=move_unreadable,
-                           journal_max_bytes=journal_max_bytes)
+            return examine(parts, repair=repair, move_unreadable=move_unreadable, journal_max_bytes=journal_max_bytes)
 
     def access_times(self, ids: Sequence[str], *, kinds: Sequence[str] | None = None) -> dict[str, List[float]]:
         """Journalled access timestamps (POSIX seconds, oldest first) of these memories."""
