@@ -20,12 +20,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, ContextManager, List, Sequence  # List: the class has a list() method
 
-from palace.decay import DecayInfo, DecayParams, DecayReport, collapse_bursts, decay_info, plan_archive
-from palace.errors import (ConfigError, InvalidInputError, MemoryNotFoundError,
+from palace.decay import DecayParams, DecayReport
+from palace.errors import (ConfigError, MemoryNotFoundError,
                            StorageError)
 from palace.backends import open_agent_roles, open_backend, open_capture_state, open_vectors
 from palace.backends.transfer import TransferReport, export_tree, import_tree
-from palace.index import INDEX_DIR, Filters, SyncReport, row_to_memory
+from palace.index import Filters, SyncReport
 from palace.graph.service import GraphService
 from palace.journal import journal_path
 from palace.models import Memory, SearchResult, SearchResults
@@ -33,6 +33,7 @@ from palace.settings import Settings
 from palace.recovery import recover_after_crash
 from palace.manager.entity_graph import FactChanges, open_graph
 from palace.manager.embedding import UNSET, Embedding
+from palace.manager.reader import Reader, listing, no_trash
 from palace.manager.writer import GraphDeriver, Writer, writes as _writes
 from palace.storage import FileStorage, text_lines
 from palace.validation import (check_updatable, coerce_datetime, list_statuses, normalize_location,
@@ -75,8 +76,9 @@ class MemoryPalaceManager:
         self._vectors = open_vectors(backend, chunk_text)
         # The CLI passes inprocess_vectors=False: it must never load torch itself (the sidecar may).
         self._embedding = Embedding(settings, self._vectors, embedder, inprocess=inprocess_vectors)
-        self._time_reasoner = None
-        self._expander = None
+        self._reader = Reader(index=self.index, vectors=self._vectors, settings=settings, tz=self.tz,
+                              root=self.root, decay_params=self.decay_params, local=self.backend == "local",
+                              embedder=lambda: (self.embedder, self._embedding.error))
         self._experiences = None
         self._graph: GraphService | None = None
         self._writer = Writer(storage=self.storage, index=self.index, syncer=self.syncer, lock=self._lock,
@@ -130,22 +132,11 @@ class MemoryPalaceManager:
 
     @property
     def time_reasoner(self):
-        if self._time_reasoner is None:
-            from palace.time_reasoning import TimeReasoner
-
-            self._time_reasoner = TimeReasoner()
-        return self._time_reasoner
+        return self._reader.time_reasoner
 
     @property
     def concept_expander(self):
-        if self._expander is None:
-            from palace.concepts import load_cached
-
-            # Postgres keeps no local folder: building the map there costs ~0.1 s, and
-            # writing a cache would make a memory/palace/ folder nobody asked for
-            cache = self.root / INDEX_DIR / "concepts.pickle" if self.backend == "local" else None
-            self._expander = load_cached(cache, self.settings.concepts_file)
-        return self._expander
+        return self._reader.concept_expander
 
     @property
     def experiences(self):
@@ -216,15 +207,8 @@ class MemoryPalaceManager:
             self.embed_pending()
         return report
 
-    def _decay_info(self, rows: Sequence[Any], now: datetime) -> dict[str, DecayInfo]:
-        times = self.index.access_times([row["id"] for row in rows])
-        return decay_info(rows, times, now, self.decay_params, self.tz)
-
     def _rows_to_memories(self, rows: Sequence[Any], now: datetime | None = None) -> List[Memory]:
-        info = self._decay_info(rows, now or self.now())
-        return [row_to_memory(row, self.root, decay_score=info[row["id"]].score,
-                              access_count=info[row["id"]].access_count,
-                              last_accessed_at=info[row["id"]].last_accessed_at) for row in rows]
+        return self._reader.memories(rows, now or self.now())
 
     # ------------------------------------------------------------------ public API
 
@@ -300,11 +284,10 @@ class MemoryPalaceManager:
         """Memories newest first. ``status=None`` or ``"all"`` lists active and archived."""
         if status == "deleted":
             return self.list_trash()[:limit] if limit else self.list_trash()
-        statuses = list_statuses(status)
+        list_statuses(status)  # a bad status is refused before a bad limit
         if limit is not None:
             validate_count(limit, "limit")
-        filters = Filters(statuses=statuses, tags=normalize_tags(tags),
-                          location=normalize_location(location) if location else None, type=type)
+        filters = listing(location, tags, status, type)
         return self._rows_to_memories(self.index.list_rows(filters, limit=limit), self.now(now))
 
     def list_trash(self) -> List[Memory]:
@@ -377,21 +360,12 @@ class MemoryPalaceManager:
         also carries ``.notes`` and ``.time_range``, so an empty answer says why.
         The pipeline lives in ``palace.search``.
         """
-        from palace.search import SearchServices, search
-
         when = self.now(now)
-        services = SearchServices(
-            index=self.index, vectors=self._vectors, settings=self.settings,
-            decay_params=self.decay_params, tz=self.tz, root=self.root,
-            time_reasoner=lambda: self.time_reasoner, concept_expander=lambda: self.concept_expander,
-            embedder=lambda: (self.embedder, self._embedding.error))
-        results = search(services, query, now=when, top_k=top_k, tags=tags, location=location,
-                         type=type, include_archived=include_archived, start=start, end=end,
-                         include_weak=include_weak, injection=injection)
+        results = self._reader.search(query, when, top_k=top_k, tags=tags, location=location, type=type,
+                                      include_archived=include_archived, start=start, end=end,
+                                      include_weak=include_weak, injection=injection)
         if record_access:
-            strong = [r.memory.id for r in results if r.explanation.confidence == "strong"]
-            reinforced = {"returned": strong, "top": strong[:1], "used": []}[self.settings.reinforce]
-            note = self._count_use(reinforced, when, "search")
+            note = self._count_use(self._reader.reinforced(results), when, "search")
             if note:
                 results.notes = (*results.notes, note)
         return results
@@ -400,15 +374,9 @@ class MemoryPalaceManager:
                limit: int = 20, include_superseded: bool = False) -> List[SearchResult]:
         """Memories reached through the entity graph from the named entities (a list) or
         the known entities a query names (a string), nearest first, each with its path."""
-        from palace.graph.recall import recall_results
-
         when = self.now(now)
-        reached = self.graph.recall(entities_or_query, depth, now=when,
-                                    include_superseded=include_superseded, limit=limit)
-        by_rid = self.index.rows_by_rid([x.rid for x in reached])  # one query, not one per memory
-        rows = {x.memory_id: row for x in reached if (row := by_rid.get(x.rid)) is not None
-                and row["id"] == x.memory_id}
-        results = recall_results(reached, rows, self._decay_info(list(rows.values()), when), self.root)
+        results = self._reader.recall(self.graph, entities_or_query, depth, when, limit=limit,
+                                      include_superseded=include_superseded)
         self._count_use([r.memory.id for r in results], when, "recall")
         return results
 
@@ -492,7 +460,7 @@ class MemoryPalaceManager:
 
     def decay_scores(self, *, now: Any = None, statuses: Sequence[str] = ("active",)) -> dict[str, float]:
         rows = self.index.list_rows(Filters(statuses=tuple(statuses)))
-        return {memory_id: info.score for memory_id, info in self._decay_info(rows, self.now(now)).items()}
+        return {memory_id: info.score for memory_id, info in self._reader.decay_info(rows, self.now(now)).items()}
 
     @_writes
     def run_decay(self, now: Any = None, *, dry_run: bool = False) -> DecayReport:
@@ -501,16 +469,8 @@ class MemoryPalaceManager:
         Archived files stay where they are (status ``archived``), are still found
         with ``include_archived=True`` and come back with ``restore``.
         """
-        when = self.now(now)
-        report = DecayReport(now=when, threshold=self.decay_params.archive_threshold, dry_run=dry_run)
-        if not self.decay_params.enabled:
-            return report
-        rows = self.index.list_rows(Filters(statuses=("active",)))
-        due = plan_archive(rows, self._decay_info(rows, when), self.decay_params, report)
-        if dry_run:
-            report.archived = due
-            return report
-        report.archived.extend(self._writer.archive(due))
+        report, due = self._reader.decay_due(self.now(now), dry_run)
+        report.archived.extend(due if dry_run else self._writer.archive(due))
         return report
 
     # ------------------------------------------------------------------ export and import
@@ -545,12 +505,7 @@ class MemoryPalaceManager:
     def access_history(self, id: str) -> List[datetime]:
         """When this memory was used, as decay counts it: bursts within an hour merged,
         nothing from before its creation; oldest first. Empty for an unknown id."""
-        validate_id(id)
-        row = self.index.row_by_id(id)
-        if row is None:
-            return []
-        stamps = collapse_bursts(self.index.access_times([id]).get(id, []))
-        return [datetime.fromtimestamp(ts, self.tz) for ts in stamps if ts >= row["created_ts"]]
+        return self._reader.access_history(validate_id(id))
 
     def list_page(self, *, offset: int = 0, limit: int = 50, location: str | None = None,
                   tags: Sequence[str] | None = None, status: str | None = "active",
@@ -559,11 +514,8 @@ class MemoryPalaceManager:
         without reading the ones before it (``status`` as in ``list``, trash excluded)."""
         validate_count(offset, "offset")
         validate_count(limit, "limit")
-        if status == "deleted":
-            raise InvalidInputError("status must be one of active, archived, all; got 'deleted'")
-        filters = Filters(statuses=list_statuses(status), tags=normalize_tags(tags),
-                          location=normalize_location(location) if location else None, type=type)
-        rows = self.index.list_rows(filters, limit=limit, offset=offset)
+        no_trash(status)
+        rows = self.index.list_rows(listing(location, tags, status, type), limit=limit, offset=offset)
         return self._rows_to_memories(rows, self.now(now))
 
     def room_counts(self) -> dict[str, dict[str, int]]:
@@ -574,6 +526,5 @@ class MemoryPalaceManager:
     def created_per_month(self, *, status: str | None = "all") -> dict[str, dict[str, int]]:
         """How many memories each room got per month of creation, ``{room: {"2026-03": n}}``;
         the month as written in the memory's own ``createdAt`` (its own offset)."""
-        if status == "deleted":
-            raise InvalidInputError("status must be one of active, archived, all; got 'deleted'")
+        no_trash(status)
         return self.index.created_months(list_statuses(status))

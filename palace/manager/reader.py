@@ -1,0 +1,111 @@
+"""The read path: index rows turned into memories with their decay (score, accesses),
+the engines search uses (made on first use), search and recall over them. Counting a
+read as a use is the manager's (it writes the journal)."""
+
+from __future__ import annotations
+
+from datetime import datetime, tzinfo
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from palace.decay import DecayInfo, DecayParams, DecayReport, collapse_bursts, decay_info, plan_archive
+from palace.errors import InvalidInputError
+from palace.index import INDEX_DIR, Filters, row_to_memory
+from palace.models import Memory, SearchResult, SearchResults
+from palace.settings import Settings
+from palace.validation import list_statuses, normalize_location, normalize_tags
+
+
+def listing(location: str | None, tags: Sequence[str] | None, status: str | None, type: str | None) -> Filters:
+    """The index filters of a listing (``status`` as in ``MemoryPalaceManager.list``)."""
+    return Filters(statuses=list_statuses(status), tags=normalize_tags(tags),
+                   location=normalize_location(location) if location else None, type=type)
+
+
+def no_trash(status: str | None) -> None:
+    if status == "deleted":
+        raise InvalidInputError("status must be one of active, archived, all; got 'deleted'")
+
+
+class Reader:
+    def __init__(self, *, index: Any, vectors: Any, settings: Settings, tz: tzinfo, root: Path,
+                 decay_params: DecayParams, local: bool, embedder: Callable[[], tuple[Any, str | None]]):
+        """``local``: a palace folder of its own (the concept map's cache lives there);
+        ``embedder()``: the embedder, or None and why (the manager's ``Embedding``)."""
+        self.index, self.vectors, self.settings, self.tz, self.root = index, vectors, settings, tz, root
+        self.decay_params, self.local, self.embedder = decay_params, local, embedder
+        self._time_reasoner: Any = None
+        self._expander: Any = None
+
+    def decay_info(self, rows: Sequence[Any], now: datetime) -> dict[str, DecayInfo]:
+        times = self.index.access_times([row["id"] for row in rows])
+        return decay_info(rows, times, now, self.decay_params, self.tz)
+
+    def memories(self, rows: Sequence[Any], now: datetime) -> list[Memory]:
+        info = self.decay_info(rows, now)
+        return [row_to_memory(row, self.root, decay_score=info[row["id"]].score,
+                              access_count=info[row["id"]].access_count,
+                              last_accessed_at=info[row["id"]].last_accessed_at) for row in rows]
+
+    def access_history(self, id: str) -> list[datetime]:
+        row = self.index.row_by_id(id)
+        if row is None:
+            return []
+        stamps = collapse_bursts(self.index.access_times([id]).get(id, []))
+        return [datetime.fromtimestamp(ts, self.tz) for ts in stamps if ts >= row["created_ts"]]
+
+    def decay_due(self, when: datetime, dry_run: bool) -> tuple[DecayReport, list[str]]:
+        """A decay run's report so far and the active memories it would archive."""
+        report = DecayReport(now=when, threshold=self.decay_params.archive_threshold, dry_run=dry_run)
+        if not self.decay_params.enabled:
+            return report, []
+        rows = self.index.list_rows(Filters(statuses=("active",)))
+        return report, plan_archive(rows, self.decay_info(rows, when), self.decay_params, report)
+
+    # ------------------------------------------------------------------ search and recall
+
+    @property
+    def time_reasoner(self) -> Any:
+        if self._time_reasoner is None:
+            from palace.time_reasoning import TimeReasoner
+
+            self._time_reasoner = TimeReasoner()
+        return self._time_reasoner
+
+    @property
+    def concept_expander(self) -> Any:
+        if self._expander is None:
+            from palace.concepts import load_cached
+
+            # Postgres keeps no local folder: building the map there costs ~0.1 s, and
+            # writing a cache would make a memory/palace/ folder nobody asked for
+            cache = self.root / INDEX_DIR / "concepts.pickle" if self.local else None
+            self._expander = load_cached(cache, self.settings.concepts_file)
+        return self._expander
+
+    def search(self, query: str, when: datetime, **options: Any) -> SearchResults:
+        """``palace.search`` over this palace's collaborators; ``options`` as in
+        ``MemoryPalaceManager.search`` (accesses not counted here)."""
+        from palace.search import SearchServices, search
+
+        services = SearchServices(
+            index=self.index, vectors=self.vectors, settings=self.settings,
+            decay_params=self.decay_params, tz=self.tz, root=self.root,
+            time_reasoner=lambda: self.time_reasoner, concept_expander=lambda: self.concept_expander,
+            embedder=self.embedder)
+        return search(services, query, now=when, **options)
+
+    def reinforced(self, results: SearchResults) -> list[str]:
+        """The results a search counts as used (MEMORY_REINFORCE; weak ones never)."""
+        strong = [r.memory.id for r in results if r.explanation.confidence == "strong"]
+        return {"returned": strong, "top": strong[:1], "used": []}[self.settings.reinforce]
+
+    def recall(self, graph: Any, start: str | Sequence[str], depth: int, when: datetime, *,
+               limit: int, include_superseded: bool) -> list[SearchResult]:
+        from palace.graph.recall import recall_results
+
+        reached = graph.recall(start, depth, now=when, include_superseded=include_superseded, limit=limit)
+        by_rid = self.index.rows_by_rid([x.rid for x in reached])  # one query, not one per memory
+        rows = {x.memory_id: row for x in reached if (row := by_rid.get(x.rid)) is not None
+                and row["id"] == x.memory_id}
+        return recall_results(reached, rows, self.decay_info(list(rows.values()), when), self.root)
