@@ -24,7 +24,7 @@ from palace.decay import DecayParams, DecayReport
 from palace.errors import (ConfigError, MemoryNotFoundError,
                            StorageError)
 from palace.backends import open_agent_roles, open_backend, open_capture_state, open_vectors
-from palace.backends.transfer import TransferReport, export_tree, import_tree
+from palace.backends.transfer import TransferReport
 from palace.index import Filters, SyncReport
 from palace.graph.service import GraphService
 from palace.journal import journal_path
@@ -34,21 +34,11 @@ from palace.recovery import recover_after_crash
 from palace.manager.entity_graph import FactChanges, open_graph
 from palace.manager.embedding import UNSET, Embedding
 from palace.manager.reader import Reader, listing, no_trash
+from palace.manager import upkeep
 from palace.manager.writer import GraphDeriver, Writer, writes as _writes
 from palace.storage import FileStorage, text_lines
-from palace.validation import (check_updatable, coerce_datetime, list_statuses, normalize_location,
-                         normalize_tags, resolve_timezone, validate_content,
-                         validate_flag, validate_id, validate_importance, validate_summary,
-                         validate_word, coerce_days, validate_count)
-
-
-def _with_scope(extra: dict[str, Any] | None, scope: str) -> dict[str, Any]:
-    """A new memory's frontmatter extras; MEMORY_SCOPE, when not the default team, is
-    written as its ``scope`` key (the postgres backend enforces it)."""
-    extra = dict(extra or {})
-    if scope != "team":
-        extra.setdefault("scope", scope)
-    return extra
+from palace.validation import (check_updatable, coerce_datetime, coerce_days, list_statuses, resolve_timezone,
+                               validate_count, validate_id)
 
 
 class MemoryPalaceManager:
@@ -192,16 +182,7 @@ class MemoryPalaceManager:
         """Rebuild the index from the files and the journal. Vectors whose text did not
         change are kept (keyed by content hash); ``vectors=True`` also embeds every
         memory missing a vector for the current model."""
-        # One lock and one transaction for the whole rebuild: other processes' writers
-        # wait for it, and their readers see the old index until the new one commits
-        # (WAL), so a rebuild is invisible to them; a rebuild that dies rolls back.
-        with self.write_lock(), self.index.write():
-            self.index.clear_memories()
-            # the files as they are: a rebuild derives, it does not re-apply supersession
-            # (that is `palace sync`'s job for hand edits; store applies it at once)
-            report = self.syncer.sync(full=True)
-            self.syncer.catch_up_journal(self.journal_path)
-            self.index.prune_orphan_vectors()
+        report = upkeep.rebuild(self.index, self.syncer, self.write_lock(), self.journal_path)
         self._vectors.invalidate()
         if vectors:
             self.embed_pending()
@@ -217,16 +198,10 @@ class MemoryPalaceManager:
               location: str = "general", type: str = "fact", source: str = "manual",
               summary: str | None = None, created_at: Any = None, id: str | None = None,
               pinned: bool = False, extra: dict[str, Any] | None = None) -> Memory:
-        limit = self.settings.max_content_bytes
         now = self.now()
-        memory = Memory(
-            id="-", content=validate_content(content, max_bytes=limit),
-            summary=validate_summary(summary, max_bytes=limit), tags=normalize_tags(tags),
-            importance=validate_importance(importance), status="active",
-            location=normalize_location(location), type=validate_word(type, "type"),
-            source=validate_word(source, "source"),
-            created_at=now if created_at is None else coerce_datetime(created_at, tz=self.tz, what="created_at"),
-            updated_at=now, pinned=validate_flag(pinned, "pinned"), extra=_with_scope(extra, self.settings.scope))
+        memory = self._writer.new_memory(content, tags=tags, importance=importance, location=location, type=type,
+                                         source=source, summary=summary, created_at=created_at, pinned=pinned,
+                                         extra=extra, now=now)
         written = self._writer.store(memory, id, now)
         if not written.duplicate:
             self.embed_written()
@@ -442,15 +417,9 @@ class MemoryPalaceManager:
         files (moved to .quarantine/ with ``move_unreadable``), an oversized journal.
         On Postgres: orphaned vectors (of every scope) only.
         Returns a ``palace.doctor.DoctorReport`` (``.ok``, ``.findings``)."""
-        from palace.doctor import PalaceParts, examine, examine_database
-
-        if self.backend != "local":
-            # one transactional store: no files to drift; orphaned vectors are checked
-            with self.write_lock():
-                return examine_database(self.index, repair=repair)
-        parts = PalaceParts(self.storage, self.index, self.syncer, self._lock, sync=lambda: self.sync(full=True))
-        with self.write_lock():
-            return examine(parts, repair=repair, move_unreadable=move_unreadable, journal_max_bytes=journal_max_bytes)
+        return upkeep.doctor(self.backend, self.storage, self.index, self.syncer, self.write_lock(),
+                             sync=lambda: self.sync(full=True), repair=repair, move_unreadable=move_unreadable,
+                             journal_max_bytes=journal_max_bytes)
 
     def access_times(self, ids: Sequence[str], *, kinds: Sequence[str] | None = None) -> dict[str, List[float]]:
         """Journalled access timestamps (POSIX seconds, oldest first) of these memories."""
@@ -477,21 +446,13 @@ class MemoryPalaceManager:
 
     def export_tree(self, dest: str | os.PathLike) -> TransferReport:
         """Write the palace as the standard Markdown tree into ``dest`` (new or empty)."""
-        with self.write_lock():
-            report = export_tree(self.storage, self.index, Path(dest), self.tz)
-            # the decisions a person made in review travel with the memories
-            report.review_items, report.decisions = self.graph.export_records(Path(dest))
-            return report
+        return upkeep.export(self.storage, self.index, lambda: self.graph, self.write_lock(), Path(dest), self.tz)
 
     @_writes
     def import_tree(self, source: str | os.PathLike) -> TransferReport:
         """Load a Markdown tree (an export, or a local palace folder); idempotent."""
-        with self.write_lock():
-            report = import_tree(self.storage, self.index, self.syncer, Path(source), self.tz)
-            if Path(source).resolve() != self.root.resolve():  # a palace's own files are already its own
-                report.review_items, report.decisions = self.graph.import_records(Path(source))
-            if self.index.supports_graph and report.written:
-                self._facts.after_import(report.written)
+        report = upkeep.import_(self.storage, self.index, self.syncer, self.write_lock(), Path(source), self.tz,
+                                graph=lambda: self.graph, after_import=self._facts.after_import)
         self._vectors.invalidate()
         return report
 

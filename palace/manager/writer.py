@@ -25,7 +25,9 @@ from palace.graph.extract import with_extracted
 from palace.graph.facts import Entity, Relation, rows_of
 from palace.models import Memory
 from palace.settings import Settings
-from palace.validation import validate_changes, validate_id
+from palace.validation import (coerce_datetime, normalize_location, normalize_tags, validate_changes,
+                               validate_content, validate_flag, validate_id, validate_importance,
+                               validate_summary, validate_word)
 
 GraphRows = Any  # (entity rows, alias rows, relation rows): palace.graph.facts.graph_rows
 
@@ -140,6 +142,25 @@ class Writer:
         return self.storage.read(self.root / row["path"])
 
     # ------------------------------------------------------------------ store
+
+    def new_memory(self, content: str, *, tags: Sequence[str], importance: float, location: str, type: str,
+                   source: str, summary: str | None, created_at: Any, pinned: bool,
+                   extra: dict[str, Any] | None, now: datetime) -> Memory:
+        """The memory ``MemoryPalaceManager.store`` was asked to write, each field checked
+        (its id ``"-"`` until ``store`` picks one). MEMORY_SCOPE, when not the default
+        team, is written as its ``scope`` key (the postgres backend enforces it)."""
+        limit = self.settings.max_content_bytes
+        extra = dict(extra or {})
+        if self.settings.scope != "team":
+            extra.setdefault("scope", self.settings.scope)
+        return Memory(
+            id="-", content=validate_content(content, max_bytes=limit),
+            summary=validate_summary(summary, max_bytes=limit), tags=normalize_tags(tags),
+            importance=validate_importance(importance), status="active",
+            location=normalize_location(location), type=validate_word(type, "type"),
+            source=validate_word(source, "source"),
+            created_at=now if created_at is None else coerce_datetime(created_at, tz=self.tz, what="created_at"),
+            updated_at=now, pinned=validate_flag(pinned, "pinned"), extra=extra)
 
     def store(self, memory: Memory, id: str | None, now: datetime) -> Memory:
         """Write a new, validated ``memory`` (its id ``"-"``) as ``id`` or a fresh id, or
