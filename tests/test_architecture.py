@@ -44,7 +44,7 @@ LAYERS: dict[str, int] = {
     # public face over it; beside it, the pieces it delegates to: the write path and its
     # locks, vectors at write time, the entity graph and the facts changed outside store
     "palace.manager": 4, "palace": 4, "palace.manager.writer": 4, "palace.manager.embedding": 4,
-    "palace.manager.entity_graph": 4,
+    "palace.manager.entity_graph": 4, "palace.manager.reader": 4, "palace.manager.upkeep": 4,
     # 5 features built on the manager's public API
     "palace.experiences": 5, "palace.context": 5, "palace.summary": 5, "palace.provider": 5,
     "palace.tasks": 5, "palace.persona": 5,

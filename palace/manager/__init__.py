@@ -1,10 +1,11 @@
 """MemoryPalaceManager: the one object agents, the CLI, the sidecar and MCP talk to.
 
-It orchestrates the layers and owns the rules that span them: a write goes to the
-file first (``FileStorage``), then the index (``Syncer``); a read counts as an
-access in the journal, never in the file; the index notices files that changed
-behind its back. Search is ``palace.search`` over explicit collaborators; decay,
-validation and sync are pure or small modules of their own.
+It wires the layers and holds the public API; the rules that span the layers live
+beside it: ``writer`` (a write goes to the file first, then the index and the graph,
+under its locks), ``reader`` (rows to memories with decay; a read counts as an access
+in the journal, never in the file), ``embedding`` (vectors at write time),
+``entity_graph`` (facts changed outside store), ``upkeep`` (opening, rebuild, doctor,
+export and import). Search is ``palace.search`` over explicit collaborators.
 
 Features built on top (experiences, context, summary, the OpenClaw provider) are
 classes or functions that take a ``MemoryPalaceManager`` and use only its public
@@ -15,14 +16,13 @@ second backend replaces: see ``palace.index.backend``).
 from __future__ import annotations
 
 import os
-import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, ContextManager, List, Sequence  # List: the class has a list() method
 
 from palace.decay import DecayParams, DecayReport
-from palace.errors import (ConfigError, MemoryNotFoundError,
-                           StorageError)
+from palace.errors import ConfigError, MemoryNotFoundError
+from palace.chunking import chunk_text
 from palace.backends import open_agent_roles, open_backend, open_capture_state, open_vectors
 from palace.backends.transfer import TransferReport
 from palace.index import Filters, SyncReport
@@ -30,10 +30,9 @@ from palace.graph.service import GraphService
 from palace.journal import journal_path
 from palace.models import Memory, SearchResult, SearchResults
 from palace.settings import Settings
-from palace.recovery import recover_after_crash
 from palace.manager.entity_graph import FactChanges, open_graph
 from palace.manager.embedding import UNSET, Embedding
-from palace.manager.reader import Reader, listing, no_trash
+from palace.manager.reader import Reader, Uses, listing, no_trash
 from palace.manager import upkeep
 from palace.manager.writer import GraphDeriver, Writer, writes as _writes
 from palace.storage import FileStorage, text_lines
@@ -56,13 +55,10 @@ class MemoryPalaceManager:
         backend = open_backend(settings, self.tz, derive_graph=deriver, notes=self.notes)
         self.backend = backend.name
         self._opened = backend  # its parts by name, for the few that differ (the review queue)
-        self.storage, self.index, self.syncer, self._lock = (backend.storage, backend.index,
-                                                             backend.syncer, backend.lock)
+        self.storage, self.index, self.syncer, self._lock = backend.storage, backend.index, backend.syncer, backend.lock
         self.root = self.storage.root
         self.journal_path = journal_path(self.root)
         self.decay_params = DecayParams.from_settings(settings)
-        from palace.chunking import chunk_text
-
         self._vectors = open_vectors(backend, chunk_text)
         # The CLI passes inprocess_vectors=False: it must never load torch itself (the sidecar may).
         self._embedding = Embedding(settings, self._vectors, embedder, inprocess=inprocess_vectors)
@@ -76,19 +72,11 @@ class MemoryPalaceManager:
                               graph=lambda: self.graph, record_access=self.record_access)
         self._facts = FactChanges(graph=lambda: self.graph, read=lambda i: self.get(i, record_access=False),
                                   now=self.now, tz=self.tz, notes=self.notes)
+        self._uses = Uses(self.syncer, self.journal_path, self.notes, lambda: self.read_only)
         self.read_only = False
-        try:
-            # what killed writers left: their temp files, a memory both live and trashed
-            if sync:
-                self.sync(full=None)
-            self.syncer.catch_up_journal(self.journal_path)
-            if self.backend == "local":  # the files' leftovers (Postgres writes are transactions)
-                recover_after_crash(self.storage, self.index, self.notes)
-        except (OSError, sqlite3.OperationalError, StorageError) as exc:
-            # a read-only folder or a full disk: reads go on with the index as it is
-            self.read_only = True
-            cause = exc.__cause__ if isinstance(exc, StorageError) and exc.__cause__ else exc
-            self.notes.append(f"palace is read-only here ({cause}); reads use the index as last written")
+        self.read_only = upkeep.settle_on_open(self.backend, self.storage, self.index, self.syncer,
+                                               self.journal_path, self.notes,
+                                               sync=(lambda: self.sync(full=None)) if sync else None)
 
     # ------------------------------------------------------------------ plumbing
 
@@ -236,15 +224,7 @@ class MemoryPalaceManager:
         (a malformed one refuses them all), then the found ones go to the trash and the
         missing ones are reported. Returns ``{deleted: [Memory], missing: [id], errors:
         [why each is missing]}``."""
-        wanted = list(dict.fromkeys(validate_id(memory_id) for memory_id in ids))
-        deleted, missing, errors = [], [], []
-        for memory_id in wanted:
-            try:
-                deleted.append(self.delete(memory_id))
-            except MemoryNotFoundError as exc:
-                missing.append(memory_id)
-                errors.append(str(exc))
-        return {"deleted": deleted, "missing": missing, "errors": errors}
+        return self._writer.delete_each([validate_id(memory_id) for memory_id in ids], self.delete)
 
     @_writes
     def restore(self, id: str, *, now: Any = None) -> Memory:
@@ -266,8 +246,7 @@ class MemoryPalaceManager:
         return self._rows_to_memories(self.index.list_rows(filters, limit=limit), self.now(now))
 
     def list_trash(self) -> List[Memory]:
-        memories, _errors = self.storage.list_trash()
-        return memories
+        return self.storage.list_trash()[0]
 
     def in_trash(self, id: str) -> bool:
         return self.storage.in_trash(validate_id(id))
@@ -288,10 +267,9 @@ class MemoryPalaceManager:
     @_writes
     def empty_trash(self, *, older_than_days: float | None = None, now: Any = None) -> List[str]:
         """Delete trashed files for good (only those trashed ``older_than_days`` ago, if given)."""
-        if older_than_days is not None:
-            older_than_days = coerce_days(older_than_days)
+        days = None if older_than_days is None else coerce_days(older_than_days)
         with self.write_lock():
-            return self.storage.empty_trash(older_than_days=older_than_days, now=self.now(now))
+            return self.storage.empty_trash(older_than_days=days, now=self.now(now))
 
     def count(self) -> int:
         """Memories in the index (active and archived)."""
@@ -386,28 +364,10 @@ class MemoryPalaceManager:
         """Count these memories as used at ``at`` (reinforcing them against decay)."""
         if not ids:
             return
-        ids = [validate_id(i) for i in ids]
-        when = self.now(at)
-        try:
-            self.syncer.record_access(self.journal_path, list(ids), when, kind)
-        except (OSError, sqlite3.OperationalError) as exc:
-            if not self.read_only:
-                raise
-            # a read on a read-only or full disk still answers; this use goes uncounted
-            self.notes.append(f"access not recorded: {exc}")
+        self._uses.record([validate_id(i) for i in ids], self.now(at), kind)
 
     def _count_use(self, ids: Sequence[str], when: datetime, kind: str) -> str | None:
-        """Count a read as a use (it reinforces against decay) when that can be written.
-        A read never needs free space: on a full or read-only disk the use goes unrecorded
-        and the note saying so (also in ``notes``) is returned, instead of failing the read."""
-        try:
-            self.record_access(ids, at=when, kind=kind)
-        except StorageError as exc:
-            note = f"this {kind} was not counted as a use (decay will not see it): {exc}"
-            if note not in self.notes:  # a long-lived server: once, not once a search
-                self.notes.append(note)
-            return note
-        return None
+        return self._uses.count(self.record_access, ids, when, kind)
 
     @_writes
     def doctor(self, *, repair: bool = True, move_unreadable: bool = False,
@@ -417,9 +377,8 @@ class MemoryPalaceManager:
         files (moved to .quarantine/ with ``move_unreadable``), an oversized journal.
         On Postgres: orphaned vectors (of every scope) only.
         Returns a ``palace.doctor.DoctorReport`` (``.ok``, ``.findings``)."""
-        return upkeep.doctor(self.backend, self.storage, self.index, self.syncer, self.write_lock(),
-                             sync=lambda: self.sync(full=True), repair=repair, move_unreadable=move_unreadable,
-                             journal_max_bytes=journal_max_bytes)
+        return upkeep.doctor(self.backend, self.storage, self.index, self.syncer, self.write_lock(), repair=repair,
+                             sync=lambda: self.sync(full=True), move_unreadable=move_unreadable, journal_max_bytes=journal_max_bytes)
 
     def access_times(self, ids: Sequence[str], *, kinds: Sequence[str] | None = None) -> dict[str, List[float]]:
         """Journalled access timestamps (POSIX seconds, oldest first) of these memories."""
@@ -428,8 +387,8 @@ class MemoryPalaceManager:
     # ------------------------------------------------------------------ decay
 
     def decay_scores(self, *, now: Any = None, statuses: Sequence[str] = ("active",)) -> dict[str, float]:
-        rows = self.index.list_rows(Filters(statuses=tuple(statuses)))
-        return {memory_id: info.score for memory_id, info in self._reader.decay_info(rows, self.now(now)).items()}
+        rows, when = self.index.list_rows(Filters(statuses=tuple(statuses))), self.now(now)
+        return {memory_id: info.score for memory_id, info in self._reader.decay_info(rows, when).items()}
 
     @_writes
     def run_decay(self, now: Any = None, *, dry_run: bool = False) -> DecayReport:

@@ -1,15 +1,16 @@
 """The read path: index rows turned into memories with their decay (score, accesses),
-the engines search uses (made on first use), search and recall over them. Counting a
-read as a use is the manager's (it writes the journal)."""
+the engines search uses (made on first use), search and recall over them, and a read
+counted as a use in the access journal."""
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from palace.decay import DecayInfo, DecayParams, DecayReport, collapse_bursts, decay_info, plan_archive
-from palace.errors import InvalidInputError
+from palace.errors import InvalidInputError, StorageError
 from palace.index import INDEX_DIR, Filters, row_to_memory
 from palace.models import Memory, SearchResult, SearchResults
 from palace.settings import Settings
@@ -109,3 +110,34 @@ class Reader:
         rows = {x.memory_id: row for x in reached if (row := by_rid.get(x.rid)) is not None
                 and row["id"] == x.memory_id}
         return recall_results(reached, rows, self.decay_info(list(rows.values()), when), self.root)
+
+
+class Uses:
+    """Reads counted as uses in the access journal (they reinforce against decay)."""
+
+    def __init__(self, syncer: Any, journal: Path, notes: list[str], read_only: Callable[[], bool]):
+        self.syncer, self.journal, self.notes, self.read_only = syncer, journal, notes, read_only
+
+    def record(self, ids: list[str], when: datetime, kind: str) -> None:
+        """``MemoryPalaceManager.record_access`` of ids already checked."""
+        try:
+            self.syncer.record_access(self.journal, ids, when, kind)
+        except (OSError, sqlite3.OperationalError) as exc:
+            if not self.read_only():
+                raise
+            # a read on a read-only or full disk still answers; this use goes uncounted
+            self.notes.append(f"access not recorded: {exc}")
+
+    def count(self, record: Callable[..., None], ids: Sequence[str], when: datetime, kind: str) -> str | None:
+        """Count a read as a use, by ``record`` (the manager's ``record_access``), when that
+        can be written. A read never needs free space: on a full or read-only disk the use
+        goes unrecorded and the note saying so (also in ``notes``) is returned, instead of
+        failing the read."""
+        try:
+            record(ids, at=when, kind=kind)
+        except StorageError as exc:
+            note = f"this {kind} was not counted as a use (decay will not see it): {exc}"
+            if note not in self.notes:  # a long-lived server: once, not once a search
+                self.notes.append(note)
+            return note
+        return None

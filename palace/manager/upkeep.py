@@ -1,14 +1,36 @@
-"""The manager's upkeep over its collaborators: a rebuild of the index, ``palace doctor``,
-export and import of the Markdown tree. Each runs under the palace's write lock."""
+"""The manager's upkeep over its collaborators: what opening a palace settles, a rebuild
+of the index, ``palace doctor``, export and import of the Markdown tree."""
 
 from __future__ import annotations
 
 from datetime import tzinfo
 from pathlib import Path
+import sqlite3
 from typing import Any, Callable, ContextManager
 
+from palace.errors import StorageError
+from palace.recovery import recover_after_crash
 from palace.backends.transfer import TransferReport, export_tree, import_tree
 from palace.index import SyncReport
+
+
+def settle_on_open(backend: str, storage: Any, index: Any, syncer: Any, journal: Path, notes: list[str], *,
+                   sync: Callable[[], Any] | None) -> bool:
+    """What opening settles: the files changed meanwhile (``sync()``, the manager's, unless
+    None), the journal's new lines, what killed writers left (their temp files, a memory
+    both live and trashed). Returns whether the palace is read-only here, with a note."""
+    try:
+        if sync is not None:
+            sync()
+        syncer.catch_up_journal(journal)
+        if backend == "local":  # the files' leftovers (Postgres writes are transactions)
+            recover_after_crash(storage, index, notes)
+    except (OSError, sqlite3.OperationalError, StorageError) as exc:
+        # a read-only folder or a full disk: reads go on with the index as it is
+        cause = exc.__cause__ if isinstance(exc, StorageError) and exc.__cause__ else exc
+        notes.append(f"palace is read-only here ({cause}); reads use the index as last written")
+        return True
+    return False
 
 
 def rebuild(index: Any, syncer: Any, lock: ContextManager[object], journal: Path) -> SyncReport:

@@ -254,6 +254,18 @@ class Writer:
                 self.syncer.remember_room_dir(memory.path.parent)
         return replace(memory, status="deleted", path=trashed_path)
 
+    @staticmethod
+    def delete_each(ids: Sequence[str], delete: Callable[[str], Memory]) -> dict[str, Any]:
+        """``MemoryPalaceManager.delete_many`` of checked ids, by ``delete`` (the manager's)."""
+        deleted, missing, errors = [], [], []
+        for memory_id in dict.fromkeys(ids):
+            try:
+                deleted.append(delete(memory_id))
+            except MemoryNotFoundError as exc:
+                missing.append(memory_id)
+                errors.append(str(exc))
+        return {"deleted": deleted, "missing": missing, "errors": errors}
+
     def _untrash(self, memory: Memory) -> None:
         """Put a memory just moved to the trash back as it was (its index row still there)."""
         self.storage.move_from_trash(memory)
