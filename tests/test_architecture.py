@@ -32,9 +32,13 @@ LAYERS: dict[str, int] = {
     "palace.time_reasoning": 2, "palace.decay": 2, "palace.embedders": 2, "palace.graph": 2,
     # 3 search: the pipeline over explicit collaborators
     "palace.search": 3,
-    # 3 also: recovery on open and the doctor's checks, given the store and index explicitly
+    # 3 also: recovery on open and the doctor's checks; they take the files, the index, the
+    # lock from the manager, never the manager (test_no_module_below_the_manager_is_handed_it)
     "palace.maintenance": 3,
-    # 4 the manager: the one orchestrator, and the package's public face over it
+    # 4 the manager: the one orchestrator (wiring and the public API, palace.manager) and the
+    # pieces it delegates to (writer: the write path and its locks; reader; embedding: vectors
+    # at write time; entity_graph; upkeep: opening, reindex, doctor, export), and the package's
+    # public face over it
     "palace.manager": 4, "palace": 4,
     # 5 features over the manager's public API, and the JSON shapes adapters share
     "palace.features": 5,  # context, summary, tasks, persona, experiences, the local Postgres
@@ -205,6 +209,32 @@ def test_adapters_go_through_the_manager():
     reaching = sorted(f"{a} imports {b}" for a, b in EDGES - ALLOWED_UPWARD
                       if layer_of(a) == ADAPTERS and layer_of(b) == STORAGE_AND_INDEX)
     assert reaching == []
+
+
+MANAGER = 4
+MANAGER_NAMES = {"pm", "manager", "MemoryPalaceManager"}
+
+
+def _takes_the_manager(path: Path) -> list[str]:
+    """Functions whose parameters are named or annotated as the manager: an import check
+    cannot see a module calling back up into an object it was handed."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            args = node.args
+            for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
+                annotation = ast.unparse(arg.annotation) if arg.annotation else ""
+                if arg.arg in MANAGER_NAMES or any(name in annotation for name in MANAGER_NAMES - {"pm"}):
+                    found.append(f"{node.name}({arg.arg})")
+    return found
+
+
+def test_no_module_below_the_manager_is_handed_the_manager():
+    """Doctor and recovery used to take the manager and call back into it (pm.sync,
+    pm.write_lock, pm.index); modules below it get their collaborators instead."""
+    handed = sorted(f"{module}: {name}" for module, path in MODULES.items()
+                    if (layer_of(module) or 0) < MANAGER for name in _takes_the_manager(path))
+    assert handed == []
 
 
 # The one adapter that may start the sidecar's app: `palace sidecar` serves the same app

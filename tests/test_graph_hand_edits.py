@@ -182,7 +182,7 @@ def test_hand_edits_over_mcp(workspace, palace_root):
 
 def test_a_bulk_load_is_taken_as_written(pm, palace_root, monkeypatch):
     old = pm.store("I live in Berlin", created_at="2024-01-01")
-    monkeypatch.setattr(type(pm), "HAND_EDITS_AT_MOST", 2)   # a small palace stands in for a big copy
+    monkeypatch.setattr("palace.manager.entity_graph.HAND_EDITS_AT_MOST", 2)  # a small palace stands in for a big copy
     for i in range(3):
         hand_file(palace_root, f"copied{i}", "copied", [f"{{subject: I, predicate: moved_to, object: City{i}}}"],
                   created=f"2025-0{i + 1}-01T10:00:00+08:00")

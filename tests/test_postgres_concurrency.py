@@ -124,7 +124,7 @@ def test_writers_of_different_memories_do_not_wait_for_each_other(postgres_url, 
     lock, another stores and updates other memories; only the exclusive lock stops it."""
     with open_as(postgres_url, tmp_path, "one") as first, open_as(postgres_url, tmp_path, "two") as second:
         held = first.store("held memory").id
-        with first._memory_lock(f"id:{held}"):
+        with first._writer.memory_lock(f"id:{held}"):
             t0 = time.perf_counter()
             other = second.store("another memory")
             second.update(other.id, content="another memory, changed")
@@ -152,7 +152,7 @@ def test_a_fact_about_one_subject_does_not_wait_for_a_store_about_another(postgr
         first.store("Alice's address", created_at="2024-01-01", extra={"relations": [_lives_in("Alice", "Paris")]})
         first.store("Alice is also called Ally", extra={"entities": [{"name": "Alice", "aliases": ["Ally"]}]})
         with ThreadPoolExecutor(1) as pool:
-            with first._memory_lock("subject:alice"):
+            with first._writer.memory_lock("subject:alice"):
                 t0 = time.perf_counter()
                 second.store("Bob's address", extra={"relations": [_lives_in("Bob", "Rome")]})
                 assert time.perf_counter() - t0 < 5
@@ -161,7 +161,7 @@ def test_a_fact_about_one_subject_does_not_wait_for_a_store_about_another(postgr
                 time.sleep(0.5)
                 assert not same.done()
             same.result(timeout=10)
-            with first._memory_lock("subject:alice"):  # the alias is the same subject
+            with first._writer.memory_lock("subject:alice"):  # the alias is the same subject
                 alias = pool.submit(second.store, "Ally moved again", created_at="2025-06-01",
                                     extra={"relations": [_lives_in("Ally", "Oslo")]})
                 time.sleep(0.5)

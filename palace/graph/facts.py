@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, tzinfo
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 from palace.errors import InvalidInputError
 from palace.graph.normalise import entity_key
@@ -194,7 +194,12 @@ def graph_rows(extra: Mapping[str, Any], content: str, *, created_at: datetime |
     subject and object as written)."""
     if extra.get("entities") is None and extra.get("relations") is None and "[[" not in content:
         return [], [], []  # most memories: nothing to read (a rebuild asks for every one)
-    entities, relations = read_facts(extra, content, created_at=created_at, tz=tz, strict=False)
+    return rows_of(*read_facts(extra, content, created_at=created_at, tz=tz, strict=False))
+
+
+def rows_of(entities: Sequence[Entity], relations: Sequence[Relation]
+            ) -> tuple[list[EntityRow], list[AliasRow], list[RelationRow]]:
+    """``graph_rows`` of facts already read (a store reads its memory's facts once)."""
     named: dict[str, EntityRow] = {}
     aliases: set[AliasRow] = set()
     for entity in entities:

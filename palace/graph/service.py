@@ -263,8 +263,8 @@ class GraphService:
                                           tz=self.tz, strict=False)
         return [replace(r, memory_id=memory.id) for r in relations]
 
-    def after_store(self, memory: Memory, now: datetime, *, not_yet: AbstractSet[str] = frozenset()
-                    ) -> list[ReviewItem]:
+    def after_store(self, memory: Memory, now: datetime, *, not_yet: AbstractSet[str] = frozenset(),
+                    stated: Sequence[Relation] | None = None) -> list[ReviewItem]:
         """Apply what ``memory``'s relations mean for older facts: close and mark the
         certain ones, queue the uncertain ones. Returns the review items added.
 
@@ -272,10 +272,13 @@ class GraphService:
         sync (``apply_changes``). A pair already decided (``graph-decisions.json``) is
         never decided again: re-running changes nothing, a rejected pair is not queued
         again, and an old fact a person reopened by hand stays open. ``not_yet``: memories
-        of the same batch that come after this one (a sync's, an import's): not older facts."""
+        of the same batch that come after this one (a sync's, an import's): not older facts.
+        ``stated``: ``memory``'s relations when the caller has read them already (a store)."""
         queued: list[ReviewItem] = []
-        self.withdraw(memory.id, still_stated=self._relations_of(memory))
-        for new in self._relations_of(memory):
+        relations = (self._relations_of(memory) if stated is None
+                     else [replace(r, memory_id=memory.id) for r in stated])
+        self.withdraw(memory.id, still_stated=relations)
+        for new in relations:
             subjects = self.keys_for([new.subject])  # the subject under each of its aliases
             olds = [r for r in self._relations_by_keys(subjects, as_subject_only=True)
                     if r.memory_id != memory.id and r.memory_id not in not_yet]

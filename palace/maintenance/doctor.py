@@ -29,13 +29,31 @@ import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, ContextManager
 
 from palace import limits
-from palace.store.journal import ACCESS_FILE, JOURNAL_DIR, read_events
+from palace.index import Filters
+from palace.store.journal import ACCESS_FILE, JOURNAL_DIR, journal_path, read_events
 from palace.store.files import TEMP_NAME, is_stale_temp, make_private_dirs, walk_entries
 
 QUARANTINE_DIR = ".quarantine"
+
+
+@dataclass(frozen=True)
+class PalaceParts:
+    """What doctor examines and repairs, handed over by the manager: doctor sits below the
+    manager and never calls back up into it. ``sync()``: a full sync that also applies the
+    facts edited by hand (the manager's own ``sync``, so a repaired drift meets the graph
+    as ``palace sync`` would have); ``lock``: the palace's write lock (re-entrant)."""
+    storage: Any  # the files (palace.index.backend.MemoryStore)
+    index: Any  # the derived index (palace.index.backend.MemoryIndex)
+    syncer: Any
+    lock: ContextManager[object]
+    sync: Callable[[], Any]
+
+    @property
+    def root(self) -> Path:
+        return self.storage.root
 
 
 @dataclass
@@ -115,16 +133,16 @@ def remove_stale_temp_files(root: Path, *, dot_folders_only: bool = False) -> li
 
 # --------------------------------------------------------------------------- the checks
 
-def _rel(pm, path: Path) -> str:
+def _rel(root: Path, path: Path) -> str:
     try:
-        return path.relative_to(pm.root).as_posix()
+        return path.relative_to(root).as_posix()
     except ValueError:
         return str(path)
 
 
-def _check_temp_files(pm, report: DoctorReport) -> None:
-    for path in stale_temp_files(pm.root):
-        finding = report.add("temp-file", _rel(pm, path), "left by a writer that was killed or failed")
+def _check_temp_files(root: Path, report: DoctorReport) -> None:
+    for path in stale_temp_files(root):
+        finding = report.add("temp-file", _rel(root, path), "left by a writer that was killed or failed")
         if report.repair:
             try:
                 path.unlink()
@@ -135,28 +153,29 @@ def _check_temp_files(pm, report: DoctorReport) -> None:
                 finding.detail += f"; cannot remove: {exc.strerror or exc}"
 
 
-def _check_symlinks(pm, report: DoctorReport) -> None:
-    for _folder, entry in walk_entries(str(pm.root), descend=lambda _f, e: e.name != QUARANTINE_DIR):
+def _check_symlinks(root: Path, report: DoctorReport) -> None:
+    for _folder, entry in walk_entries(str(root), descend=lambda _f, e: e.name != QUARANTINE_DIR):
         if entry.is_symlink():
-            report.add("symlink", _rel(pm, Path(entry.path)),
+            report.add("symlink", _rel(root, Path(entry.path)),
                        f"a link to {os.readlink(entry.path)}: palace neither follows nor removes it; "
                        "replace it with a real folder or file")
 
 
-def _check_live_and_trash(pm, report: DoctorReport, only: set[str] | None = None) -> None:
-    storage = pm.storage
+def check_live_and_trash(storage: Any, report: DoctorReport, only: set[str] | None = None) -> None:
+    """Memories both live and in the trash (of ``only`` those trash file names, if given)."""
+    root = storage.root
     if not storage.trash.is_dir() or storage.trash.is_symlink():
         return
     for trashed in sorted(storage.trash.glob("*.md")):
         if only is not None and trashed.name not in only:
             continue
         memory_id = trashed.stem
-        live = [p for p in pm.root.rglob(f"{memory_id}.md")
-                if not any(part.startswith(".") for part in p.relative_to(pm.root).parts)]
+        live = [p for p in root.rglob(f"{memory_id}.md")
+                if not any(part.startswith(".") for part in p.relative_to(root).parts)]
         if not live:
             continue
-        finding = report.add("live-and-trash", _rel(pm, trashed),
-                             f"memory {memory_id} is also live at {_rel(pm, live[0])}")
+        finding = report.add("live-and-trash", _rel(root, trashed),
+                             f"memory {memory_id} is also live at {_rel(root, live[0])}")
         if not report.repair:
             continue
         try:
@@ -167,13 +186,13 @@ def _check_live_and_trash(pm, report: DoctorReport, only: set[str] | None = None
             trashed.unlink(missing_ok=True)
             finding.detail += "; the trash copy (same text) was removed"
         else:
-            target = _quarantine(pm, trashed)
-            finding.detail += f"; the trash copy differs: moved to {_rel(pm, target)}"
+            target = _quarantine(root, trashed)
+            finding.detail += f"; the trash copy differs: moved to {_rel(root, target)}"
         finding.repaired = True
 
 
-def _quarantine(pm, path: Path) -> Path:
-    target = pm.root / QUARANTINE_DIR / path.relative_to(pm.root)
+def _quarantine(root: Path, path: Path) -> Path:
+    target = root / QUARANTINE_DIR / path.relative_to(root)
     make_private_dirs(target.parent)  # .quarantine/ and its rooms too, not just the last folder
     if target.exists():
         target = target.with_name(f"{target.stem}.{int(time.time())}{target.suffix}")
@@ -181,10 +200,10 @@ def _quarantine(pm, path: Path) -> Path:
     return target
 
 
-def _check_drift(pm, report: DoctorReport) -> None:
-    disk = {rel: (mtime, size) for rel, mtime, size in pm.storage.scan()}
-    indexed = pm.index.file_stats()
-    unreadable = {rel for rel, _reason in pm.index.problems()}
+def _check_drift(parts: PalaceParts, report: DoctorReport) -> None:
+    disk = {rel: (mtime, size) for rel, mtime, size in parts.storage.scan()}
+    indexed = parts.index.file_stats()
+    unreadable = {rel for rel, _reason in parts.index.problems()}
     drift = []
     for rel in sorted(set(disk) | set(indexed)):
         if rel in unreadable:
@@ -197,37 +216,37 @@ def _check_drift(pm, report: DoctorReport) -> None:
             drift.append((rel, "changed since it was indexed"))
     findings = [report.add("drift", rel, detail) for rel, detail in drift]
     if findings and report.repair:
-        pm.sync(full=True)
-        after = pm.index.file_stats()
-        disk_after = {rel: (mtime, size) for rel, mtime, size in pm.storage.scan()}
+        parts.sync()
+        after = parts.index.file_stats()
+        disk_after = {rel: (mtime, size) for rel, mtime, size in parts.storage.scan()}
         for finding in findings:
             finding.repaired = after.get(finding.path) == disk_after.get(finding.path)
 
 
-def _check_unreadable(pm, report: DoctorReport, move: bool) -> None:
-    for rel, reason in pm.index.problems():
+def _check_unreadable(parts: PalaceParts, report: DoctorReport, move: bool) -> None:
+    for rel, reason in parts.index.problems():
         finding = report.add("unreadable", rel, reason)
         if move:
-            path = pm.root / rel
+            path = parts.root / rel
             if path.exists() and not path.is_symlink():
-                target = _quarantine(pm, path)
-                finding.detail += f"; moved to {_rel(pm, target)}"
+                target = _quarantine(parts.root, path)
+                finding.detail += f"; moved to {_rel(parts.root, target)}"
             finding.repaired = True
     if move and report.findings and any(f.kind == "unreadable" for f in report.findings):
-        pm.sync(full=True)
+        parts.sync()
 
 
-def _check_orphan_vectors(pm, report: DoctorReport) -> None:
-    count = pm.index.orphan_vector_count()
+def _check_orphan_vectors(index: Any, report: DoctorReport) -> None:
+    count = index.orphan_vector_count()
     if count:
         finding = report.add("orphan-vectors", None, f"{count} vectors of texts no memory has")
         if report.repair:
-            pm.index.prune_orphan_vectors()
+            index.prune_orphan_vectors()
             finding.repaired = True
 
 
-def _check_journal(pm, report: DoctorReport, max_bytes: int) -> None:
-    path = pm.root / JOURNAL_DIR / ACCESS_FILE
+def _check_journal(parts: PalaceParts, report: DoctorReport, max_bytes: int) -> None:
+    path = parts.root / JOURNAL_DIR / ACCESS_FILE
     try:
         size = path.stat().st_size
     except FileNotFoundError:
@@ -235,25 +254,26 @@ def _check_journal(pm, report: DoctorReport, max_bytes: int) -> None:
     _events, _offset, skipped = read_events(path, 0)
     if size <= max_bytes and not skipped:
         return
-    finding = report.add("journal", _rel(pm, path),
+    finding = report.add("journal", _rel(parts.root, path),
                          f"{size} bytes (limit {max_bytes}), {skipped} unreadable lines")
     if report.repair:
-        before, after = compact_journal(pm)
+        before, after = compact_journal(parts)
         finding.detail += f"; compacted {before} -> {after} bytes"
         finding.repaired = True
 
 
-def compact_journal(pm) -> tuple[int, int]:
+def compact_journal(parts: PalaceParts) -> tuple[int, int]:
     """Rewrite the journal: unreadable lines and ids that exist nowhere dropped, each
     id's accesses folded into one per burst window (what decay counts anyway), then the
     index refolds it. Holds the write lock; lines appended meanwhile are carried over."""
     from palace.decay import ACCESS_MERGE_WINDOW_S, collapse_bursts
 
-    path = pm.root / JOURNAL_DIR / ACCESS_FILE
-    with pm.write_lock():
+    path = parts.root / JOURNAL_DIR / ACCESS_FILE
+    with parts.lock:
         before = path.stat().st_size
         events, offset, _skipped = read_events(path, 0)
-        known = {m.id for m in pm.list(status="all")} | {m.id for m in pm.list_trash()}
+        known = ({row.id for row in parts.index.list_rows(Filters(statuses=("active", "archived")))}
+                 | {m.id for m in parts.storage.list_trash()[0]})
         per_id: dict[str, list[tuple[float, str, str]]] = {}
         for event in events:
             for memory_id in event.ids:
@@ -282,33 +302,34 @@ def compact_journal(pm) -> tuple[int, int]:
         finally:
             if tmp.exists():
                 tmp.unlink()
-        pm.index.clear_accesses()
-        pm.index.set_meta("journal_offset", "0")
-        pm.syncer.catch_up_journal(pm.journal_path)
+        parts.index.clear_accesses()
+        parts.index.set_meta("journal_offset", "0")
+        parts.syncer.catch_up_journal(journal_path(parts.root))
         return before, path.stat().st_size
 
 
-def examine_database(pm, *, repair: bool = False) -> DoctorReport:
+def examine_database(index: Any, *, repair: bool = False) -> DoctorReport:
     """On Postgres: the checks that apply to one transactional store (there are no
     files to drift from the index): orphaned vectors, across every scope."""
     report = DoctorReport(repair=repair)
-    _check_orphan_vectors(pm, report)
+    _check_orphan_vectors(index, report)
     return report
 
 
-def examine(pm, *, repair: bool = False, move_unreadable: bool = False,
+def examine(parts: PalaceParts, *, repair: bool = False, move_unreadable: bool = False,
             journal_max_bytes: int | None = None) -> DoctorReport:
-    """Every check above, in an order where one repair cannot hide another's finding."""
+    """Every check above, in an order where one repair cannot hide another's finding.
+    The caller holds the write lock."""
     report = DoctorReport(repair=repair)
-    _check_symlinks(pm, report)
-    _check_temp_files(pm, report)
-    _check_live_and_trash(pm, report)
-    _check_drift(pm, report)
-    _check_unreadable(pm, report, move_unreadable and repair)
-    _check_orphan_vectors(pm, report)
-    _check_journal(pm, report, journal_max_bytes or limits.MAX_JOURNAL_BYTES)
+    _check_symlinks(parts.root, report)
+    _check_temp_files(parts.root, report)
+    check_live_and_trash(parts.storage, report)
+    _check_drift(parts, report)
+    _check_unreadable(parts, report, move_unreadable and repair)
+    _check_orphan_vectors(parts.index, report)
+    _check_journal(parts, report, journal_max_bytes or limits.MAX_JOURNAL_BYTES)
     return report
 
 
-__all__ = ["DoctorReport", "Finding", "examine", "examine_database", "compact_journal", "remove_stale_temp_files",
+__all__ = ["DoctorReport", "Finding", "PalaceParts", "check_live_and_trash", "examine", "examine_database", "compact_journal", "remove_stale_temp_files",
            "stale_temp_files", "QUARANTINE_DIR"]

@@ -8,6 +8,7 @@ thorough version of each check (every folder, every file).
 from __future__ import annotations
 
 import os
+from typing import Any
 
 
 # Palaces up to this many memories have every folder checked for dead writers' temp
@@ -16,24 +17,27 @@ import os
 FULL_TEMP_SWEEP_UP_TO = 5000
 
 
-def recover_after_crash(pm) -> None:
-    """Remove dead writers' temp files; settle memories left both live and trashed."""
-    from palace.maintenance.doctor import DoctorReport, _check_live_and_trash, remove_stale_temp_files
+def recover_after_crash(storage: Any, index: Any, notes: list[str]) -> None:
+    """Remove dead writers' temp files; settle memories left both live and trashed;
+    say what was done in ``notes``. Runs as a local palace opens, inside the manager's
+    constructor, so it takes the files and the index themselves, not the manager."""
+    from palace.maintenance.doctor import DoctorReport, check_live_and_trash, remove_stale_temp_files
 
-    small = pm.index.count() <= FULL_TEMP_SWEEP_UP_TO
-    removed = remove_stale_temp_files(pm.root, dot_folders_only=not small)
+    root = storage.root
+    small = index.count() <= FULL_TEMP_SWEEP_UP_TO
+    removed = remove_stale_temp_files(root, dot_folders_only=not small)
     if removed:
-        pm.notes.append(f"removed {len(removed)} temp files left by interrupted writers")
-    trash = pm.storage.trash
+        notes.append(f"removed {len(removed)} temp files left by interrupted writers")
+    trash = storage.trash
     if not trash.is_dir():
         return
     suspects = []
     for entry in os.scandir(trash):
         if entry.name.endswith(".md"):
-            row = pm.index.row_by_id(entry.name[:-3])
-            if row is not None and (pm.root / row.path).exists():
+            row = index.row_by_id(entry.name[:-3])
+            if row is not None and (root / row.path).exists():
                 suspects.append(entry.name)
     if suspects:
         report = DoctorReport(repair=True)
-        _check_live_and_trash(pm, report, only=set(suspects))
-        pm.notes.extend(f"{f.kind}: {f.detail}" for f in report.findings)
+        check_live_and_trash(storage, report, only=set(suspects))
+        notes.extend(f"{f.kind}: {f.detail}" for f in report.findings)

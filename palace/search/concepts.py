@@ -422,16 +422,16 @@ class TermMatch:
     key: str   # the map's key it matched ("databases" in the text -> "database")
 
 
-def find_terms(index: _MatchIndex, text: str) -> list[TermMatch]:
+def find_terms(terms: _MatchIndex, text: str) -> list[TermMatch]:
     """Concept terms in ``text``: non-overlapping, longest claimed first, in text order."""
     folded = _fold(text)
     candidates: list[tuple[int, int, str]] = []
     for start, char in enumerate(folded):
-        for length in index.cjk_lengths_by_first_char.get(char, ()):
+        for length in terms.cjk_lengths_by_first_char.get(char, ()):
             end = start + length
-            if end <= len(folded) and folded[start:end] in index.cjk_keys:
+            if end <= len(folded) and folded[start:end] in terms.cjk_keys:
                 candidates.append((start, end, folded[start:end]))
-    for key in index.latin_keys:
+    for key in terms.latin_keys:
         if key in folded:  # cheap C-level pre-check before the boundary scan
             candidates.extend((start, end, key) for start, end in _occurrences(folded, key))
     # Longest first, then leftmost: 前端框架 claims its characters before 框架 can.
@@ -447,10 +447,10 @@ def find_terms(index: _MatchIndex, text: str) -> list[TermMatch]:
 
 
 def related_terms(
-    groups: Sequence[ConceptGroup], index: _MatchIndex, match: TermMatch
+    groups: Sequence[ConceptGroup], terms: _MatchIndex, match: TermMatch
 ) -> Iterable[tuple[str, float, str, str]]:
     """(term, weight, relation, group name) for every word the map links to ``match``."""
-    for gi, ii in index.memberships.get(match.key, ()):
+    for gi, ii in terms.memberships.get(match.key, ()):
         group = groups[gi]
         if ii == NAMES_THE_CONCEPT:
             for term in group.terms:

@@ -9,8 +9,6 @@ import time
 
 from conftest import run_palace, stray_files, write_file
 
-from palace.maintenance.doctor import examine
-
 
 def _kinds(report) -> set[str]:
     return {f.kind for f in report.findings}
@@ -48,7 +46,7 @@ def test_check_finds_everything_and_changes_nothing(make_pm, palace_root):
     pm = make_pm()
     keep, both, bad, temp = _damage(pm, palace_root)
     before = sorted(p.relative_to(palace_root) for p in palace_root.rglob("*") if p.is_file())
-    report = examine(pm, repair=False, journal_max_bytes=1000)
+    report = pm.doctor(repair=False, journal_max_bytes=1000)
     assert {"drift", "temp-file", "live-and-trash", "unreadable", "journal"} <= _kinds(report)
     assert not report.ok
     assert any(f.path == "general/broken.md" and f.detail for f in report.findings if f.kind == "unreadable")
@@ -61,13 +59,13 @@ def test_repair_fixes_everything_and_a_second_check_is_clean(make_pm, palace_roo
     keep, both, bad, temp = _damage(pm, palace_root)
     pm.sync()
     accesses_before = make_pm().get(keep.id, record_access=False).access_count
-    report = examine(pm, repair=True, move_unreadable=True, journal_max_bytes=1000)
+    report = pm.doctor(repair=True, move_unreadable=True, journal_max_bytes=1000)
     assert report.ok, report.to_dict()
     assert not temp.exists() and stray_files(palace_root) == []
     assert both.path.exists() and not (palace_root / ".trash" / f"{both.id}.md").exists()
     assert not bad.exists() and (palace_root / ".quarantine" / "general" / "broken.md").exists()
     assert {m.id for m in pm.list()} >= {keep.id, both.id, "by-hand", "later"}
-    again = examine(pm, repair=False, journal_max_bytes=1000)
+    again = pm.doctor(repair=False, journal_max_bytes=1000)
     assert again.findings == [] and again.ok
     # the compacted journal counts the same accesses (a burst is one recall either way)
     assert pm.get(keep.id, record_access=False).access_count == accesses_before >= 1
@@ -92,14 +90,14 @@ def test_orphaned_vectors_are_found_and_pruned(make_pm):
     pm = make_pm()
     pm.store("x")
     pm.index.put_vectors("model-x", [("0" * 32, 0, __import__("numpy").zeros(4, dtype="float32"))])
-    assert "orphan-vectors" in _kinds(examine(pm))
-    assert examine(pm, repair=True).ok
-    assert "orphan-vectors" not in _kinds(examine(pm))
+    assert "orphan-vectors" in _kinds(pm.doctor(repair=False))
+    assert pm.doctor(repair=True).ok
+    assert "orphan-vectors" not in _kinds(pm.doctor(repair=False))
 
 
 def test_symlinks_inside_the_palace_are_reported(make_pm, palace_root, tmp_path):
     pm = make_pm()
     (palace_root / "linked").symlink_to(tmp_path, target_is_directory=True)
-    report = examine(pm, repair=True)
+    report = pm.doctor(repair=True)
     assert [f.path for f in report.findings if f.kind == "symlink"] == ["linked"]
     assert not report.ok  # a person decides
