@@ -254,3 +254,17 @@ def test_palace_never_imports_the_sidecar():
 def test_each_allowed_upward_arrow_still_exists(edge):
     """An allowed arrow that no longer exists must leave the list with its reason."""
     assert edge in EDGES, f"{edge} is gone: delete it from ALLOWED_UPWARD"
+
+
+# The Protocol of the manager's public API that features type it by; it alone names the
+# manager's class, to have mypy check that the manager still offers what it lists.
+PALACE_API = "palace.features.palace_api"
+
+
+def test_features_type_the_manager_by_its_protocol():
+    """Features and capture use the manager's public API only: they import the Protocol
+    (palace.features.palace_api), never the manager's package."""
+    reaching = sorted(f"{a} imports {b}" for a, b in EDGES
+                      if a.startswith(("palace.features", "palace.capture")) and a != PALACE_API
+                      and (b == "palace.manager" or b.startswith("palace.manager.")))
+    assert reaching == []

@@ -34,6 +34,7 @@ from palace.capture.privacy import Exclusions, Redactor, load_key
 from palace.capture.refine import (PATH_KEYS, Observation, Turn, TurnBuilder, content_hash, cut_output,
                      project_of, refine_turn, same_task, stable_id, summarize, _hash)
 from palace.capture.transcripts import ReadStats, claude_code_final_answer, read_transcript
+from palace.features.palace_api import Palace
 
 CAPTURE_DIR = ".capture"
 DEFERRED = "deferred"  # meta mark of a spooled event no capture has judged yet
@@ -118,7 +119,7 @@ def _input_subset(value: Any) -> Any:
 
 
 class Capturer:
-    def __init__(self, pm: Any, *, redactor: Redactor | None = None,
+    def __init__(self, pm: Palace, *, redactor: Redactor | None = None,
                  exclusions: Exclusions | None = None):
         self.pm = pm
         self.folder = Path(pm.root) / CAPTURE_DIR

@@ -7,6 +7,7 @@ from typing import Any, Sequence
 
 from palace.errors import InvalidInputError, MemoryNotFoundError
 from palace.text.tokens import estimate_tokens, truncate_to_tokens
+from palace.features.palace_api import Palace
 
 COMPACT_TOKENS = 50
 
@@ -37,7 +38,7 @@ def compact_view(memory: Any, *, score: float | None = None, budget: int = COMPA
     return view
 
 
-def compact_search(pm: Any, query: str, *, top_k: int = 10, budget: int = COMPACT_TOKENS,
+def compact_search(pm: Palace, query: str, *, top_k: int = 10, budget: int = COMPACT_TOKENS,
                    **filters: Any) -> dict[str, Any]:
     """``pm.search`` as compact hits; the same notes and time range as a full search.
     Compact hits do not count as accessed: the agent has not read them yet."""
@@ -51,7 +52,7 @@ def compact_search(pm: Any, query: str, *, top_k: int = 10, budget: int = COMPAC
     return {"count": len(hits), "results": hits, "notes": list(notes), "time_range": time_range}
 
 
-def _session_members(pm: Any, anchor: Any) -> list[Any]:
+def _session_members(pm: Palace, anchor: Any) -> list[Any]:
     extra = anchor.extra or {}
     session = extra.get("sessionId")
     if not session:
@@ -65,7 +66,7 @@ def _session_members(pm: Any, anchor: Any) -> list[Any]:
     return members
 
 
-def timeline(pm: Any, memory_id: str, *, before: int = 3, after: int = 3) -> dict[str, Any]:
+def timeline(pm: Palace, memory_id: str, *, before: int = 3, after: int = 3) -> dict[str, Any]:
     """The observations around ``memory_id`` in session order (for a session summary:
     its first ones), as compact items; ``anchor`` marks the one asked about."""
     if before < 0 or after < 0:
@@ -93,7 +94,7 @@ def timeline(pm: Any, memory_id: str, *, before: int = 3, after: int = 3) -> dic
             "items": items}
 
 
-def get_many(pm: Any, ids: Sequence[str]) -> dict[str, Any]:
+def get_many(pm: Palace, ids: Sequence[str]) -> dict[str, Any]:
     """Several memories in full; ids not found are listed, not fatal."""
     found, missing = [], []
     for memory_id in ids:

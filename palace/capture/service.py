@@ -10,9 +10,10 @@ from typing import Any, Iterable
 from palace.errors import InvalidInputError, PalaceError
 from palace.capture.events import Event, adapt
 from palace.capture.pipeline import Capturer
+from palace.features.palace_api import Palace
 
 
-def capture_payloads(pm: Any, source: str | None, items: Iterable[Any], *,
+def capture_payloads(pm: Palace, source: str | None, items: Iterable[Any], *,
                      defer: bool = False) -> dict[str, Any]:
     """``{accepted, stored, skipped, errors}``: payloads understood, memories written
     (created or updated), payloads or events that left nothing to keep (informational
@@ -51,7 +52,7 @@ def capture_payloads(pm: Any, source: str | None, items: Iterable[Any], *,
             "tasks": data["tasks"], "redacted": data["redacted"]}
 
 
-def drain_sessions(pm: Any, sessions: Iterable[str]) -> dict[str, Any]:
+def drain_sessions(pm: Palace, sessions: Iterable[str]) -> dict[str, Any]:
     """Store the turns that deferred captures (``defer=True``) ended in these sessions."""
     with pm.writes_batched():
         report = Capturer(pm).drain(sessions)

@@ -10,6 +10,7 @@ from typing import Any, Sequence
 from palace.errors import InvalidInputError, MemoryNotFoundError
 from palace.capture.recall import compact_view
 from palace.capture.refine import stable_id
+from palace.features.palace_api import Palace
 
 THEME_ROOM = "themes"
 
@@ -31,7 +32,7 @@ def _content(name: str, refs: list[str]) -> str:
     return f"Theme: {name}\n\nReferences ({len(refs)}): " + ", ".join(refs)
 
 
-def tag(pm: Any, name: str, ids: Sequence[str] = (), *, query: str | None = None,
+def tag(pm: Palace, name: str, ids: Sequence[str] = (), *, query: str | None = None,
         top_k: int = 10) -> dict[str, Any]:
     """Add memories to the theme ``name`` (created on first use): the given ids, or the
     best ``top_k`` hits of ``query``. Returns the theme id and what was added."""
@@ -59,7 +60,7 @@ def tag(pm: Any, name: str, ids: Sequence[str] = (), *, query: str | None = None
     return {"theme": label, "id": tid, "added": added, "total": len(refs)}
 
 
-def trace(pm: Any, name: str) -> dict[str, Any]:
+def trace(pm: Palace, name: str) -> dict[str, Any]:
     """The theme's memories across sessions in time order (compact), missing ones listed."""
     label = normalize_name(name)
     theme = pm.get(theme_id(label), record_access=False)
@@ -82,12 +83,12 @@ def trace(pm: Any, name: str) -> dict[str, Any]:
             "sessions": len({v["session_id"] for v in views if v["session_id"]})}
 
 
-def list_themes(pm: Any) -> list[dict[str, Any]]:
+def list_themes(pm: Palace) -> list[dict[str, Any]]:
     themes = []
     for memory in pm.list(type="theme", location=THEME_ROOM, status="all"):
         refs = (memory.extra or {}).get("refs", [])
         themes.append({"theme": (memory.extra or {}).get("theme") or memory.summary,
                        "id": memory.id, "count": len(refs),
                        "updated": memory.updated_at.isoformat() if memory.updated_at else None})
-    themes.sort(key=lambda t: t["theme"])
+    themes.sort(key=lambda t: t["theme"] or "")
     return themes

@@ -223,14 +223,12 @@ def check_workspace(workspace: Path, *, must_exist: bool) -> None:
 def open_manager(*, sync: bool = True, create: bool = False, config: Settings | None = None):
     """The manager for this command. Never loads torch: vectors come from the sidecar
     when MEMORY_VECTOR_SERVICE_URL is set, else search is keyword only."""
-    from palace.embedders import make_embedder
-    from palace.manager import MemoryPalaceManager
+    from palace.manager.opening import open_manager as open_palace
 
     config = config or settings()
     # in Postgres mode the database is the palace: nothing is kept in the workspace
     check_workspace(config.workspace, must_exist=not create and config.backend == "local")
-    embedder = make_embedder(config, allow_inprocess=False)
-    pm = MemoryPalaceManager(config.workspace_dir, settings=config, embedder=embedder, sync=sync)
+    pm = open_palace(config, sync=sync)
     for note in pm.notes:  # what opening repaired, or could not do (a read-only disk)
         click.echo(f"palace: {note}", err=True)
     return pm

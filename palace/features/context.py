@@ -37,6 +37,7 @@ from palace.errors import EssenceTooLargeError, InvalidInputError
 from palace.models import Memory
 from palace.text.tokens import estimate_tokens, truncate_to_tokens
 from palace.validation import validate_query
+from palace.features.palace_api import Palace
 
 ESSENCE_ID = "essence"
 ESSENCE_LOCATION = "essence"
@@ -242,7 +243,7 @@ class _Packer:
 
 # --------------------------------------------------------------------------- against a palace
 
-def _pack_relevant(pm, packer: _Packer, query: str, *, when: datetime, top_k: int,
+def _pack_relevant(pm: Palace, packer: _Packer, query: str, *, when: datetime, top_k: int,
                    exclude: set[str], tags: Sequence[str] | None, location: str | None,
                    type: str | None, include_archived: bool,
                    include_superseded: bool = False) -> tuple[tuple[str, ...], dict | None]:
@@ -270,7 +271,7 @@ def _pack_relevant(pm, packer: _Packer, query: str, *, when: datetime, top_k: in
     return notes, time_range
 
 
-def get_context(pm, query: str, max_tokens: int = DEFAULT_CONTEXT_TOKENS, *, now: Any = None,
+def get_context(pm: Palace, query: str, max_tokens: int = DEFAULT_CONTEXT_TOKENS, *, now: Any = None,
                 top_k: int = 20, tags: Sequence[str] | None = None, location: str | None = None,
                 type: str | None = None, include_archived: bool = False,
                 include_superseded: bool = False) -> ContextResult:
@@ -295,7 +296,7 @@ def get_context(pm, query: str, max_tokens: int = DEFAULT_CONTEXT_TOKENS, *, now
 
 # --------------------------------------------------------------------------- essence
 
-def get_essence(pm) -> Memory | None:
+def get_essence(pm: Palace) -> Memory | None:
     """The essence memory, or None when none was set (or it is in the trash)."""
     memory = pm.get(ESSENCE_ID, record_access=False)
     if memory is None or memory.status != "active":
@@ -303,7 +304,7 @@ def get_essence(pm) -> Memory | None:
     return memory
 
 
-def set_essence(pm, text: str) -> Memory:
+def set_essence(pm: Palace, text: str) -> Memory:
     """Create or replace the essence: who the user is, standing rules, preferences.
 
     Raises ``EssenceTooLargeError`` over ``settings.essence_max_bytes``: the essence
@@ -318,7 +319,7 @@ def set_essence(pm, text: str) -> Memory:
             f"essence is {size} bytes, over the {cap}-byte cap (MEMORY_ESSENCE_MAX_BYTES): keep "
             "only who the user is, standing rules and preferences there, and store details as "
             "ordinary memories (they are found by search when relevant)")
-    fields = dict(content=text, location=ESSENCE_LOCATION, type=ESSENCE_TYPE, pinned=True,
+    fields: dict[str, Any] = dict(content=text, location=ESSENCE_LOCATION, type=ESSENCE_TYPE, pinned=True,
                   importance=1.0, status="active")
     if pm.get(ESSENCE_ID, record_access=False) is not None:
         return pm.update(ESSENCE_ID, **fields)
@@ -335,15 +336,15 @@ def is_session_summary(memory: Memory) -> bool:
     return memory.type == SESSION_TYPE or SESSION_TAG in memory.tags
 
 
-def recent_session_summaries(pm, limit: int, *, now: Any = None) -> list[Memory]:
+def recent_session_summaries(pm: Palace, limit: int, *, now: Any = None) -> list[Memory]:
     """Newest first; ``type: session`` and ``session-summary``-tagged memories alike."""
     found = {m.id: m for m in pm.list(type=SESSION_TYPE, limit=limit, now=now)}
     found.update({m.id: m for m in pm.list(tags=[SESSION_TAG], limit=limit, now=now)})
-    ordered = sorted(found.values(), key=lambda m: m.created_at, reverse=True)
+    ordered = sorted(found.values(), key=lambda m: m.created_at.timestamp() if m.created_at else 0.0, reverse=True)
     return ordered[:limit]
 
 
-def open_tasks(pm, limit: int, *, now: Any = None) -> list[Memory]:
+def open_tasks(pm: Palace, limit: int, *, now: Any = None) -> list[Memory]:
     """Doing, then blocked, then to do; within each the most important, then newest."""
     return task_rules.open_tasks(pm, limit=limit, now=now) if limit > 0 else []
 
@@ -355,7 +356,7 @@ SESSIONS_SHARE_WITH_QUERY = 0.30
 TASKS_SHARE_WITH_QUERY = 0.20
 
 
-def bootstrap(pm, query: str | None = None, max_tokens: int = DEFAULT_BOOTSTRAP_TOKENS, *,
+def bootstrap(pm: Palace, query: str | None = None, max_tokens: int = DEFAULT_BOOTSTRAP_TOKENS, *,
               now: Any = None, sessions: int = 3, tasks: int = 10, top_k: int = 20,
               include_superseded: bool = False) -> ContextResult:
     """Start-of-session context: essence, recent sessions, open tasks, relevant memories.
@@ -414,7 +415,7 @@ def bootstrap(pm, query: str | None = None, max_tokens: int = DEFAULT_BOOTSTRAP_
     return result
 
 
-def persona_context(pm: Any, max_tokens: int = 4000, *, refresh: bool = False, now: Any = None) -> ContextResult:
+def persona_context(pm: Palace, max_tokens: int = 4000, *, refresh: bool = False, now: Any = None) -> ContextResult:
     """The persona exactly as ``bootstrap`` shows it (its heading, label line and text,
     or its summary / an excerpt when the budget is small); empty text when there is
     none. ``refresh`` first rewrites its generated lines from the user's current facts

@@ -16,6 +16,7 @@ from typing import Any
 from palace.graph.normalise import USER_KEY
 from palace.graph.supersede import family
 from palace.models import Memory
+from palace.features.palace_api import Palace
 
 PERSONA_ID = "persona"
 PERSONA_TYPE = "persona"
@@ -27,7 +28,7 @@ LABELS = {"likes": "likes", "dislikes": "dislikes", "lives_in": "lives in", "wor
           "uses": "uses"}
 
 
-def persona_lines(pm: Any, now: Any = None) -> list[str]:
+def persona_lines(pm: Palace, now: Any = None) -> list[str]:
     """One line per current fact about the user whose predicate palace knows."""
     when = pm.now(now)
     lines = []
@@ -44,7 +45,7 @@ def persona_lines(pm: Any, now: Any = None) -> list[str]:
     return lines
 
 
-def refresh_persona(pm: Any, *, now: Any = None) -> Memory | None:
+def refresh_persona(pm: Palace, *, now: Any = None) -> Memory | None:
     """Rewrite the generated part of the persona memory (create it when there is
     something to say); a person's own lines around it are kept."""
     block = "\n".join([BEGIN, *persona_lines(pm, now), END])
@@ -60,7 +61,7 @@ def refresh_persona(pm: Any, *, now: Any = None) -> Memory | None:
         return current if text == current.content else pm.update(PERSONA_ID, content=text)
 
 
-def get_persona(pm: Any) -> Memory | None:
+def get_persona(pm: Palace) -> Memory | None:
     memory = pm.get(PERSONA_ID, record_access=False)
     return memory if memory is not None and memory.status == "active" else None
 

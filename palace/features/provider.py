@@ -2,7 +2,7 @@
 
 OpenClaw's TypeScript side sees three operations: ``search(query, topK, filter)``,
 ``index(id, content, metadata)`` and ``remove(id)``. ``PalaceVectorSearchProvider``
-implements them on a ``MemoryPalaceManager`` in process; the sidecar's ``/search``,
+implements them on a palace (``palace.features.palace_api.Palace``) in process; the sidecar's ``/search``,
 ``/index`` and ``/remove`` endpoints are thin shells over it, so the mapping between
 OpenClaw's shapes and palace's lives only here.
 
@@ -22,7 +22,7 @@ from palace.errors import InvalidInputError, MemoryNotFoundError
 from palace.validation import validate_id
 
 if TYPE_CHECKING:  # pragma: no cover
-    from palace.manager import MemoryPalaceManager
+    from palace.features.palace_api import Palace
     from palace.models import SearchResult
 
 log = logging.getLogger(__name__)
@@ -134,10 +134,10 @@ class _ServingLock:
 
 
 class PalaceVectorSearchProvider:
-    """``VectorSearchProvider`` on a ``MemoryPalaceManager``; calls are serialised,
+    """``VectorSearchProvider`` on a palace's manager; calls are serialised,
     so one provider can serve a threaded web server."""
 
-    def __init__(self, manager: "MemoryPalaceManager"):
+    def __init__(self, manager: "Palace"):
         self.manager = manager
         self._lock = _ServingLock()
         self._worker_lock = threading.Lock()

@@ -20,6 +20,7 @@ from palace.errors import InvalidInputError
 from palace.models import Memory
 from palace.text.tokenize import tokenize
 from palace.validation import check_day
+from palace.features.palace_api import Palace
 
 PERIODS = ("day", "week", "month")
 DECISION_TYPE = "decision"
@@ -277,7 +278,7 @@ def summarize_memories(period: str, label: str, start: datetime, end: datetime,
 
 # --------------------------------------------------------------------------- against a palace
 
-def get_summary(pm, period: str = "day", date: Any = None, *, now: Any = None) -> PeriodSummary:
+def get_summary(pm: Palace, period: str = "day", date: Any = None, *, now: Any = None) -> PeriodSummary:
     """Summary of the ``period`` ("day", "week" from Monday, "month") holding ``date``
     (default: today in the palace's time zone, or the day of ``now``)."""
     if period not in PERIODS:

@@ -12,6 +12,7 @@ from typing import Any, Sequence
 
 from palace.errors import InvalidInputError
 from palace.models import Memory
+from palace.features.palace_api import Palace
 
 TASK_TYPE = "task"
 STATE_KEY = "taskState"
@@ -62,7 +63,7 @@ def next_state(current: str, wanted: str) -> str:
     return wanted
 
 
-def add_task(pm: Any, text: str, *, tags: Sequence[str] = (), importance: float = 0.6,
+def add_task(pm: Palace, text: str, *, tags: Sequence[str] = (), importance: float = 0.6,
              location: str = "tasks", now: Any = None, project: str | None = None) -> Memory:
     when = pm.now(now)
     extra: dict[str, Any] = {STATE_KEY: "todo", HISTORY_KEY: [{"state": "todo", "at": when.isoformat()}]}
@@ -72,7 +73,7 @@ def add_task(pm: Any, text: str, *, tags: Sequence[str] = (), importance: float 
                     created_at=when, extra=extra)
 
 
-def move_task(pm: Any, task_id: str, wanted: str, *, note: str | None = None, now: Any = None) -> Memory:
+def move_task(pm: Palace, task_id: str, wanted: str, *, note: str | None = None, now: Any = None) -> Memory:
     with pm.write_lock():
         memory = pm.get(task_id, record_access=False)
         if memory is None:
@@ -91,7 +92,7 @@ OPEN_STATES = ("doing", "blocked", "todo")
 _ORDER = {"doing": 0, "blocked": 1, "todo": 2, "done": 3}
 
 
-def list_tasks(pm: Any, *, states: Sequence[str] | None = None, project: str | None = None,
+def list_tasks(pm: Palace, *, states: Sequence[str] | None = None, project: str | None = None,
                limit: int | None = None, now: Any = None) -> list[Memory]:
     """Tasks in ``states`` (default: the open ones), in the order bootstrap shows them:
     doing, then blocked, then to do (then done); within a state the pinned and more

@@ -106,8 +106,7 @@ def render(result, kind: str) -> str:
 
 
 def open_manager(workspace: str | None, *, sync: bool = True):
-    from palace.embedders import make_embedder
-    from palace.manager import MemoryPalaceManager
+    from palace.manager.opening import open_manager as open_palace
     from palace.settings import Settings
 
     overrides: dict[str, Any] = {"workspace_dir": workspace} if workspace else {}
@@ -115,8 +114,7 @@ def open_manager(workspace: str | None, *, sync: bool = True):
     if not workspace and settings.sources.get("workspace_dir") != "env":
         raise HookError("no workspace: pass --workspace DIR (palace install claude-code writes it) "
                         "or set MEMORY_WORKSPACE_DIR")
-    embedder = make_embedder(settings, allow_inprocess=False)  # never torch in a hook
-    return MemoryPalaceManager(settings.workspace_dir, settings=settings, embedder=embedder, sync=sync)
+    return open_palace(settings, sync=sync)  # never torch in a hook
 
 
 def recall(pm, event: str, payload: dict[str, Any], args) -> str | None:

@@ -60,7 +60,11 @@ class Palace:
         if self.manager is None:
             if not self.exists() and tool not in CREATES_PALACE:
                 raise ConfigError(self.missing())
-            self.manager = open_manager(self.settings)
+            from palace.manager.opening import open_manager
+
+            # the one manager of this server process: vectors from the sidecar when
+            # configured, else a model loaded in the background (keyword-only meanwhile)
+            self.manager = open_manager(self.settings, inprocess_vectors=True)
             for note in self.manager.notes:
                 print(f"palace mcp: {note}", file=sys.stderr)
         return self.manager
@@ -70,19 +74,4 @@ class Palace:
             self.manager.close()
 
 
-def open_manager(settings: Settings):
-    """The one manager of this server process. Vectors: the sidecar when configured;
-    otherwise a model loaded in the background (search is keyword-only meanwhile)."""
-    from palace.embedders import make_embedder
-    from palace.manager import MemoryPalaceManager
 
-    try:
-        embedder = make_embedder(settings, allow_inprocess=True)
-    except ConfigError:
-        raise
-    except Exception as exc:  # a broken vector install must not stop the memory server
-        log.warning("vectors unavailable (%s); keyword search only", exc)
-        embedder = None
-    if embedder is not None and hasattr(embedder, "start_loading"):
-        embedder.start_loading()
-    return MemoryPalaceManager(settings.workspace_dir, settings=settings, embedder=embedder)
