@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import random
+from pathlib import Path
 import string
 import uuid
 
@@ -193,3 +194,56 @@ LOOKALIKES: list[tuple[str, str]] = [
     ("env-key-names-only", "needs OPENAI_API_KEY and GITHUB_TOKEN set"),
     ("mixed-language", "上周 deploy 的 PostgreSQL 服务在 10.0.0.12 上"),
 ]
+
+
+# --------------------------------------------------------------------------- finding them
+
+SESSION = "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d"
+
+
+CWD = "/home/dev/vault-app"
+
+
+def needles(secret: str) -> list[str]:
+    """What must not appear: the secret, or for a PEM block each of its body lines."""
+    parts = [p for p in secret.splitlines() if len(p) >= 16 and "-----" not in p]
+    return parts or [secret]
+
+
+def scan(root: Path, extra_texts: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    """(secret name, where) for every secret found in any file under root or in the texts."""
+    blobs = [(str(p), p.read_bytes()) for p in root.rglob("*") if p.is_file()]
+    blobs += [(f"output#{i}", t.encode()) for i, t in enumerate(extra_texts)]
+    found = []
+    for name, secret, _line in SECRETS:
+        for needle in needles(secret):
+            raw = needle.encode()
+            for where, blob in blobs:
+                if raw in blob:
+                    found.append((name, where))
+    return found
+
+
+def hook(event: str, **fields) -> dict:
+    return {"session_id": SESSION, "transcript_path": f"/home/dev/.claude/projects/x/{SESSION}.jsonl",
+            "cwd": CWD, "hook_event_name": event, **fields}
+
+
+def planted_hook_payloads() -> list[dict]:
+    """Every secret in a prompt, a command, a tool output, a file written and a file read."""
+    payloads = [hook("SessionStart", source="startup")]
+    for i, (name, _secret, line) in enumerate(SECRETS):
+        payloads.append(hook("UserPromptSubmit", prompt=f"Step {i}: configure {name} with\n{line}"))
+        payloads.append(hook("PostToolUse", tool_name="Bash", tool_use_id=f"toolu_b{i}",
+                             tool_input={"command": f"printf '%s' '{line}' >> deploy.env"},
+                             tool_response={"stdout": f"wrote\n{line}\n", "stderr": "", "exitCode": 0}))
+        payloads.append(hook("PostToolUse", tool_name="Write", tool_use_id=f"toolu_w{i}",
+                             tool_input={"file_path": f"{CWD}/config/{i}.yaml", "content": f"# cfg\n{line}\n"},
+                             tool_response={"filePath": f"{CWD}/config/{i}.yaml"}))
+        payloads.append(hook("PostToolUse", tool_name="Read", tool_use_id=f"toolu_r{i}",
+                             tool_input={"file_path": f"{CWD}/config/{i}.yaml"},
+                             tool_response={"type": "text", "file": {"content": f"# cfg\n{line}\n"}}))
+        payloads.append(hook("Stop", stop_hook_active=False,
+                             last_assistant_message=f"Done: configured it.\n- Fixed: {line}\n\nNext steps:\n- rotate {line}"))
+    payloads.append(hook("SessionEnd", reason="prompt_input_exit"))
+    return payloads

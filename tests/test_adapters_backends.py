@@ -14,7 +14,7 @@ import re
 
 import pytest
 from cli_helpers import NOT_FOUND, cli_on
-from test_mcp import Client, run_session
+from mcp_helpers import Client, run_session
 
 from palace.errors import MemoryNotFoundError
 

@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("mcp", reason="pip install 'palace-memory[mcp]'")
 
 from capture_helpers import CLAUDE_SESSION, OPENCLAW_SESSION, invoke_json  # noqa: E402
-from test_mcp import run_session  # noqa: E402
+from mcp_helpers import run_session  # noqa: E402
 
 
 def test_progressive_recall_over_captured_sessions(workspace):

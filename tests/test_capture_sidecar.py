@@ -11,7 +11,7 @@ import httpx
 import pytest
 from capture_corpus import SECRETS
 from capture_helpers import CLAUDE_HOOKS, OPENCLAW_HOOKS, lines
-from test_capture_privacy import planted_hook_payloads, scan
+from capture_corpus import planted_hook_payloads, scan
 from vector_helpers import start_sidecar
 
 pytest_plugins = ["conftest_vectors"]

@@ -14,7 +14,7 @@ from palace import MemoryPalaceManager
 
 pytest.importorskip("mcp")
 
-from test_mcp import Client, run_session  # noqa: E402
+from mcp_helpers import Client, run_session  # noqa: E402
 
 pytest_plugins = ["conftest_vectors"]
 

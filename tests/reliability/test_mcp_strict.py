@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from test_mcp import Client, run_session  # noqa: E402
+from mcp_helpers import Client, run_session  # noqa: E402
 
 
 LOOSE = [
