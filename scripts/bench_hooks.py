@@ -18,7 +18,7 @@ What it does, the way a user's Claude Code would:
    ``last_assistant_message``, so its answer comes from the transcript written beside
    it), --pause seconds (a user reading the answer), and SessionEnd. Payloads have the
    fields real Claude Code 2.1.328 sends (recorded from the binary
-   tests/test_claude_code_real.py drives): ``session_id``, ``transcript_path``, ``cwd``,
+   tests/integrations/test_claude_code_real.py drives): ``session_id``, ``transcript_path``, ``cwd``,
    ``prompt_id``, ``permission_mode``, ``effort``, ``hook_event_name``, and per event
    ``source``, ``prompt``, ``tool_name``/``tool_input``/``tool_response``/``tool_use_id``/
    ``duration_ms``, ``error``/``is_interrupt`` (PostToolUseFailure, from the hooks
@@ -137,7 +137,7 @@ class Session:
 
     def common(self, event: str) -> dict:
         """The fields Claude Code 2.1.328 sends with each event (as recorded from the real
-        binary: tests/test_claude_code_real.py runs it)."""
+        binary: tests/integrations/test_claude_code_real.py runs it)."""
         data = {"session_id": self.id, "transcript_path": str(self.transcript), "cwd": self.cwd}
         if event != "SessionStart":
             data["prompt_id"] = f"{self.id}-prompt{self.turn}"

@@ -3,7 +3,7 @@ it must keep as they are. Every secret is fake, generated from a fixed seed in t
 shape its issuer uses (prefix, alphabet, length), so none is a real credential.
 
 ``SECRETS``: (name, secret value, line that carries it). ``LOOKALIKES``: (name, text).
-Used by tests/test_capture_privacy.py and scripts/bench_capture.py.
+Used by tests/capture/test_capture_privacy.py and scripts/bench_capture.py.
 """
 
 from __future__ import annotations

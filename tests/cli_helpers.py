@@ -1,6 +1,6 @@
 """Drive the ``palace`` click group in this process with click's CliRunner: the
 same parsing, rendering and exit codes as the console script, without paying an
-interpreter start per command. A few subprocess smoke tests (tests/test_cli_smoke.py)
+interpreter start per command. A few subprocess smoke tests (tests/cli/test_cli_smoke.py)
 keep the real entry points honest."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Features sit above the manager and use only what it offers everyone (README's public
 API): they never reach its index or files. ``pm.experiences`` builds the experience
 feature from the manager itself, so features name this Protocol, never the manager's
-class (tests/test_architecture.py keeps that one arrow the only one up).
+class (tests/house/test_architecture.py keeps that one arrow the only one up).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real Claude Code for tests/test_claude_code_real.py: the npm package and its native
+# Real Claude Code for tests/integrations/test_claude_code_real.py: the npm package and its native
 # binary for this platform (an optional dependency from the same registry, a ~170 MB
 # download on a cold npm cache). Its postinstall only copies that binary over a
 # placeholder, so it is skipped: the test runs

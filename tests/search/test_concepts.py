@@ -338,7 +338,7 @@ def test_user_file_adds_overrides_extends_and_disables(tmp_path):
 
 
 def test_shipped_example_user_file_loads():
-    example = Path(__file__).resolve().parents[1] / "config" / "concepts.example.yaml"
+    example = Path(__file__).resolve().parents[2] / "config" / "concepts.example.yaml"
     expander = ConceptExpander.load(example)
     assert expander.expand("sprint") == []
     assert "Phoenix" in terms_of(expander.expand("凤凰项目"))

@@ -1,6 +1,6 @@
 """Claude Code's hook commands (python -m palace.integrations.claude_code EVENT) as
 Claude Code runs them: a subprocess with the hook payload on stdin, JSON on stdout.
-These run the direct path (--no-service); tests/test_hook_service.py runs the same hooks
+These run the direct path (--no-service); tests/integrations/test_hook_service.py runs the same hooks
 through the warm service they start as installed."""
 
 import json
@@ -141,7 +141,7 @@ def test_a_hook_that_hangs_gives_up_after_its_timeout(workspace):
     assert "gave up after 1 s" in stderr and stdout == ""
 
 
-PLUGIN_ROOT = __import__("pathlib").Path(__file__).resolve().parents[1] / "integrations" / "claude-code"
+PLUGIN_ROOT = __import__("pathlib").Path(__file__).resolve().parents[2] / "integrations" / "claude-code"
 
 
 def test_the_plugin_layout_wires_every_event_to_the_hook_command(workspace, tmp_path):

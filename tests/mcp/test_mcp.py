@@ -90,7 +90,7 @@ def test_save_search_context_update_delete_restore(backend, workspace):
 
 def test_time_words_with_the_server_clock_and_with_now(workspace, monkeypatch):
     # strict: only the period (and what was noted just after it); the default, soft,
-    # ranks the period first — tested through the API in tests/test_time_search.py
+    # ranks the period first — tested through the API in tests/search/test_time_search.py
     monkeypatch.setenv("MEMORY_TIME_FILTER", "strict")
     last_week = datetime.now(ZoneInfo(TIMEZONE)) - timedelta(days=7)
 

@@ -4,7 +4,7 @@ The viewer's pages and forms over real HTTP on a local palace and on a real embe
 PostgreSQL; then, on Postgres, who a client is (MEMORY_AGENT_ID / MEMORY_USER_ID /
 MEMORY_SCOPE for the CLI and for ``palace mcp``, driven by the MCP SDK's own client):
 no adapter lets one agent read or change another agent's private memory.
-(The sidecar's tokens: tests/test_sidecar_scopes.py; the manager: tests/test_scopes.py.)
+(The sidecar's tokens: tests/sidecar/test_sidecar_scopes.py; the manager: tests/backends/test_scopes.py.)
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 # our own READMEs only: the integrations' node_modules hold hundreds of npm packages' ones,
 # which an install beside the suite (.ci/run) adds and removes while it collects
 DOCS = sorted([REPO / "README.md", *(REPO / "docs").glob("*.md"),

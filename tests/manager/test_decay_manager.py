@@ -406,7 +406,7 @@ def test_sim_decay_script_runs_a_short_deterministic_simulation(capsys, monkeypa
     import importlib.util
     import sys
 
-    path = Path(__file__).resolve().parent.parent / "scripts" / "sim_decay.py"
+    path = Path(__file__).resolve().parents[2] / "scripts" / "sim_decay.py"
     spec = importlib.util.spec_from_file_location("sim_decay", path)
     sim = importlib.util.module_from_spec(spec)
     monkeypatch.setitem(sys.modules, "sim_decay", sim)  # dataclasses look their module up

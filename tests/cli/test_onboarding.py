@@ -12,7 +12,7 @@ from pathlib import Path
 
 from cli_helpers import invoke
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _plain_env() -> dict[str, str]:

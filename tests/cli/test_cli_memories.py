@@ -75,7 +75,7 @@ def test_a_mistyped_workspace_is_not_turned_into_an_empty_palace(cli, workspace,
                     ("essence",), ("summary",)):
         assert_failed(invoke(*command, "--workspace", str(typo)), BAD_CONFIG, "no palace in",
                       "palace init --workspace")
-    # (`palace mcp` starts there and tells the client instead: tests/test_mcp.py)
+    # (`palace mcp` starts there and tells the client instead: tests/mcp/test_mcp.py)
     assert not typo.exists()
     # only init and add create a palace
     assert invoke("init", "-w", str(typo)).rc == 0 and (typo / "memory" / "palace").is_dir()

@@ -54,7 +54,7 @@ def test_python_dash_m_palace_lists_every_command_and_imports_nothing_heavy():
 def test_the_readme_command_list_names_every_command():
     """The README's "Command line" block is where a new user looks first: a command
     missing there is a command nobody finds."""
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     block = readme.split("## Command line", 1)[1].split("palace --workspace", 1)[0]
     named = set(re.findall(r"[a-z]+", block))
     missing = [c for c in COMMANDS if c not in named]

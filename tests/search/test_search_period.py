@@ -17,7 +17,7 @@ from palace import MemoryPalaceManager, Settings
 
 pytest_plugins = ["conftest_vectors"]
 
-DATA = yaml.safe_load((Path(__file__).parent / "data" / "period_questions.yaml").read_text(encoding="utf-8"))
+DATA = yaml.safe_load((Path(__file__).parents[1] / "data" / "period_questions.yaml").read_text(encoding="utf-8"))
 NOW = DATA["now"]
 CASES = DATA["cases"]
 LISTED = "time-only query"          # the note of a period listed newest first

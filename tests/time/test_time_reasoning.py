@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from palace.time_reasoning import OPEN_START, TimeReasoner, parse_time
 
-TABLE = Path(__file__).parent / "data" / "time_cases.yaml"
+TABLE = Path(__file__).parents[1] / "data" / "time_cases.yaml"
 
 
 @pytest.fixture(autouse=True)
@@ -131,7 +131,7 @@ def test_time_range_is_frozen_and_explains_itself():
                          "granularity": "part_of_day", "span": [0, 21], "point": None}
 
 
-NEW_TABLE = Path(__file__).parent / "data" / "time_cases_new.yaml"
+NEW_TABLE = Path(__file__).parents[1] / "data" / "time_cases_new.yaml"
 
 
 def _load_new_table() -> list:
@@ -152,7 +152,7 @@ def test_new_table_case(case, now):
                                         datetime.fromisoformat(case["end"])), f"matched {found.text!r}"
 
 
-NEW_TABLE_2 = Path(__file__).parent / "data" / "time_cases_new_2.yaml"
+NEW_TABLE_2 = Path(__file__).parents[1] / "data" / "time_cases_new_2.yaml"
 # the second batch's writer chose "a few weeks ago" = 1–7 weeks ago with no tolerance
 # (its convention C6); palace's documented reading widens both ends by the week's ±3 days
 WIDER_BY_CONVENTION = {"the conference talk I watched a few weeks ago"}

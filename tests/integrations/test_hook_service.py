@@ -26,7 +26,7 @@ from palace.integrations.install import install_claude_code
 from palace.manager import MemoryPalaceManager
 from palace.settings import Settings
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

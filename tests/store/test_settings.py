@@ -12,7 +12,7 @@ from palace.decay import DecayParams
 from palace.errors import ConfigError
 from palace.settings import SETTINGS, Settings
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
 ENV_EXAMPLE = REPO / "config" / "palace.env.example"
 

@@ -22,7 +22,7 @@ from types import ModuleType
 
 import pytest
 
-SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 DATA = SCRIPTS / "data"
 QUERY_SETS = ["zh_retrieval.json", "new_queries.json", "new_queries_2.json",
               "new_queries_3.json", "new_queries_4.json", "new_queries_5.json",

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "tests" / "data" / "time_cases_new_3.yaml"
 GENERATOR = ROOT / "scripts" / "data" / "make_time_cases_new_3.py"
 STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}( \d{2}:\d{2})?$")

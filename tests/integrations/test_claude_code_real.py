@@ -27,7 +27,7 @@ from palace.integrations import hook_client
 from palace.manager import MemoryPalaceManager
 from palace.settings import Settings
 
-HARNESS = Path(__file__).resolve().parents[1] / "integrations" / "claude-code" / "test"
+HARNESS = Path(__file__).resolve().parents[2] / "integrations" / "claude-code" / "test"
 ANSWER = "The Postgres backups are kept for 14 days in /srv/backups; backups-ok."
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 # The wings of the house, lowest first: module prefix -> layer. A prefix covers the module
 # and its submodules ("palace.index" covers palace.index.postings); the longest matching
