@@ -16,7 +16,8 @@ from palace.errors import ConfigError
 from palace.index import INDEX_DIR, INDEX_FILE, Syncer
 from palace.index.opening import open_index
 from palace.settings import Settings
-from palace.store.files import FileStorage, WriteLock
+from palace.store.files import FileStorage
+from palace.store.locks import WriteLock
 
 
 @dataclass

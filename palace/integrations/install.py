@@ -32,6 +32,7 @@ from typing import Any, Callable
 
 import click
 
+from palace.store.atomic import atomic_write
 from palace.store.layout import PALACE_SUBDIR
 from palace.settings import Settings
 
@@ -115,10 +116,9 @@ def write_json(path: Path, data: dict[str, Any], original: dict[str, Any]) -> st
         shutil.copy2(path, backup_path)
         backup = str(backup_path)
         _prune_backups(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.palace-tmp")
-    temporary.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(temporary, path)  # atomic: the host never reads half a file
+    path.parent.mkdir(parents=True, exist_ok=True)  # a host's folder: the umask's mode, as the host makes it
+    # atomic: the host never reads half a file; a rewrite keeps the file's mode
+    atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return backup
 
 
