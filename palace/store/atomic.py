@@ -14,12 +14,16 @@ import os
 import re
 import secrets
 import stat as stat_module
+from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO, Callable
+from typing import BinaryIO, Callable, Iterator, Union
 
 # ".<name>.<pid>.<hex>.tmp" (atomic writes) and ".<name>.<pid>.tmp" (caches)
 TEMP_NAME = re.compile(r"^\..+\.(\d+)(?:\.[0-9a-f]+)?\.tmp$")
 STALE_TEMP_AGE_S = 3600.0
+
+# what a file is written from: text (UTF-8), bytes, or a function writing into the binary file
+Data = Union[str, bytes, Callable[[BinaryIO], object]]
 
 
 def _pid_alive(pid: int) -> bool:
@@ -40,8 +44,7 @@ def is_stale_temp(name: str, mtime: float, now: float) -> bool:
     return not _pid_alive(int(match.group(1))) or now - mtime > STALE_TEMP_AGE_S
 
 
-def atomic_write(path: Path, data: str | bytes | Callable[[BinaryIO], object], *,
-                 mode: int | None = None) -> None:
+def atomic_write(path: Path, data: Data, *, mode: int | None = None) -> None:
     """Write via a temp file in the same folder, fsync, rename: never a half file.
 
     ``data`` is text (written as UTF-8, ``\\n`` line ends kept), bytes, or a function
@@ -52,9 +55,26 @@ def atomic_write(path: Path, data: str | bytes | Callable[[BinaryIO], object], *
     the file had (someone may have widened it on purpose); a symbolic link in the way
     counts as new (its 0777 is not the mode of anything). Missing folders are made
     owner-only too (``make_private_dirs``)."""
+    with _written_beside(path, data, _mode_kept(path) if mode is None else mode) as tmp:
+        os.replace(tmp, path)
+
+
+def write_once(path: Path, data: Data) -> bool:
+    """Create ``path`` whole (0600) unless it exists: the first of racing writers wins
+    (a hard link never replaces), and a crash leaves no file or all of it. True when
+    this call created it."""
+    with _written_beside(path, data, 0o600) as tmp:
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+    return True
+
+
+@contextmanager
+def _written_beside(path: Path, data: Data, mode: int) -> Iterator[Path]:
+    """A temp file beside ``path`` holding ``data``, on disk (fsync), removed after."""
     make_private_dirs(path.parent)
-    if mode is None:
-        mode = _mode_kept(path)
     tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
@@ -66,7 +86,7 @@ def atomic_write(path: Path, data: str | bytes | Callable[[BinaryIO], object], *
                 handle.write(data.encode("utf-8") if isinstance(data, str) else data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, path)
+        yield tmp
     finally:
         if tmp.exists():
             tmp.unlink()
@@ -98,4 +118,4 @@ def make_private_dirs(folder: Path) -> None:
             pass
 
 
-__all__ = ["STALE_TEMP_AGE_S", "TEMP_NAME", "atomic_write", "is_stale_temp", "make_private_dirs"]
+__all__ = ["STALE_TEMP_AGE_S", "TEMP_NAME", "atomic_write", "is_stale_temp", "make_private_dirs", "write_once"]
