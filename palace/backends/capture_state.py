@@ -12,23 +12,25 @@ cleaned of secrets, and a little state: the turn counter, the title), and OpenCl
   keys, return ``(known, changed)``: the sessionId of every key in ``wanted`` or
   ``learned`` that has one, and the keys whose sessionId this call changed.
 
-Locally (this module) they are files under ``<palace>/.capture/spool/`` under fcntl
-locks, as before. On Postgres (``palace.backends.postgres.capture``) they are rows
-of the palace's database, locked with ``SELECT … FOR UPDATE``, so two machines
-capturing one session into one palace share them; each scope has its own.
+Locally (this module) they are files under ``<palace>/.capture/spool/``, each behind
+a lock file (``palace.store.locks``) and rewritten whole (``palace.store.atomic``). On
+Postgres (``palace.backends.postgres.capture``) they are rows of the palace's database,
+locked with ``SELECT … FOR UPDATE``, so two machines capturing one session into one
+palace share them; each scope has its own.
 
 Events are plain dicts here (``Event.to_dict``); the capture pipeline parses them.
 """
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
-import os
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, Protocol
+from typing import Any, BinaryIO, Iterable, Iterator, Mapping, Protocol
+
+from palace.store.atomic import atomic_write
+from palace.store.locks import file_lock
 
 # the sessionKey map's spool slot: a name no host session has (the file name it always had)
 SESSION_KEYS = "\0openclaw-session-keys"
@@ -83,19 +85,19 @@ class FileSpool:
         return events, state
 
     def write(self, events: list[dict[str, Any]], state: Mapping[str, Any]) -> None:
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps({"state": dict(state)}) + "\n")
+        def lines(handle: BinaryIO) -> None:
+            handle.write((json.dumps({"state": dict(state)}) + "\n").encode("utf-8"))
             for event in events:
-                handle.write(json.dumps(event, ensure_ascii=False, default=str) + "\n")
-        os.replace(tmp, self.path)
+                handle.write((json.dumps(event, ensure_ascii=False, default=str) + "\n").encode("utf-8"))
+
+        atomic_write(self.path, lines)
 
     def delete(self) -> None:
         self.path.unlink(missing_ok=True)
 
 
 class FileCaptureState:
-    """The local backend's: files beside the palace, one flock per session."""
+    """The local backend's: files beside the palace, one lock file per session."""
 
     def __init__(self, folder: Path):
         self.spool_dir = Path(folder) / "spool"
@@ -105,13 +107,8 @@ class FileCaptureState:
 
     @contextmanager
     def _locked(self, path: Path) -> Iterator[Path]:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path.with_suffix(".lock"), "a+") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
-                yield path
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
+        with file_lock(path.with_suffix(".lock")):
+            yield path
 
     @contextmanager
     def visit(self, session: str) -> Iterator[FileSpool]:
@@ -130,7 +127,5 @@ class FileCaptureState:
             changed = {k: s for k, s in learned.items() if known.get(k) != s}
             if changed:
                 known.update(changed)
-                tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-                tmp.write_text(json.dumps(known), encoding="utf-8")
-                os.replace(tmp, path)
+                atomic_write(path, json.dumps(known))
         return {str(k): str(v) for k, v in known.items()}, changed

@@ -12,7 +12,8 @@ from palace.errors import ConfigError
 from palace.index import INDEX_DIR, INDEX_FILE, Syncer, VectorStore
 from palace.index.opening import open_index
 from palace.settings import Settings
-from palace.store.files import FileStorage, WriteLock
+from palace.store.files import FileStorage
+from palace.store.locks import WriteLock
 
 
 class LocalBackend(Backend):

@@ -22,7 +22,8 @@ from palace.errors import InvalidInputError, MemoryFileError
 from palace.index.database import Filters
 from palace.store.journal import access_line, journal_path, read_events
 from palace.models import Memory
-from palace.store.files import TRASH_DIR, FileStorage, atomic_write, render_memory
+from palace.store.atomic import atomic_write
+from palace.store.files import TRASH_DIR, FileStorage, render_memory
 
 ALL_STATUSES = ("active", "archived")
 

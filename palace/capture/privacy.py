@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import os
 import re
 import secrets as _secrets
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any, Iterable, Sequence
+
+from palace.store.atomic import write_once
 
 MARKER_RE = re.compile(r"\[REDACTED:[a-z0-9-]+:[0-9a-f]{8}\]")
 PRIVATE_RE = re.compile(r"<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
@@ -204,18 +205,8 @@ def load_key(folder: Path) -> bytes:
     except (OSError, ValueError):
         pass
     folder.mkdir(parents=True, exist_ok=True)
-    key = _secrets.token_bytes(32)
-    # a name of its own per call: two threads of one process may both create the key
-    tmp = path.with_name(f".{KEY_FILE}.{os.getpid()}.{_secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(key.hex())
-    try:
-        os.link(tmp, path)  # first writer wins; a racing process reads the winner's key
-    except FileExistsError:
-        pass
-    finally:
-        tmp.unlink(missing_ok=True)
+    # first writer wins; a racing process (or thread) reads the winner's key
+    write_once(path, _secrets.token_bytes(32).hex())
     return bytes.fromhex(path.read_text().strip())
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from palace.errors import ConfigError
+from palace.store.atomic import atomic_write
 
 DATABASE = "palace"  # the database, and the role that owns it
 STATE_FILE = "palace-postgres.json"
@@ -110,7 +111,7 @@ def start(folder: str | os.PathLike | None = None, *, port: int | None = None) -
         return current
     _check_folder(where)
     server = EmbeddedPostgres(where, port=port or current.port, durable=True).start()
-    (where / STATE_FILE).write_text(json.dumps({"port": server.port}) + "\n", encoding="utf-8")
+    atomic_write(where / STATE_FILE, json.dumps({"port": server.port}) + "\n")
     if not server.has_database(DATABASE):
         server.create_database(DATABASE)
     return status(where)

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from palace.store.files import atomic_write
+from palace.store.atomic import atomic_write
 from palace.graph.facts import Relation
 from palace.graph.normalise import entity_key
 from palace.graph.review import read_records

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from palace.errors import InvalidInputError, ReviewItemNotFoundError
-from palace.store.files import atomic_write
+from palace.store.atomic import atomic_write
 
 REVIEW_FILE = "review.json"
 

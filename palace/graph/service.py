@@ -20,7 +20,7 @@ from palace.errors import EntityNotFoundError, InvalidInputError
 from palace.validation import validate_id
 from palace.index import Index
 from palace.models import Memory
-from palace.store.files import atomic_write
+from palace.store.atomic import atomic_write
 from palace.graph.facts import Entity, Relation, parse_entity, read_facts
 from palace.graph.normalise import entity_key
 from palace.graph.paths import Edge, Step, render

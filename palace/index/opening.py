@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from palace.errors import ConfigError, PalaceError
-from palace.store.files import make_private_dirs
+from palace.store.atomic import make_private_dirs
 from palace.index.database import SCHEMA_VERSION, Index
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Collection
 
 from palace.models import embed_text
-from palace.store.files import atomic_write
+from palace.store.atomic import atomic_write
 from palace.index.database import Index
 
 

@@ -22,7 +22,7 @@ reads one JSON reply: ``{"status": "ok", "stdout", "notes"}``, or ``{"status":
 from __future__ import annotations
 
 import errno
-import fcntl
+import fcntl  # not filelock (palace.store.locks): a hook imports the standard library only
 import hashlib
 import json
 import os

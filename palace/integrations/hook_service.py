@@ -34,9 +34,11 @@ import sys
 import threading
 import time
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 from palace.integrations import claude_code, hook_client
+from palace.store.atomic import atomic_write
 
 DRAIN_DELAY_S = 2.0        # a turn's end waits this long before it is stored
 DRAIN_QUIET_S = 0.5        # ...and for a moment without hooks, so no hook waits behind it
@@ -101,7 +103,7 @@ class HookService:
         deadline = time.monotonic() + LOCK_WAIT_S
         while True:
             try:
-                import fcntl
+                import fcntl  # not palace.store.locks: this is the lock hook_client probes (stdlib only)
 
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 self._lock_fd = fd
@@ -153,11 +155,7 @@ class HookService:
         state = {"pid": os.getpid(), "workspace": self.workspace, "socket": self.socket_path,
                  "started": datetime.fromtimestamp(self.started, timezone.utc).isoformat(timespec="seconds"),
                  "version": __version__, "idle_s": self.idle_s, "python": sys.executable}
-        path = os.path.join(self.folder, hook_client.STATE_FILE)
-        temporary = f"{path}.{os.getpid()}.tmp"
-        with open(temporary, "w", encoding="utf-8") as handle:
-            json.dump(state, handle)
-        os.replace(temporary, path)
+        atomic_write(Path(self.folder) / hook_client.STATE_FILE, json.dumps(state))
 
     def run(self) -> int:
         if not self.acquire():

@@ -32,6 +32,7 @@ from typing import Any, Callable
 
 import click
 
+from palace.store.atomic import atomic_write
 from palace.store.layout import PALACE_SUBDIR
 from palace.settings import Settings
 
@@ -115,10 +116,9 @@ def write_json(path: Path, data: dict[str, Any], original: dict[str, Any]) -> st
         shutil.copy2(path, backup_path)
         backup = str(backup_path)
         _prune_backups(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.palace-tmp")
-    temporary.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(temporary, path)  # atomic: the host never reads half a file
+    path.parent.mkdir(parents=True, exist_ok=True)  # a host's folder: the umask's mode, as the host makes it
+    # atomic: the host never reads half a file; a rewrite keeps the file's mode
+    atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return backup
 
 
@@ -364,114 +364,178 @@ def install_openclaw(home: Path, *, explicit_home: bool, plugin_dir: Path, url: 
     state_path = config_path.with_name(STATE_FILE)
     plugin_path = str(plugin_dir.resolve())
     saved = read_json(state_path, what="palace's install record")
-
     if not uninstall:
-        for needed in ("openclaw.plugin.json", "dist/index.js"):
-            if not (plugin_dir / needed).is_file():
-                raise InstallError(
-                    f"{plugin_dir / needed} is missing: build the plugin first "
-                    f"(cd {plugin_dir} && npm ci && npx tsc), or pass --plugin-dir")
+        _check_plugin_built(plugin_dir)
 
     def change(config: dict[str, Any]) -> list[tuple[str, str]]:
-        done: list[tuple[str, str]] = []
+        plugins = _Plugins.of(config, config_path)
+        if uninstall:
+            done = _take_out_openclaw(plugins, plugin_path, saved)
+        else:
+            entry = _palace_entry(url, token, conversation_access)
+            done = _put_in_openclaw(plugins, plugin_path, saved, entry, url)
+        plugins.prune(config)
+        return done
+
+    _edit(config_path, "OpenClaw's config", change, report)
+    if uninstall:
+        _forget_install(state_path, report)
+    else:
+        _record_install(state_path, saved, report)
+        _openclaw_notes(report, config_path, saved, url=url, conversation_access=conversation_access,
+                        workspace=workspace, plugin_path=plugin_path)
+    return report
+
+
+def _check_plugin_built(plugin_dir: Path) -> None:
+    for needed in ("openclaw.plugin.json", "dist/index.js"):
+        if not (plugin_dir / needed).is_file():
+            raise InstallError(
+                f"{plugin_dir / needed} is missing: build the plugin first "
+                f"(cd {plugin_dir} && npm ci && npx tsc), or pass --plugin-dir")
+
+
+@dataclass
+class _Plugins:
+    """The tables of OpenClaw's ``plugins`` that install edits, made when missing (and
+    taken out again by ``prune`` when left empty)."""
+
+    table: dict[str, Any]
+    load: dict[str, Any]
+    paths: list[Any]
+    slots: dict[str, Any]
+    entries: dict[str, Any]
+
+    @classmethod
+    def of(cls, config: dict[str, Any], config_path: Path) -> "_Plugins":
         plugins = config.setdefault("plugins", {})
         if not isinstance(plugins, dict):
             raise InstallError(f"{config_path}: 'plugins' is not an object; fix it by hand first")
         load = plugins.setdefault("load", {})
-        paths = load.setdefault("paths", [])
-        slots = plugins.setdefault("slots", {})
-        entries = plugins.setdefault("entries", {})
-        allow = plugins.get("allow")
-        if uninstall:
-            if plugin_path in paths or saved.get("pluginPath") in paths:
-                load["paths"] = [p for p in paths if p not in (plugin_path, saved.get("pluginPath"))]
-                done.append(("remove", f"plugins.load.paths: {saved.get('pluginPath') or plugin_path}"))
-            if slots.get("memory") == PLUGIN_ID:
-                previous = saved.get("previousMemorySlot")
-                if previous:
-                    slots["memory"] = previous
-                    done.append(("update", f"plugins.slots.memory: {previous} (as before)"))
-                else:
-                    del slots["memory"]
-                    done.append(("remove", "plugins.slots.memory (OpenClaw's default again)"))
-            if PLUGIN_ID in entries:
-                del entries[PLUGIN_ID]
-                done.append(("remove", f"plugins.entries.{PLUGIN_ID}"))
-            done.extend(_set_memory_core(entries, saved, uninstall=True))
-            if isinstance(allow, list) and saved.get("addedToAllow") and PLUGIN_ID in allow:
-                plugins["allow"] = [a for a in allow if a != PLUGIN_ID]
-                done.append(("remove", f"plugins.allow: {PLUGIN_ID}"))
-        else:
-            if plugin_path not in paths:
-                paths.append(plugin_path)
-                done.append(("add", f"plugins.load.paths: {plugin_path}"))
-            if slots.get("memory") != PLUGIN_ID:
-                saved["previousMemorySlot"] = slots.get("memory")
-                slots["memory"] = PLUGIN_ID
-                done.append(("update", f"plugins.slots.memory: {PLUGIN_ID} (was "
-                             f"{saved['previousMemorySlot'] or 'the default, memory-core'})"))
-            plugin_config: dict[str, Any] = {"url": url, **({"token": token} if token else {})}
-            entry: dict[str, Any] = {"enabled": True, "config": plugin_config}
-            old = entries.get(PLUGIN_ID)
-            merged = {**(old or {}), **entry, "config": {**((old or {}).get("config") or {}), **plugin_config}}
-            if conversation_access:
-                merged["hooks"] = {**((old or {}).get("hooks") or {}), "allowConversationAccess": True}
-            if old != merged:
-                entries[PLUGIN_ID] = merged
-                what = f"plugins.entries.{PLUGIN_ID}: sidecar {url}"
-                if conversation_access and ((old or {}).get("hooks") or {}).get("allowConversationAccess") is not True:
-                    what += ", hooks.allowConversationAccess: true"
-                done.append(("update" if old else "add", what))
-            done.extend(_set_memory_core(entries, saved, uninstall=False))
-            if isinstance(allow, list) and allow and PLUGIN_ID not in allow:
-                allow.append(PLUGIN_ID)
-                saved["addedToAllow"] = True
-                done.append(("add", f"plugins.allow: {PLUGIN_ID}"))
-            saved["pluginPath"] = plugin_path
-        for key, table in (("load", load), ("slots", slots), ("entries", entries)):
+        return cls(plugins, load, load.setdefault("paths", []), plugins.setdefault("slots", {}),
+                   plugins.setdefault("entries", {}))
+
+    def prune(self, config: dict[str, Any]) -> None:
+        plugins = self.table
+        for key, table in (("load", self.load), ("slots", self.slots), ("entries", self.entries)):
             if not table:
                 plugins.pop(key, None)
-        if not load.get("paths") and "load" in plugins:
+        if not self.load.get("paths") and "load" in plugins:
             plugins["load"].pop("paths", None)
             if not plugins["load"]:
                 plugins.pop("load")
         if not plugins:
             config.pop("plugins", None)
-        return done
 
-    _edit(config_path, "OpenClaw's config", change, report)
-    if uninstall:
-        if state_path.exists():
-            state_path.unlink()
-            report.changes.append(Change(str(state_path), "remove", "palace's install record"))
-        report.notes.append("A record that `openclaw plugins install --link` made stays with OpenClaw: "
-                            "`openclaw plugins uninstall palace` removes it.")
-    else:
-        saved["installedAt"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        previous_state = read_json(state_path, what="palace's install record")
-        if {k: v for k, v in saved.items() if k != "installedAt"} != \
-                {k: v for k, v in previous_state.items() if k != "installedAt"}:
-            write_json(state_path, saved, previous_state)
-            report.changes.append(Change(str(state_path), "add", "palace's install record (for --uninstall)"))
-        if not conversation_access:
-            allowed = read_json(config_path, what="OpenClaw's config").get("plugins", {}).get(
-                "entries", {}).get(PLUGIN_ID, {}).get("hooks", {}).get("allowConversationAccess") is True
-            if not allowed:
-                report.notes.append("warning: conversation access not given, so recall and end-of-turn capture "
-                                    "stay off. " + CONVERSATION_ACCESS.format(url=url) + " Install again with "
-                                    "--allow-conversation-access to give it.")
-        if saved.get("memoryCoreEnabled", False) is not False:
-            report.notes.append(MEMORY_CORE_NOTE)
-        sidecar = f"python scripts/vector-service.py --workspace {workspace or '<workspace>'}"
-        report.notes.append(f"Start the sidecar the plugin talks to: {sidecar} (listens on {url}).")
-        report.notes.append("If you did not run `openclaw plugins install --link "
-                            f"{plugin_path}` first, OpenClaw does not know where the plugin came from and "
-                            "`openclaw plugins doctor` says so; run it once (it asks you to review the "
-                            "plugin's capabilities).")
-        report.notes.append("Then restart the gateway (or let it reload). `openclaw plugins inspect palace "
-                            "--runtime --json` lists the hooks and tools (a blocked hook shows up under "
-                            "diagnostics); `openclaw palace status` says whether recall and capture may run.")
-    return report
+
+def _take_out_openclaw(plugins: _Plugins, plugin_path: str, saved: dict[str, Any]) -> list[tuple[str, str]]:
+    done: list[tuple[str, str]] = []
+    paths, slots, entries, allow = plugins.paths, plugins.slots, plugins.entries, plugins.table.get("allow")
+    if plugin_path in paths or saved.get("pluginPath") in paths:
+        plugins.load["paths"] = [p for p in paths if p not in (plugin_path, saved.get("pluginPath"))]
+        done.append(("remove", f"plugins.load.paths: {saved.get('pluginPath') or plugin_path}"))
+    if slots.get("memory") == PLUGIN_ID:
+        previous = saved.get("previousMemorySlot")
+        if previous:
+            slots["memory"] = previous
+            done.append(("update", f"plugins.slots.memory: {previous} (as before)"))
+        else:
+            del slots["memory"]
+            done.append(("remove", "plugins.slots.memory (OpenClaw's default again)"))
+    if PLUGIN_ID in entries:
+        del entries[PLUGIN_ID]
+        done.append(("remove", f"plugins.entries.{PLUGIN_ID}"))
+    done.extend(_set_memory_core(entries, saved, uninstall=True))
+    if isinstance(allow, list) and saved.get("addedToAllow") and PLUGIN_ID in allow:
+        plugins.table["allow"] = [a for a in allow if a != PLUGIN_ID]
+        done.append(("remove", f"plugins.allow: {PLUGIN_ID}"))
+    return done
+
+
+def _palace_entry(url: str, token: str | None, conversation_access: bool) -> dict[str, Any]:
+    """What install puts in ``plugins.entries.palace`` (merged into what is there)."""
+    entry: dict[str, Any] = {"enabled": True, "config": {"url": url, **({"token": token} if token else {})}}
+    if conversation_access:
+        entry["hooks"] = {"allowConversationAccess": True}
+    return entry
+
+
+def _put_in_openclaw(plugins: _Plugins, plugin_path: str, saved: dict[str, Any], entry: dict[str, Any],
+                     url: str) -> list[tuple[str, str]]:
+    done: list[tuple[str, str]] = []
+    paths, slots, entries, allow = plugins.paths, plugins.slots, plugins.entries, plugins.table.get("allow")
+    if plugin_path not in paths:
+        paths.append(plugin_path)
+        done.append(("add", f"plugins.load.paths: {plugin_path}"))
+    if slots.get("memory") != PLUGIN_ID:
+        saved["previousMemorySlot"] = slots.get("memory")
+        slots["memory"] = PLUGIN_ID
+        done.append(("update", f"plugins.slots.memory: {PLUGIN_ID} (was "
+                     f"{saved['previousMemorySlot'] or 'the default, memory-core'})"))
+    done.extend(_merge_palace_entry(entries, entry, url))
+    done.extend(_set_memory_core(entries, saved, uninstall=False))
+    if isinstance(allow, list) and allow and PLUGIN_ID not in allow:
+        allow.append(PLUGIN_ID)
+        saved["addedToAllow"] = True
+        done.append(("add", f"plugins.allow: {PLUGIN_ID}"))
+    saved["pluginPath"] = plugin_path
+    return done
+
+
+def _merge_palace_entry(entries: dict[str, Any], entry: dict[str, Any], url: str) -> list[tuple[str, str]]:
+    """``entry`` over the palace entry already there: its config and hooks merged key by key."""
+    old = entries.get(PLUGIN_ID)
+    merged = {**(old or {}), "enabled": entry["enabled"],
+              "config": {**((old or {}).get("config") or {}), **entry["config"]}}
+    if "hooks" in entry:
+        merged["hooks"] = {**((old or {}).get("hooks") or {}), **entry["hooks"]}
+    if old == merged:
+        return []
+    entries[PLUGIN_ID] = merged
+    what = f"plugins.entries.{PLUGIN_ID}: sidecar {url}"
+    if "hooks" in entry and ((old or {}).get("hooks") or {}).get("allowConversationAccess") is not True:
+        what += ", hooks.allowConversationAccess: true"
+    return [("update" if old else "add", what)]
+
+
+def _forget_install(state_path: Path, report: Report) -> None:
+    if state_path.exists():
+        state_path.unlink()
+        report.changes.append(Change(str(state_path), "remove", "palace's install record"))
+    report.notes.append("A record that `openclaw plugins install --link` made stays with OpenClaw: "
+                        "`openclaw plugins uninstall palace` removes it.")
+
+
+def _record_install(state_path: Path, saved: dict[str, Any], report: Report) -> None:
+    """palace-install.json: what --uninstall gives back; rewritten only when that changed."""
+    saved["installedAt"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    previous_state = read_json(state_path, what="palace's install record")
+    if {k: v for k, v in saved.items() if k != "installedAt"} != \
+            {k: v for k, v in previous_state.items() if k != "installedAt"}:
+        write_json(state_path, saved, previous_state)
+        report.changes.append(Change(str(state_path), "add", "palace's install record (for --uninstall)"))
+
+
+def _openclaw_notes(report: Report, config_path: Path, saved: dict[str, Any], *, url: str,
+                    conversation_access: bool, workspace: str | None, plugin_path: str) -> None:
+    if not conversation_access:
+        allowed = read_json(config_path, what="OpenClaw's config").get("plugins", {}).get(
+            "entries", {}).get(PLUGIN_ID, {}).get("hooks", {}).get("allowConversationAccess") is True
+        if not allowed:
+            report.notes.append("warning: conversation access not given, so recall and end-of-turn capture "
+                                "stay off. " + CONVERSATION_ACCESS.format(url=url) + " Install again with "
+                                "--allow-conversation-access to give it.")
+    if saved.get("memoryCoreEnabled", False) is not False:
+        report.notes.append(MEMORY_CORE_NOTE)
+    sidecar = f"python scripts/vector-service.py --workspace {workspace or '<workspace>'}"
+    report.notes.append(f"Start the sidecar the plugin talks to: {sidecar} (listens on {url}).")
+    report.notes.append("If you did not run `openclaw plugins install --link "
+                        f"{plugin_path}` first, OpenClaw does not know where the plugin came from and "
+                        "`openclaw plugins doctor` says so; run it once (it asks you to review the "
+                        "plugin's capabilities).")
+    report.notes.append("Then restart the gateway (or let it reload). `openclaw plugins inspect palace "
+                        "--runtime --json` lists the hooks and tools (a blocked hook shows up under "
+                        "diagnostics); `openclaw palace status` says whether recall and capture may run.")
 
 
 # --------------------------------------------------------------------------- click

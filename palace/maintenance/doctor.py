@@ -33,8 +33,9 @@ from typing import Any, Callable, ContextManager
 
 from palace import limits
 from palace.index import Filters
+from palace.store.atomic import TEMP_NAME, atomic_write, is_stale_temp, make_private_dirs
+from palace.store.files import walk_entries
 from palace.store.journal import ACCESS_FILE, JOURNAL_DIR, journal_path, read_events
-from palace.store.files import TEMP_NAME, is_stale_temp, make_private_dirs, walk_entries
 
 QUARANTINE_DIR = ".quarantine"
 
@@ -288,20 +289,14 @@ def compact_journal(parts: PalaceParts) -> tuple[int, int]:
                     seen.add(ts)
                     lines.append((ts, json.dumps({"at": iso, "ids": [memory_id], "kind": kind},
                                                  ensure_ascii=False, separators=(",", ":"))))
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.compact.tmp")
-        try:
-            with open(tmp, "w", encoding="utf-8") as handle:
-                os.chmod(tmp, 0o600)
-                handle.write("".join(line + "\n" for _ts, line in sorted(lines)))
-                with open(path, "rb") as old:  # lines appended since the read
-                    old.seek(offset)
-                    handle.write(old.read().decode("utf-8", "replace"))
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, path)
-        finally:
-            if tmp.exists():
-                tmp.unlink()
+
+        def write(handle) -> None:
+            handle.write("".join(line + "\n" for _ts, line in sorted(lines)).encode("utf-8"))
+            with open(path, "rb") as old:  # lines appended since the read
+                old.seek(offset)
+                handle.write(old.read().decode("utf-8", "replace").encode("utf-8"))
+
+        atomic_write(path, write, mode=0o600)
         parts.index.clear_accesses()
         parts.index.set_meta("journal_offset", "0")
         parts.syncer.catch_up_journal(journal_path(parts.root))

@@ -572,7 +572,7 @@ def load_cached(cache: Path | None, user_file: str | None) -> ConceptExpander:
     build it afresh. ``cache`` None: no cache (a palace with no local folder)."""
     import pickle
 
-    from palace.store.files import atomic_write
+    from palace.store.atomic import atomic_write
 
     if cache is None:
         return ConceptExpander.load(user_file)

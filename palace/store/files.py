@@ -14,20 +14,20 @@ import errno
 import json
 import os
 import re
-import secrets
 import stat as stat_module
 import time
 import unicodedata
 from dataclasses import replace
 from datetime import date, datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Iterator
+from typing import Any, Callable, Iterator
 
 import yaml
 
 from palace import limits
 
 from palace.store import layout
+from palace.store.atomic import atomic_write, is_stale_temp, make_private_dirs
 from palace.errors import InvalidInputError, MemoryFileError, PalaceError
 from palace.limits import MAX_FILE_BYTES
 from palace.models import MEMORY_STATUSES, Memory
@@ -437,100 +437,8 @@ def render_memory(memory: Memory) -> str:
 
 # --------------------------------------------------------------------------- files
 
-# ".<name>.<pid>.<hex>.tmp" (atomic writes) and ".<name>.<pid>.tmp" (caches)
-TEMP_NAME = re.compile(r"^\..+\.(\d+)(?:\.[0-9a-f]+)?\.tmp$")
-STALE_TEMP_AGE_S = 3600.0
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError, ValueError):
-        return pid > 0  # exists but is someone else's (or cannot be asked): leave it
-    return True
-
-
-def is_stale_temp(name: str, mtime: float, now: float) -> bool:
-    """A temp file of a writer that is gone (dead pid) or that is over an hour old."""
-    match = TEMP_NAME.match(name)
-    if match is None:
-        return False
-    return not _pid_alive(int(match.group(1))) or now - mtime > STALE_TEMP_AGE_S
-
-
-def atomic_write(path: Path, data: str | bytes | Callable[[BinaryIO], object]) -> None:
-    """Write via a temp file in the same folder, fsync, rename: never a half file.
-
-    The one way palace writes a file it must not leave half-written: memories,
-    the trash, the concept cache and the vector snapshots. ``data`` is text
-    (written as UTF-8, ``\n`` line ends kept), bytes, or a function that writes
-    into the open binary file (a large array, without a copy in memory).
-
-    New files are owner-only (0600, whatever the umask: memories are private); a
-    rewrite keeps the mode the file had (someone may have widened it on purpose)."""
-    make_private_dirs(path.parent)
-    try:
-        mode = stat_module.S_IMODE(os.lstat(path).st_mode)
-    except FileNotFoundError:
-        mode = 0o600
-    tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
-        os.fchmod(fd, mode)
-        with open(fd, "wb") as handle:
-            if callable(data):
-                data(handle)
-            else:
-                handle.write(data.encode("utf-8") if isinstance(data, str) else data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-
-
-def make_private_dirs(folder: Path) -> None:
-    """``mkdir -p`` with every folder it creates owner-only (0700): Path.mkdir gives
-    the parents it creates the umask's mode, not the one asked for."""
-    missing = []
-    current = Path(folder)
-    while not current.exists():
-        missing.append(current)
-        if current.parent == current:
-            break
-        current = current.parent
-    for part in reversed(missing):
-        try:
-            part.mkdir(mode=0o700)
-            os.chmod(part, 0o700)  # mkdir's mode is masked by the umask too
-        except FileExistsError:
-            pass
-
-
 class UnsafePathError(PalaceError):
     """A path inside the palace is a symlink (or not what palace put there)."""
-
-
-class WriteLock:
-    """Serialises writers across processes (an agent and a person's CLI) with a lock
-    file; re-entrant within a thread, so a write may call another write. ``filelock``
-    uses ``fcntl`` on POSIX and ``msvcrt`` on Windows."""
-
-    def __init__(self, path: Path):
-        from filelock import FileLock
-
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = FileLock(str(path))
-
-    def __enter__(self) -> "WriteLock":
-        self._lock.acquire()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._lock.release()
 
 
 def walk_entries(root: str, *, descend: Callable[[str, os.DirEntry], bool] | None = None

@@ -25,6 +25,7 @@ LAYERS: dict[str, int] = {
     "palace.text": 0,  # the only place that segments, tags and stems; the word lists
     # 1 the store of record and what is derived from it
     "palace.store.layout": 0,  # where a palace lives in its workspace: two names (the hooks' client reads them)
+    "palace.store.atomic": 0,  # writing any file whole (temp, fsync, rename): palace install and the hooks' service too
     "palace.store": 1,  # Markdown files, frontmatter, atomic writes, locks, the journal
     "palace.index": 1,  # the rebuildable SQLite index: postings, vectors, graph tables
     "palace.backends": 1,  # the backend choice; the Postgres store and index beside the local one

@@ -16,7 +16,8 @@ from palace.index import INDEX_DIR, INDEX_FILE, Index
 from palace.index import sync as sync_module
 from palace.index.sync import Syncer, plan_sync
 from palace.models import Memory
-from palace.store.files import FileStorage, WriteLock
+from palace.store.files import FileStorage
+from palace.store.locks import WriteLock
 
 CST = timezone(timedelta(hours=8))
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=CST)

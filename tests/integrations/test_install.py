@@ -154,6 +154,23 @@ def test_claude_code_install_on_an_empty_home_creates_the_files(tmp_path):
     assert [p.name for p in home.rglob("*") if p.is_file()] == []
 
 
+def test_install_keeps_a_private_config_file_private(home, tmp_path):
+    # ~/.claude.json holds the user's account state: Claude Code keeps it owner-only, and a
+    # rewrite must not widen it to the umask's 0644
+    (home / ".claude.json").chmod(0o600)
+    (home / ".claude" / "settings.json").chmod(0o640)
+    old = os.umask(0o022)
+    try:
+        done = invoke("claude-code", "--config-dir", str(home), "--workspace", str(tmp_path / "ws"))
+    finally:
+        os.umask(old)
+    assert done.exit_code == 0, done.output
+    assert "palace" in read(home / ".claude.json")["mcpServers"]
+    assert oct((home / ".claude.json").stat().st_mode & 0o777) == "0o600"
+    assert oct((home / ".claude" / "settings.json").stat().st_mode & 0o777) == "0o640"
+    assert not [p for p in home.rglob(".*tmp")]  # nothing half-written left beside them
+
+
 def test_install_keeps_the_newest_three_backups_of_each_file(home, tmp_path):
     for n in range(6):  # each install changes both files (another workspace): a backup each
         invoke("claude-code", "--config-dir", str(home), "--workspace", str(tmp_path / f"ws{n}"))

@@ -12,7 +12,8 @@ import yaml
 
 from conftest import memory_files, stray_files, write_file
 from palace.errors import DiskFullError, InvalidInputError, MemoryNotFoundError
-from palace.store.files import atomic_write, parse_memory, render_memory, split_frontmatter
+from palace.store.atomic import atomic_write
+from palace.store.files import parse_memory, render_memory, split_frontmatter
 
 CST = timezone(timedelta(hours=8))
 
@@ -450,7 +451,7 @@ def test_write_lock_is_reentrant_and_keeps_other_threads_out(tmp_path):
     import threading
     import time
 
-    from palace.store.files import WriteLock
+    from palace.store.locks import WriteLock
 
     lock = WriteLock(tmp_path / ".palace" / "write.lock")
     order: list[str] = []

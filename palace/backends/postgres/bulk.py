@@ -26,7 +26,8 @@ from typing import Any, Iterable, Iterator
 
 from palace.errors import InvalidInputError
 from palace.models import Memory
-from palace.store.files import make_private_dirs, render_memory
+from palace.store.atomic import make_private_dirs
+from palace.store.files import render_memory
 from palace.backends.postgres.postings import rebuild
 from palace.backends.postgres.rows import memory_row
 
