@@ -269,3 +269,29 @@ def test_features_type_the_manager_by_its_protocol():
                       if a.startswith(("palace.features", "palace.capture")) and a != PALACE_API
                       and (b == "palace.manager" or b.startswith("palace.manager.")))
     assert reaching == []
+
+
+# --------------------------------------------------------------------------- the house's size
+
+MOST_TOP_MODULES = 12  # the ground floor: the foundation and the package's face; the rest are wings
+MOST_FUNCTION_LINES = 80  # a function fits on a screen
+MOST_MANAGER_LINES = 450  # the manager is wiring plus the public API
+
+
+def test_the_ground_floor_holds_few_modules():
+    top = sorted(p.name for p in (REPO / "palace").glob("*.py"))
+    assert len(top) <= MOST_TOP_MODULES, top
+
+
+def test_no_function_is_longer_than_a_screen():
+    long = sorted(f"{module}.{node.name}: {node.end_lineno - node.lineno + 1} lines"
+                  for module, path in MODULES.items()
+                  for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                  if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.end_lineno - node.lineno + 1 > MOST_FUNCTION_LINES)
+    assert long == []
+
+
+def test_the_manager_is_wiring_and_the_public_api():
+    lines = len((REPO / "palace" / "manager" / "__init__.py").read_text(encoding="utf-8").splitlines())
+    assert lines <= MOST_MANAGER_LINES
