@@ -29,8 +29,7 @@ from palace.index import graph_tables
 from palace.index.graph_tables import SCHEMA as GRAPH_SCHEMA
 from palace.index.graph_tables import GraphDeriver
 from palace.index.postings import SCHEMA as POSTINGS_SCHEMA
-from palace.index.postings import (Postings, Unit, add_doc, best_passing, bm25_scores, memory_terms, merge_due, needed_terms,
-                       query_units, remove_doc, read_lists)
+from palace.index.postings import (KeywordScoring, Postings, add_doc, memory_terms, merge_due, remove_doc, read_lists)
 from palace.index.postings import clear as clear_postings
 from palace.index.postings import rebuild as rebuild_postings
 from palace.index.rows import ROW_COLUMNS, IndexRow
@@ -143,7 +142,7 @@ class Filters:
         return " AND ".join(clauses), params
 
 
-class Index:
+class Index(KeywordScoring):
     supports_graph = True  # keeps the entity graph's tables (palace/index/graph_tables.py)
 
     def __init__(self, db_path: Path, *, derive_graph: GraphDeriver | None = None,
@@ -543,23 +542,6 @@ class Index:
         wanted = {t: None for t in terms}
         docs, length = self._collection()
         return Postings(docs, length, read_lists(self.conn, wanted))
-
-    def keyword_scores(self, groups: Sequence[tuple[float, Sequence[Any]]], filters: Filters,
-                       limit: int) -> dict[int, float]:
-        """The ``limit`` best memories passing ``filters`` by BM25 over the groups' units
-        (``postings.query_units``; each group the user's own words or one class of concept
-        expansion, with its weight)."""
-        units = query_units(groups)
-        return self.best_keyword(units, self.postings(needed_terms(units)), filters, limit)
-
-    def best_keyword(self, units: Sequence[Unit], postings: Postings, filters: Filters,
-                     limit: int) -> dict[int, float]:
-        """The ``limit`` best memories passing ``filters`` by BM25 over postings already read."""
-        if not units:
-            return {}
-        rids, scores = bm25_scores(postings.lists, units, docs=postings.docs, total_length=postings.total_length)
-        return best_passing(rids, scores, limit, lambda some: self._passing(some, filters),
-                            lambda: self.filtered_rids(filters))
 
     def passing(self, rids: Sequence[int], filters: Filters) -> set[int]:
         """Which of ``rids`` pass ``filters`` (for candidates found outside the index's

@@ -346,3 +346,35 @@ def best_passing(rids: Any, scores: Any, limit: int, passing: Callable[[list[int
     candidates = np.flatnonzero(np.isin(rids, passing_all()))
     chosen = candidates[np.argsort(-scores[candidates], kind="stable")[:limit]].tolist()
     return {int(rids[i]): float(scores[i]) for i in chosen}
+
+
+class KeywordScoring:
+    """BM25 over an index's postings, the same code on both backends (so both rank
+    identically). The index provides ``postings(terms)``, ``_passing(rids, filters)`` and
+    ``filtered_rids(filters)``."""
+
+    def postings(self, terms: Iterable[str]) -> Postings:
+        raise NotImplementedError
+
+    def _passing(self, rids: list[int], filters: Any) -> set[int]:
+        raise NotImplementedError
+
+    def filtered_rids(self, filters: Any) -> Any:
+        raise NotImplementedError
+
+    def keyword_scores(self, groups: Sequence[tuple[float, Sequence[Any]]], filters: Any,
+                       limit: int) -> dict[int, float]:
+        """The ``limit`` best memories passing ``filters`` by BM25 over the groups' units
+        (``query_units``; each group the user's own words or one class of concept
+        expansion, with its weight)."""
+        units = query_units(groups)
+        return self.best_keyword(units, self.postings(needed_terms(units)), filters, limit)
+
+    def best_keyword(self, units: Sequence[Unit], postings: Postings, filters: Any,
+                     limit: int) -> dict[int, float]:
+        """The ``limit`` best memories passing ``filters`` by BM25 over postings already read."""
+        if not units:
+            return {}
+        rids, scores = bm25_scores(postings.lists, units, docs=postings.docs, total_length=postings.total_length)
+        return best_passing(rids, scores, limit, lambda some: self._passing(some, filters),
+                            lambda: self.filtered_rids(filters))

@@ -28,7 +28,7 @@ from typing import AbstractSet, Any, Iterable, Iterator, Sequence
 from palace.errors import ConfigError, InvalidInputError, MemoryFileError
 from palace.index.database import Filters
 from palace.index.rows import ROW_COLUMNS, IndexRow
-from palace.index.postings import Postings, Unit, best_passing, bm25_scores, needed_terms, query_units
+from palace.index.postings import KeywordScoring, Postings
 from palace.models import Memory
 from palace.store.files import PALACE_SUBDIR, TRASH_DIR, deleted_at, parse_memory, render_memory, trash_due
 from palace.text.tokenize import duplicate_key, index_text, stem
@@ -439,7 +439,7 @@ class PgStore:
                 yield f"{TRASH_DIR}/{row['id']}.md", row["raw"]
 
 
-class PgIndex(PgGraphQueries):
+class PgIndex(PgGraphQueries, KeywordScoring):
     """The ``MemoryIndex`` protocol: the same queries as ``palace.index.Index``; the
     entity graph's queries come from ``PgGraphQueries`` (graph.py)."""
 
@@ -542,20 +542,6 @@ class PgIndex(PgGraphQueries):
             lists, docs, length = read_postings(conn, list(dict.fromkeys(terms)), due)
             fold_read(conn, due)  # a delta grown past its share: folded by whoever reads it
         return Postings(docs, length, lists)
-
-    def keyword_scores(self, groups: Sequence[tuple[float, Sequence[Any]]], filters: Filters,
-                       limit: int) -> dict[int, float]:
-        """As ``Index.keyword_scores``: the same BM25 over the same stemmed terms."""
-        units = query_units(groups)
-        return self.best_keyword(units, self.postings(needed_terms(units)), filters, limit)
-
-    def best_keyword(self, units: Sequence[Unit], postings: Postings, filters: Filters,
-                     limit: int) -> dict[int, float]:
-        if not units:
-            return {}
-        rids, scores = bm25_scores(postings.lists, units, docs=postings.docs, total_length=postings.total_length)
-        return best_passing(rids, scores, limit, lambda some: self._passing(some, filters),
-                            lambda: self.filtered_rids(filters))
 
     def _passing(self, rids: list[int], filters: Filters) -> set[int]:
         where, params = _where(filters)
