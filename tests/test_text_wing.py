@@ -10,7 +10,13 @@ once said the Han range in four ways, and called jieba with three different fall
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
+
+import pytest
+
+from palace.text import segment
+from palace.text.tokenize import tokenize
 
 REPO = Path(__file__).resolve().parent.parent
 TEXT = REPO / "palace" / "text"
@@ -66,3 +72,15 @@ def test_the_text_wing_itself_holds_the_facts():
     offences = [o for p in sorted(TEXT.glob("*.py")) for o in _offences(p)]
     assert any("imports rjieba" in o for o in offences)
     assert any("writes a Han range" in o for o in offences)
+
+
+def test_a_missing_segmenter_says_how_to_install_it(monkeypatch):
+    """One policy for a broken install, everywhere Chinese is read: an error with the fix."""
+    monkeypatch.setitem(sys.modules, "rjieba", None)  # what Python does for a missing module
+    segment._jieba.cache_clear()
+    try:
+        with pytest.raises(ImportError, match="pip install rjieba"):
+            tokenize("数据库选型")
+        assert tokenize("English needs no segmenter") == ["english", "needs", "segmenter"]
+    finally:
+        segment._jieba.cache_clear()
