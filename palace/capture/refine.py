@@ -20,6 +20,8 @@ from datetime import datetime
 from typing import Any, Iterable, Iterator, Mapping
 
 from palace.capture.events import Event
+from palace.text.script import HAN_RUN, has_han
+from palace.text.words import EN_STOPWORDS
 
 MAX_TURN_TEXT = 64 * 1024     # assistant text kept per turn (bounded memory on huge turns)
 MAX_TOOLS = 200
@@ -394,14 +396,13 @@ def explicit_todos(text: str) -> list[tuple[str, str]]:
                 task = match.group("task").strip().strip("*_").strip()
                 before = line[:match.start()].strip(" ，,;；-*")
                 if before and len(before) <= 40 and not re.search(r"[.。!！?？:：]", before):
-                    task = f"{before}，{task}" if CJK_CHAR.search(before) else f"{before}, {task}"
+                    task = f"{before}，{task}" if has_han(before) else f"{before}, {task}"
                 task = one_line(task, 200)
                 if len(task) >= 4 and not DONE_AFTER.search(task):
                     found.append((task, "todo"))
     return [(t, s) for t, s in found if len(t) >= 4]
 
 
-CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
 # "1 月份留下的 TODO 也做了" or "TODO: done": an item reported done is no open to-do
 DONE_AFTER = re.compile(r"(?i)^(?:done|fixed|completed|resolved)\b|已(?:完成|做|修复|解决)|也做了|做完了")
 
@@ -621,18 +622,15 @@ def summarize(observations: list[tuple[str, Observation]], *, session: str, agen
                           turns=turns, stored=len(observations), tasks=tasks[:20])
 
 
-_STOP_WORDS = frozenset({"the", "a", "an", "to", "of", "in", "for", "and", "on", "with", "is", "it"})
-
-
 def task_words(text: str) -> tuple[set[str], set[str]]:
     """What two wordings of one task share: Latin words (folded, a plural's s dropped)
     and CJK bigrams."""
     folded = unicodedata.normalize("NFKC", text).casefold()
     latin = {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in re.findall(r"[a-z0-9]+", folded)}
     cjk: set[str] = set()
-    for run in re.findall(r"[\u3400-\u9fff]+", folded):
+    for run in HAN_RUN.findall(folded):
         cjk.update(run[i:i + 2] for i in range(max(1, len(run) - 1)))
-    return latin - _STOP_WORDS, cjk
+    return latin - EN_STOPWORDS, cjk
 
 
 def _contained(a: set[str], b: set[str], at_least: int) -> bool:

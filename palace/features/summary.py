@@ -19,6 +19,7 @@ from typing import Any, Iterable, Sequence
 from palace.errors import InvalidInputError
 from palace.models import Memory
 from palace.text.tokenize import tokenize
+from palace.text.words import SUMMARY_STOPWORDS
 from palace.validation import check_day
 from palace.features.palace_api import Palace
 
@@ -31,14 +32,6 @@ MEMORIES_LISTED_IN_TEXT = 50
 LINE_CHARS = 90
 TOPIC_POOL = 400
 
-# Words tokenize() keeps (they can matter in a search) but that say nothing
-# about what a period was about.
-SUMMARY_STOPWORDS = frozenset(
-    "今天 昨天 明天 现在 已经 可以 需要 因为 所以 但是 如果 然后 进行 一下 没有 不是 就是 还是 "
-    "作为 这里 那里 时候 一直 应该 觉得 发现 开始 之后 之前 以后 以前 还有 其他 有点 比较 非常 "
-    "today yesterday tomorrow now next need needs use used using make made new one two thing "
-    "things way like will".split()
-)
 
 
 @dataclass(frozen=True)

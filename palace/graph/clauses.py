@@ -16,8 +16,8 @@ from typing import Iterable, Iterator
 
 from palace.graph import rules_en, rules_zh
 from palace.graph.lexicon import KIN_EN, KIN_ZH, SPECIES_EN, SPECIES_ZH
+from palace.text.script import has_han
 
-CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _ABBREVIATIONS = r"(?<!\bProf)(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bSt)(?<!\bJr)(?<!\bvs)(?<!\be\.g)(?<!\bi\.e)"
 _SENTENCE_END = re.compile(r"[。！？!?\n]+|" + _ABBREVIATIONS + r"\.(?=\s|$)")
 _ZH_CLAUSE = re.compile(r"[，,；;：:]\s*|\s+(?=但是|但|不过|可是)|\s*(?=而且|并且)")
@@ -37,12 +37,8 @@ def sentences(text: str) -> Iterator[str]:
         yield tail
 
 
-def is_chinese(sentence: str) -> bool:
-    return bool(CJK.search(sentence))
-
-
 def clauses(sentence: str) -> list[str]:
-    splitter = _ZH_CLAUSE if is_chinese(sentence) else _EN_CLAUSE
+    splitter = _ZH_CLAUSE if has_han(sentence) else _EN_CLAUSE
     return [part.strip() for part in splitter.split(sentence.rstrip("?？")) if part.strip()]
 
 

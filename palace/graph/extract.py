@@ -30,13 +30,15 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from palace.graph import rules_en, rules_zh
-from palace.graph.clauses import CJK, EN, ZH, ZH_OBJECT_FIRST, Rule, clauses, is_chinese, sentences
+from palace.graph.clauses import EN, ZH, ZH_OBJECT_FIRST, Rule, clauses, sentences
 from palace.graph.facts import Entity, Relation
 from palace.graph.lexicon import (COMPOUND_SURNAMES, DIETS_ZH, JOB_HEADS_EN, JOB_SUFFIXES_ZH, KIN_EN, KIN_ZH, LEADER_ROLES, MONTHS_EN,
                       NAME_TITLES_ZH, NOT_NAMES_EN, PERSON_CONTEXT_ZH, PERSON_OBJECTS, PROJECT_SUFFIXES, PROVINCES_ZH,
                       RELATIVES_EN, RELATIVES_ZH, REPORTING_VERBS_EN, SPECIES_ZH, SURNAMES, TEAM_SUFFIXES,
                       TIME_WORD_ZH, WEEKDAYS_EN)
 from palace.graph.normalise import PROJECT_NAME, USER_NAME, entity_key
+from palace.text.script import HAN, HAN_RANGES, has_han
+from palace.text.segment import tag
 
 USER = USER_NAME
 PROJECT = PROJECT_NAME
@@ -113,16 +115,8 @@ def _kind(obj: str, lang: str) -> str:
 def _is_place_zh(obj: str) -> bool:
     if obj.endswith(("市", "区", "县", "省", "镇", "新城", "新区", "开发区", "园区")):
         return True
-    tags = _tag(obj)
-    return bool(tags) and all(tag == "ns" for _word, tag in tags)
-
-
-def _tag(text: str) -> list[tuple[str, str]]:
-    try:
-        import rjieba
-    except ImportError:  # the zh extra is not installed: no tags
-        return []
-    return [(w, t) for w, t in rjieba.tag(text) if w.strip()]
+    tags = tag(obj)
+    return bool(tags) and all(pos == "ns" for _word, pos in tags)
 
 
 _RESOLVED = {
@@ -166,7 +160,7 @@ def _clean(obj: str, slot: str, lang: str) -> str:
 
 def _city(place: str) -> str:
     """A place at city level: 湖南衡阳 → 衡阳, 杭州滨江 → 杭州 (jieba's own split)."""
-    tags = _tag(place)
+    tags = tag(place)
     words = [w for w, _t in tags]
     if len(words) >= 2 and all(t == "ns" for _w, t in tags):
         if words[0] in PROVINCES_ZH or words[0].rstrip("省") in PROVINCES_ZH:
@@ -312,15 +306,15 @@ _KIN_ZH_RE = "|".join(sorted(KIN_ZH, key=len, reverse=True))
 _ZH_KIN_PREFIX = re.compile(r"^(?:我|本人|用户)(?:的)?(?P<new>新)?(?P<kin>" + _KIN_ZH_RE + ")")
 _ZH_USER = re.compile(r"^(?:我|本人|用户)(?:的)?")
 _ZH_RELATIVE = re.compile(r"^(?P<kin>" + "|".join(sorted(RELATIVES_ZH, key=len, reverse=True)) + ")")
-_ZH_TEAM = re.compile(r"^(?P<team>[\u4e00-\u9fffA-Za-z]{1,6}?(?:组|团队|部门))(?:的(?:服务|项目|代码|系统|人))?"
+_ZH_TEAM = re.compile(rf"^(?P<team>[{HAN_RANGES}A-Za-z]{{1,6}}?(?:组|团队|部门))(?:的(?:服务|项目|代码|系统|人))?"
                       r"(?=都|也|决定|统一|一律|全部|用|跑|在|部署)")
 _ZH_PROJECT = re.compile(r"^(?:项目|本项目|整个项目|(?:后端|前端|客户端|服务端|全组|团队|公司|咱们)(?=统一|都|决定|一律|全部))")
-_ZH_TOPIC = re.compile(r"^\s*(?P<topic>[A-Za-z][\w\-]*|[\u4e00-\u9fff]{1,4}?)\s*(?=用|跑|部署|统一|都)")
+_ZH_TOPIC = re.compile(rf"^\s*(?P<topic>[A-Za-z][\w\-]*|[{HAN_RANGES}]{{1,4}}?)\s*(?=用|跑|部署|统一|都)")
 _ZH_REPORTING = re.compile("^(?:" + "|".join(rules_zh.REPORTING) + ")")
 
 
 def _name_shaped_zh(word: str) -> bool:
-    if not 2 <= len(word) <= 4 or not all(CJK.match(c) for c in word):
+    if not 2 <= len(word) <= 4 or not all(HAN.match(c) for c in word):
         return False
     if TIME_WORD_ZH.match(word) or word in KIN_ZH or word in SPECIES_ZH or word.endswith(JOB_SUFFIXES_ZH[:-1]):
         return False
@@ -380,7 +374,7 @@ def _kin_subject(kin: re.Match[str], text: str, ctx: Context) -> Subject:
     word = kin.group("kin")
     predicate, _kind_word = KIN_ZH[word]
     after = text[kin.end():]
-    named = re.match(r"^(?:叫|名字叫|名叫|是)(?P<n>[\u4e00-\u9fffA-Za-z·]{1,6}?)(?:[，。、]|$)", after)
+    named = re.match(rf"^(?:叫|名字叫|名叫|是)(?P<n>[{HAN_RANGES}A-Za-z·]{{1,6}}?)(?:[，。、]|$)", after)
     if named and (after.startswith(("叫", "名")) or (_name_shaped_zh(named.group("n"))
                                                      and not named.group("n").endswith(JOB_SUFFIXES_ZH))):
         name = named.group("n")
@@ -443,7 +437,7 @@ def _predicate_zh(rest: str, subject: Subject, lead_cues: set[str], ctx: Context
     if _ZH_REPORTING.match(rest) and not rest.startswith(("说粤", "说英", "说普")):
         return []
     if ctx.species:
-        pet = re.match(r"^(?:一只|另一只|一条|另一条|一个|只)?叫(?P<o>[\u4e00-\u9fffA-Za-z]{1,6})", rest)
+        pet = re.match(rf"^(?:一只|另一只|一条|另一条|一个|只)?叫(?P<o>[{HAN_RANGES}A-Za-z]{{1,6}})", rest)
         if pet:
             return [Fact(subject.name, "pet", pet.group("o"))]
     species = re.match(r"^养了?(?:一只|一条|两只|三只|几只|只|条|个)?(?P<s>" + "|".join(SPECIES_ZH) + ")", rest)
@@ -743,7 +737,7 @@ def _states_facts(sentence: str) -> bool:
     command, someone's opinion, code or a log line."""
     if sentence.endswith(("?", "？")):
         return False
-    if is_chinese(sentence):
+    if has_han(sentence):
         text, _ = _strip_words(sentence, _ZH_FILLERS, spaced=False)
         if text.startswith(rules_zh.NON_FACT_OPENERS) or any(w in sentence for w in rules_zh.NON_FACT_ANYWHERE):
             return False
@@ -766,7 +760,7 @@ def _read(content: str) -> Context:
                 if name not in NOT_NAMES_EN:
                     ctx.persons.add(name)
             continue
-        reader = _clause_zh if is_chinese(sentence) else _clause_en
+        reader = _clause_zh if has_han(sentence) else _clause_en
         for index, clause in enumerate(clauses(sentence)):
             ctx.facts.extend(reader(clause, ctx, index == 0))
         ctx.lead = None
@@ -843,16 +837,16 @@ def _typed_from_relations(ctx: Context) -> dict[str, Entity]:
 
 
 def _pos_entities(content: str) -> list[Entity]:
-    if not CJK.search(content):
+    if not has_han(content):
         return []
     out = []
-    for word, tag in _tag(content):
+    for word, pos in tag(content):
         word = word.strip()
         if len(word) < 2:
             continue
-        if tag in POS_TYPES:
-            out.append(Entity(word, type=POS_TYPES[tag], extracted=True))
-        elif tag in ("nr", "nrfg", "nrt") and _name_shaped_zh(word) and word not in RELATIVES_ZH:
+        if pos in POS_TYPES:
+            out.append(Entity(word, type=POS_TYPES[pos], extracted=True))
+        elif pos in ("nr", "nrfg", "nrt") and _name_shaped_zh(word) and word not in RELATIVES_ZH:
             after = content[content.find(word) + len(word):]
             if after.startswith(PERSON_CONTEXT_ZH):   # 张伟说… (not 李宁的新款, 王者荣耀又…)
                 out.append(Entity(word, type="person", extracted=True))
@@ -865,8 +859,8 @@ def _entities(content: str, ctx: Context, tags: Sequence[str]) -> list[Entity]:
         found.setdefault(entity.key, entity)
     for name in _capitalised_names(content):
         found.setdefault(entity_key(name), Entity(name, extracted=True))
-    for tag in tags:
-        found.setdefault(entity_key(tag), Entity(tag, type="tag", extracted=True))
+    for label in tags:
+        found.setdefault(entity_key(label), Entity(label, type="tag", extracted=True))
     return [e for key, e in found.items() if key and not TIME_WORD_ZH.match(e.name)]
 
 

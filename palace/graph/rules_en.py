@@ -16,6 +16,8 @@ Flags as in ``rules_zh``; also ``colleague`` (the subject is the user's colleagu
 
 from __future__ import annotations
 
+from palace.graph.lexicon import PERSON_OBJECTS
+
 BE = r"(?:am|is|are|was|were)"
 _PROPER = r"[A-Z0-9][\w.&'\-]*(?: (?:of |de |and |& )?[A-Z0-9][\w.&'\-]*)*"
 _TOOL = r"[A-Za-z0-9][\w.+#\-]*(?: [A-Z0-9][\w.+#\-]*)*"
@@ -32,10 +34,10 @@ OBJECTS: dict[str, str] = {
     "joined": r"(?:the |a |an )?(?:[a-z][\w\-]* ){0,3}?(?:team|squad|group)\b|(?:an? [a-z]+ (?:called|named) )?"
               + _PROPER,
 }
-# slots whose object is a name, in English written with a capital
-PROPER_SLOTS = frozenset({"lives_in", "works_at", "works_in", "born_in", "hometown", "studies_at",
-                          "graduated_from", "reports_to", "partner", "family", "friend", "colleague",
-                          "advisor", "name", "pet", "workplace"})
+# slots whose object is a name, in English written with a capital: a person's, a place's,
+# an organisation's or a pet's
+PROPER_SLOTS = PERSON_OBJECTS | frozenset({"lives_in", "works_at", "works_in", "born_in", "hometown",
+                                           "studies_at", "graduated_from", "pet", "workplace"})
 
 EN_RULES: tuple[tuple[str, str], ...] = (
     # preferences

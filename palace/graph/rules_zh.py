@@ -22,9 +22,10 @@ To add a phrasing, add a row above the more general ones it would otherwise fall
 
 from __future__ import annotations
 
-CJK_NOUN = r"[\u4e00-\u9fff]"
-_TOOL = r"(?:[A-Za-z0-9][A-Za-z0-9_.+#\-]*(?: [A-Za-z0-9][A-Za-z0-9_.+#\-]*)*|[\u4e00-\u9fff]{2,5}?)"
-_LANG = r"[\u4e00-\u9fff]{1,4}?(?:话|语|文)"
+from palace.text.script import HAN_RANGES
+
+_TOOL = rf"(?:[A-Za-z0-9][A-Za-z0-9_.+#\-]*(?: [A-Za-z0-9][A-Za-z0-9_.+#\-]*)*|[{HAN_RANGES}]{{2,5}}?)"
+_LANG = rf"[{HAN_RANGES}]{{1,4}}?(?:话|语|文)"
 
 # object patterns per slot (default: anything up to the clause's end, shortest first)
 OBJECTS: dict[str, str] = {
@@ -34,9 +35,9 @@ OBJECTS: dict[str, str] = {
     "member_of": r"[^，。；！？的]{1,12}?(?:团队|小组|组|部门|事业部)",
     "diet": r"(?:素食|纯素|吃素|蛋奶素|生酮)",
     "age": r"[0-9一二三四五六七八九十两]{1,3}",
-    "for": r"(?![不没再也还都就])[\u4e00-\u9fffA-Za-z][^，。；！？]{0,11}?",
-    "name": r"[\u4e00-\u9fffA-Za-z·]{1,6}?",
-    "pet": r"[\u4e00-\u9fffA-Za-z]{1,6}?",
+    "for": rf"(?![不没再也还都就])[{HAN_RANGES}A-Za-z][^，。；！？]{{0,11}}?",
+    "name": rf"[{HAN_RANGES}A-Za-z·]{{1,6}}?",
+    "pet": rf"[{HAN_RANGES}A-Za-z]{{1,6}}?",
 }
 
 ZH_RULES: tuple[tuple[str, str], ...] = (

@@ -28,6 +28,8 @@ from palace.graph.decisions import CLOSING, DECISIONS_FILE, DecisionLog, fact_id
 from palace.graph.decisions import Decision as Decided
 from palace.graph.review import REVIEW_FILE, ReviewItem, ReviewQueue, read_records
 from palace.graph.supersede import decide
+from palace.text.script import HAN_RUN, has_han
+from palace.text.segment import cut
 
 SUPERSEDED_BY = "supersededBy"
 
@@ -42,31 +44,22 @@ class Reached:
 
 
 _LATIN = re.compile(r"[^\W_][\w.+#\-]*")
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 
 
 def _words(text: str) -> list[str]:
-    """Words as written (stop words kept: "I" and 我 name the user), CJK runs cut by jieba."""
+    """Words as written (stop words kept: "I" and 我 name the user), Han runs cut by jieba."""
     words: list[str] = []
     for match in _LATIN.finditer(text):
         token = match.group(0)
-        if not _CJK.fullmatch(token) and not _CJK.search(token):
+        if not has_han(token):
             words.append(token.rstrip(".-"))
             continue
-        for part in re.split(r"([\u3400-\u9fff\uf900-\ufaff]+)", token):
-            if _CJK.fullmatch(part or "x"):
-                words.extend(_cut(part))
+        for part in HAN_RUN.split(token):
+            if HAN_RUN.fullmatch(part):
+                words.extend(cut(part))
             elif part:
                 words.append(part)
     return [w for w in words if w]
-
-
-def _cut(run: str) -> list[str]:
-    try:
-        import rjieba
-    except ImportError:  # no segmenter: single characters (names are matched as n-grams)
-        return list(run)
-    return list(rjieba.cut(run))
 
 
 def entities_in(index: Index, text: str) -> list[str]:

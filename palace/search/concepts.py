@@ -71,6 +71,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence, cast
 
 from palace.errors import ConfigError, PalaceError
+from palace.text.script import CJK, CJK_RANGES, has_cjk
 
 SYNONYM_WEIGHT = 0.60
 TRANSLATION_WEIGHT = 0.60
@@ -102,19 +103,13 @@ class ConceptGroup:
 
 # --- text helpers ------------------------------------------------------------
 
-_CJK_CLASS = (
-    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # ideographs, extension A, compatibility
-    "\u3040-\u30ff\uac00-\ud7af"  # kana, hangul
-    "\U00020000-\U0002fa1f"  # ideograph extensions B-F
-)
-_CJK_RE = re.compile(f"[{_CJK_CLASS}]")
+# CJK, not only Han: kana and hangul also run on without spaces, so each of their
+# characters is a word boundary for a Latin term and a concept key of its own script.
+_CJK_CLASS = CJK_RANGES
+_CJK_RE = CJK
 # A word for the neighbour hook: a run of CJK characters, or a run of other word characters.
 _WORD_RE = re.compile(f"[{_CJK_CLASS}]+|(?:(?![{_CJK_CLASS}])\\w)+")
 _TERM_SEPARATORS = re.compile(r"[,，、]")
-
-
-def has_cjk(text: str) -> bool:
-    return _CJK_RE.search(text) is not None
 
 
 def _is_latin_word_char(char: str) -> bool:

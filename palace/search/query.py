@@ -20,9 +20,10 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from palace.index.postings import Unit, needed_terms, query_units
-from palace.text.tokenize import EVENT_WORDS, query_terms, stem
-
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+from palace.text.script import has_han
+from palace.text.segment import NAME_TAGS, tag
+from palace.text.tokenize import query_terms, stem, tokenize
+from palace.text.words import EVENT_WORDS, GENERIC_NOUNS
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ def phrase_words(term: str) -> tuple[str, ...] | None:
     framework"): a memory matches it only with all of them. Chinese terms (segmented
     into overlapping sub-words) match by any."""
     words = tuple(query_terms(term))
-    if len(words) > 1 and not _HAN.search(term):
+    if len(words) > 1 and not has_han(term):
         return words
     return None
 
@@ -105,12 +106,6 @@ def expand(own: Sequence[str], expansions: Iterable[Any]) -> tuple[list[Expanded
 # --- names: what a question is about, which the palace must mention to answer it -----
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’\-]*")
 _SENTENCE_START = re.compile(r"(^|[.!?。！？]\s*)$")
-NAME_TAGS = frozenset({"nr", "nrt", "nrfg", "ns", "nt", "nz"})  # jieba: person, place, organisation, other
-# nouns that name no particular thing (a question is not about 时候 or "things")
-GENERIC_NOUNS = frozenset("""时候 时间 东西 事情 事儿 情况 问题 方面 地方 样子 办法 方法 原因 结果 部分
-    内容 方式 感觉 建议 推荐 哪里 今天 昨天 明天 thing things something anything everything time
-    times kind kinds sort lot week weeks month months year years today yesterday tomorrow
-    last next first ever recently recommend suggest suggestions advice ideas idea tips""".split())
 # the answer's type in "What European countries has…": no thing a memory must mention
 _EN_TYPE_PHRASE = re.compile(r"\b(?:what|which|whose)\s+((?:[A-Za-z\-]+\s+){1,3}?)"
                              r"(?=(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|"
@@ -129,8 +124,6 @@ def query_names(text: str) -> tuple[str, ...]:
     when the question asks for a guess or for what the assistant said."""
     if not text.strip() or _NAMES_MAY_BE_NEW.search(text):
         return ()
-    from palace.text.tokenize import has_han, tokenize
-
     skip = {t for m in _EN_TYPE_PHRASE.finditer(text) for t in tokenize(m.group(1))}
     names: dict[str, None] = {}
     for match in _LATIN_WORD.finditer(text):
@@ -138,10 +131,8 @@ def query_names(text: str) -> tuple[str, ...]:
         if word[0].isupper() and not _SENTENCE_START.search(text[:match.start()]):
             names.update((t, None) for t in tokenize(word) if t not in GENERIC_NOUNS and len(t) > 1)
     if has_han(text):
-        import rjieba
-
-        for word, tag in rjieba.tag(text):
-            if tag in NAME_TAGS and has_han(word) and len(word) >= 2 and word not in GENERIC_NOUNS:
+        for word, pos in tag(text):
+            if pos in NAME_TAGS and has_han(word) and len(word) >= 2 and word not in GENERIC_NOUNS:
                 names.update((t, None) for t in tokenize(word))
     return tuple(name for name in names if name not in skip)
 

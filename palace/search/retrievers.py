@@ -196,7 +196,7 @@ def names_no_one(key: str) -> bool:
     personal palace is theirs) and a lone function word ("how", "the", 什么: a
     capitalised sentence start the extractor took for a name)."""
     from palace.graph.normalise import USER_KEY
-    from palace.text.tokenize import EN_STOPWORDS, ZH_STOPWORDS
+    from palace.text.words import EN_STOPWORDS, ZH_STOPWORDS
 
     return key == USER_KEY or key in EN_STOPWORDS or key in ZH_STOPWORDS
 

@@ -29,10 +29,9 @@ import unicodedata
 from functools import lru_cache
 from typing import Iterator
 
-_CJK = (r"\u3040-\u30ff"          # hiragana, katakana
-        r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # Han
-        r"\uac00-\ud7af"          # hangul syllables
-        r"\U00020000-\U0003134f")  # Han extensions B–G
+from palace.text.script import CJK_RANGES
+
+_CJK = CJK_RANGES  # Han, kana, hangul: one token a character
 _PIECES = re.compile(
     rf"(?P<cjk>[{_CJK}])"
     r"|(?P<latin>[A-Za-z\u00c0-\u024f]+)"
