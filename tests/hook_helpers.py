@@ -79,3 +79,10 @@ def stop_service(workspace, seconds: float = 20.0) -> None:
         if wait_until(lambda: not hook_processes(workspace), 2):
             return
         assert time.monotonic() < deadline, f"palace hook processes left behind: {hook_processes(workspace)}"
+
+
+def additional_context(done, event: str) -> str:
+    assert done.returncode == 0, done.stderr
+    output = json.loads(done.stdout)
+    assert output["hookSpecificOutput"]["hookEventName"] == event
+    return output["hookSpecificOutput"]["additionalContext"]

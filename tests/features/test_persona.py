@@ -46,7 +46,7 @@ def test_the_persona_context_is_what_bootstrap_shows(pm):
 
 
 def test_persona_over_mcp(workspace):
-    from test_mcp import Client, run_session
+    from mcp_helpers import Client, run_session
 
     async def scenario(client: Client):
         await client.ok("save_memory", content="我住在北京", created_at="2024-01-01T09:00:00+08:00")
@@ -71,7 +71,7 @@ def _shown_once_and_clean(text: str) -> None:
 
 def test_the_persona_is_shown_once_and_clean_in_bootstrap_and_session_start(make_pm, workspace, tmp_path):
     from hook_helpers import payload, run_hook
-    from test_claude_code_hooks import additional_context
+    from hook_helpers import additional_context
 
     pm = make_pm()
     pm.store("I like jazz", created_at="2024-01-01")
@@ -90,7 +90,7 @@ def test_the_persona_is_shown_once_and_clean_in_bootstrap_and_session_start(make
 
 
 def test_the_persona_over_mcp_is_shown_once_and_clean(workspace):
-    from test_mcp import Client, run_session
+    from mcp_helpers import Client, run_session
 
     async def scenario(client: Client):
         await client.ok("save_memory", content="I work at Acme", created_at="2024-01-01T09:00:00+08:00")

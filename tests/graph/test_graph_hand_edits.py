@@ -157,7 +157,7 @@ def test_hand_edits_through_the_cli(make_pm, workspace, palace_root):
 
 
 def test_hand_edits_over_mcp(workspace, palace_root):
-    from test_mcp import Client, run_session
+    from mcp_helpers import Client, run_session
 
     async def scenario(client: Client):
         old = await client.ok("save_memory", content="我住在北京", created_at="2024-01-01T09:00:00+08:00")

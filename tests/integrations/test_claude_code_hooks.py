@@ -10,7 +10,7 @@ import sys
 import time
 
 import pytest
-from hook_helpers import HOOK, SESSION, payload, run_hook, stop_service
+from hook_helpers import HOOK, SESSION, additional_context, payload, run_hook, stop_service
 
 from palace.features.context import set_essence
 from palace.manager import MemoryPalaceManager
@@ -30,13 +30,6 @@ def workspace(tmp_path):
                  tags=["database"], location="projects/palace")
         pm.store("The cat only eats the salmon flavoured food.", location="life")
     return ws
-
-
-def additional_context(done, event: str) -> str:
-    assert done.returncode == 0, done.stderr
-    output = json.loads(done.stdout)
-    assert output["hookSpecificOutput"]["hookEventName"] == event
-    return output["hookSpecificOutput"]["additionalContext"]
 
 
 def test_session_start_returns_the_bootstrap_as_additional_context(workspace, tmp_path):

@@ -78,7 +78,7 @@ pytest.importorskip("mcp")
 def test_fuzz_every_mcp_tool(workspace, tmp_path):
     import anyio
     from hypothesis import given as given_
-    from test_mcp import run_session
+    from mcp_helpers import run_session
 
     examples = max(8, EXAMPLES // 4)
 

@@ -64,7 +64,7 @@ def test_cli_review_refuses_a_path_like_id(command, cli):
 
 def test_mcp_refuses_far_dates_and_path_like_ids(workspace):
     pytest.importorskip("mcp")
-    from test_mcp import Client, run_session
+    from mcp_helpers import Client, run_session
 
     async def scenario(client: Client):
         errors = {}

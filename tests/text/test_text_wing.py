@@ -18,7 +18,7 @@ import pytest
 from palace.text import segment
 from palace.text.tokenize import tokenize
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 TEXT = REPO / "palace" / "text"
 SEGMENTERS = {"rjieba", "jieba"}
 HAN_RANGE_STARTS = ("\\u4e00-", "\\u3400-", "\u4e00-", "\u3400-")
