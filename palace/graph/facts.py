@@ -24,6 +24,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from palace.errors import InvalidInputError
 from palace.graph.normalise import entity_key
+from palace.index.rows import AliasValues, EntityValues, GraphRows, RelationValues
 
 WIKI_LINK = re.compile(r"\[\[([^\[\]|#]+)(?:#[^\[\]|]*)?(?:\|[^\[\]]*)?\]\]")
 
@@ -181,34 +182,27 @@ def read_facts(extra: Mapping[str, Any], content: str, *, created_at: datetime |
     return entities, relations
 
 
-EntityRow = tuple[str, str, str | None]                       # key, name, type
-AliasRow = tuple[str, str]                                    # alias key, entity key
-RelationRow = tuple[str, str, str, str, float | None, float | None, str | None, int, str, str]
-
-
 def graph_rows(extra: Mapping[str, Any], content: str, *, created_at: datetime | None,
-               tz: tzinfo) -> tuple[list[EntityRow], list[AliasRow], list[RelationRow]]:
+               tz: tzinfo) -> GraphRows:
     """What the index stores for one memory: every entity it mentions (relation ends
-    included), the aliases it declares, and its relations (subject key, predicate key,
-    object key, predicate as written, validity as POSIX seconds, purpose, extracted, the
-    subject and object as written)."""
+    included), the aliases it declares, and its relations (their columns:
+    ``palace.index.rows.GraphRows``)."""
     if extra.get("entities") is None and extra.get("relations") is None and "[[" not in content:
         return [], [], []  # most memories: nothing to read (a rebuild asks for every one)
     return rows_of(*read_facts(extra, content, created_at=created_at, tz=tz, strict=False))
 
 
-def rows_of(entities: Sequence[Entity], relations: Sequence[Relation]
-            ) -> tuple[list[EntityRow], list[AliasRow], list[RelationRow]]:
+def rows_of(entities: Sequence[Entity], relations: Sequence[Relation]) -> GraphRows:
     """``graph_rows`` of facts already read (a store reads its memory's facts once)."""
-    named: dict[str, EntityRow] = {}
-    aliases: set[AliasRow] = set()
+    named: dict[str, EntityValues] = {}
+    aliases: set[AliasValues] = set()
     for entity in entities:
         key = entity.key
         if key and (key not in named or named[key][2] is None):
             named[key] = (key, entity.name, entity.type)
         aliases.update((entity_key(alias), key) for alias in entity.aliases
                        if entity_key(alias) and entity_key(alias) != key)
-    rows: list[RelationRow] = []
+    rows: list[RelationValues] = []
     for rel in relations:
         for name in (rel.subject, rel.object):
             named.setdefault(entity_key(name), (entity_key(name), name, None))

@@ -19,6 +19,7 @@ from typing import AbstractSet, Any, Callable, ContextManager, Iterable, Sequenc
 from palace.errors import EntityNotFoundError, InvalidInputError
 from palace.validation import validate_id
 from palace.index import Index
+from palace.index.rows import EdgeRow, MentionRow, RelationRow
 from palace.models import Memory
 from palace.store.atomic import atomic_write
 from palace.graph.facts import Entity, Relation, parse_entity, read_facts
@@ -91,30 +92,31 @@ def _edges(index: Index, frontier: Sequence[str], now: datetime, include_superse
     keys = sorted(index.equivalent_keys(frontier))
     bounded = getattr(index, "graph_edges", None)
     if bounded is not None:
-        rows = bounded(keys, now_ts=now.timestamp(), include_closed=include_superseded,
-                       per_key=EDGES_PER_ENTITY + 1)
+        rows: Sequence[EdgeRow | RelationRow] = bounded(keys, now_ts=now.timestamp(),
+                                                        include_closed=include_superseded,
+                                                        per_key=EDGES_PER_ENTITY + 1)
     else:  # a backend without the bounded lookup: its whole relation lists, filtered here
         rows = [row for row in index.relations_touching(keys)
-                if row["status"] == "active" and (include_superseded or row["valid_to"] is None
-                                                  or row["valid_to"] > now.timestamp())]
+                if row.status == "active" and (include_superseded or row.valid_to is None
+                                               or row.valid_to > now.timestamp())]
     count: dict[tuple[str, bool], int] = {}
     edges: list[tuple[Edge, int]] = []
     names: dict[str, str] = {}
     capped = False
     for row in rows:
-        side = (row["subject"], True) if row["subject"] in keys else (row["object"], False)
+        side = (row.subject, True) if row.subject in keys else (row.object, False)
         seen = count.get(side, 0)
         if seen >= EDGES_PER_ENTITY:
             capped = True
             continue
         count[side] = seen + 1
-        edges.append((Edge(row["subject"], row["predicate_text"], row["object"], row["memory_id"]), row["rid"]))
-        names.setdefault(row["subject"], row["subject_text"])
-        names.setdefault(row["object"], row["object_text"])
+        edges.append((Edge(row.subject, row.predicate_text, row.object, row.memory_id), row.rid))
+        names.setdefault(row.subject, row.subject_text)
+        names.setdefault(row.object, row.object_text)
     return edges, names, capped
 
 
-def _mentions(index: Index, keys: Sequence[str], limit: int | None) -> Iterable[Any]:
+def _mentions(index: Index, keys: Sequence[str], limit: int | None) -> Iterable[MentionRow]:
     one = getattr(index, "entity_mentions_of", None)
     if one is None or limit is None:
         yield from index.entity_mentions(sorted(keys))
@@ -148,13 +150,13 @@ def reach(index: Index, keys: Sequence[str], depth: int, *, now: datetime,
         for row in _mentions(index, level, None if limit is None else limit + len(best)):
             if enough():
                 break  # the rest of this level would rank after those found (same hops, by id)
-            display.setdefault(row["key"], row["name"])
-            rid_of.setdefault(row["memory_id"], row["rid"])
-            known = best.get(row["memory_id"])
+            display.setdefault(row.key, row.name)
+            rid_of.setdefault(row.memory_id, row.rid)
+            known = best.get(row.memory_id)
             if known is None:
-                best[row["memory_id"]] = (hops, row["key"])
+                best[row.memory_id] = (hops, row.key)
             elif hops < known[0]:  # it names a nearer entity: nearer (an edge keeps its path)
-                best[row["memory_id"]] = (hops, known[1] if known[1] is None else row["key"])
+                best[row.memory_id] = (hops, known[1] if known[1] is None else row.key)
 
     add_mentions(starts, 0)
     frontier = starts
@@ -228,9 +230,9 @@ class GraphService:
         return self._relations_by_keys(self.keys_for(names), as_subject_only=as_subject_only)
 
     def _relations_by_keys(self, keys: Sequence[str], *, as_subject_only: bool = False) -> list[Relation]:
-        return [Relation(row["subject_text"], row["predicate_text"], row["object_text"],
-                         valid_from=_ts(row["valid_from"], self.tz), valid_to=_ts(row["valid_to"], self.tz),
-                         purpose=row["purpose"], extracted=bool(row["extracted"]), memory_id=row["memory_id"])
+        return [Relation(row.subject_text, row.predicate_text, row.object_text,
+                         valid_from=_ts(row.valid_from, self.tz), valid_to=_ts(row.valid_to, self.tz),
+                         purpose=row.purpose, extracted=bool(row.extracted), memory_id=row.memory_id)
                 for row in self.index.relations_touching(keys, as_subject_only=as_subject_only)]
 
     def history(self, name: str) -> list[Relation]:
@@ -431,11 +433,10 @@ class GraphService:
 
     def mentioning(self, name: str) -> list[str]:
         """Ids of the memories naming ``name`` (or one of its aliases)."""
-        return sorted({row["memory_id"] for row in self.index.entity_mentions(self.keys_for([name]))})
+        return sorted({row.memory_id for row in self.index.entity_mentions(self.keys_for([name]))})
 
     def entities(self, *, limit: int | None = None) -> list[dict[str, Any]]:
-        return [{"key": row["key"], "name": row["name"], "type": row["type"], "mentions": row["mentions"]}
-                for row in self.index.entity_summary(limit=limit)]
+        return [row._asdict() for row in self.index.entity_summary(limit=limit)]
 
     def merge(self, source: str, target: str, memory_ids: Iterable[str] | None = None) -> list[str]:
         """Rename entity ``source`` to ``target`` in every memory naming it, and record

@@ -32,7 +32,7 @@ from palace.index.postings import SCHEMA as POSTINGS_SCHEMA
 from palace.index.postings import (KeywordScoring, Postings, add_doc, memory_terms, merge_due, remove_doc, read_lists)
 from palace.index.postings import clear as clear_postings
 from palace.index.postings import rebuild as rebuild_postings
-from palace.index.rows import ROW_COLUMNS, IndexRow
+from palace.index.rows import ROW_COLUMNS, EdgeRow, EntitySummaryRow, IndexRow, MentionRow, RelationRow
 
 if TYPE_CHECKING:  # numpy is imported where vectors are used, not on CLI start-up
     import numpy as np
@@ -815,26 +815,26 @@ class Index(KeywordScoring):
     def equivalent_keys(self, keys: Iterable[str]) -> set[str]:
         return graph_tables.equivalent_keys(self.conn, keys)
 
-    def relations_touching(self, keys: Sequence[str], *, as_subject_only: bool = False) -> list[sqlite3.Row]:
+    def relations_touching(self, keys: Sequence[str], *, as_subject_only: bool = False) -> list[RelationRow]:
         return graph_tables.relations_touching(self.conn, list(keys), as_subject_only=as_subject_only)
 
-    def entity_mentions(self, keys: Sequence[str]) -> list[sqlite3.Row]:
+    def entity_mentions(self, keys: Sequence[str]) -> list[MentionRow]:
         return graph_tables.mentions(self.conn, list(keys))
 
-    def entity_summary(self, *, limit: int | None = None) -> list[sqlite3.Row]:
+    def entity_summary(self, *, limit: int | None = None) -> list[EntitySummaryRow]:
         return graph_tables.entity_summary(self.conn, limit=limit)
 
     def known_entity_keys(self, keys: Sequence[str]) -> set[str]:
         return graph_tables.known_keys(self.conn, list(keys))
 
     def graph_edges(self, keys: Sequence[str], *, now_ts: float, include_closed: bool = False,
-                    per_key: int) -> list[sqlite3.Row]:
+                    per_key: int) -> list[EdgeRow]:
         """The bounded walk's edges (see ``graph_tables.edges_of``); optional on a
         backend: without it ``reach`` filters ``relations_touching`` itself."""
         return graph_tables.edges_of(self.conn, list(keys), now_ts=now_ts, include_closed=include_closed,
                                      per_key=per_key)
 
-    def entity_mentions_of(self, key: str, *, limit: int) -> list[sqlite3.Row]:
+    def entity_mentions_of(self, key: str, *, limit: int) -> list[MentionRow]:
         """At most ``limit`` mentions of one entity key (optional, like ``graph_edges``)."""
         return graph_tables.mentions_of(self.conn, key, limit)
 

@@ -12,6 +12,9 @@ from __future__ import annotations
 import sqlite3
 from typing import Any, Callable, Iterable, Sequence
 
+from palace.index.rows import (EDGE_COLUMNS, MENTION_COLUMNS, RELATION_COLUMNS, EdgeRow, EntitySummaryRow,
+                               GraphRows, MentionRow, RelationRow)
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS entities (
     key TEXT NOT NULL, rid INTEGER NOT NULL, name TEXT NOT NULL, type TEXT,
@@ -33,11 +36,11 @@ CREATE INDEX IF NOT EXISTS relations_rid ON relations(rid);
 """
 TABLES = ("entities", "entity_aliases", "relations")
 
-# memory -> (entity rows, alias rows, relation rows): see palace.graph.facts.graph_rows
-GraphDeriver = Callable[[Any], tuple[Sequence[tuple], Sequence[tuple], Sequence[tuple]]]
+# memory -> what the graph tables keep of it: see palace.graph.facts.graph_rows
+GraphDeriver = Callable[[Any], GraphRows]
 
 
-def write_rows(conn: sqlite3.Connection, rid: int, rows: tuple[Sequence[tuple], Sequence[tuple], Sequence[tuple]]) -> None:
+def write_rows(conn: sqlite3.Connection, rid: int, rows: GraphRows) -> None:
     drop_rows(conn, rid)
     entities, aliases, relations = rows
     conn.executemany("INSERT OR REPLACE INTO entities VALUES (?, ?, ?, ?)",
@@ -49,7 +52,7 @@ def write_rows(conn: sqlite3.Connection, rid: int, rows: tuple[Sequence[tuple], 
 
 
 def write_many(conn: sqlite3.Connection,
-               items: Sequence[tuple[int, tuple[Sequence[tuple], Sequence[tuple], Sequence[tuple]]]]) -> None:
+               items: Sequence[tuple[int, GraphRows]]) -> None:
     """``write_rows`` for many (rid, rows) at once, rids consecutive and ascending: one
     statement per table (the old rows of the whole range dropped by one)."""
     if not items:
@@ -95,34 +98,38 @@ def equivalent_keys(conn: sqlite3.Connection, keys: Iterable[str]) -> set[str]:
     return found
 
 
-RELATION_COLUMNS = ("r.rid, m.id AS memory_id, r.subject, r.predicate, r.object, r.predicate_text, "
-                    "r.valid_from, r.valid_to, r.purpose, r.extracted, r.subject_text, r.object_text, m.status, m.created_ts")
+def _typed(conn: sqlite3.Connection, make: Callable[[Iterable[Any]], Any], sql: str,
+           params: Sequence[Any] = ()) -> list[Any]:
+    """Rows of ``sql`` built by ``make`` (a NamedTuple's ``_make``) from plain tuples."""
+    cursor = conn.cursor()
+    cursor.row_factory = None  # the connection's sqlite3.Row would only be unpacked again
+    return [make(row) for row in cursor.execute(sql, params)]
 
 
-def relations_touching(conn: sqlite3.Connection, keys: Sequence[str], *, as_subject_only: bool = False) -> list[sqlite3.Row]:
+def relations_touching(conn: sqlite3.Connection, keys: Sequence[str], *,
+                       as_subject_only: bool = False) -> list[RelationRow]:
     if not keys:
         return []
     marks = _marks(keys)
     where = f"r.subject IN ({marks})" if as_subject_only else f"(r.subject IN ({marks}) OR r.object IN ({marks}))"
     params = tuple(keys) if as_subject_only else (*keys, *keys)
-    return conn.execute(f"SELECT {RELATION_COLUMNS} FROM relations r JOIN memories m ON m.rid = r.rid "
-                        f"WHERE {where} ORDER BY COALESCE(r.valid_from, m.created_ts), r.rid", params).fetchall()
+    return _typed(conn, RelationRow._make, f"SELECT {RELATION_COLUMNS} FROM relations r JOIN memories m "
+                  f"ON m.rid = r.rid WHERE {where} ORDER BY COALESCE(r.valid_from, m.created_ts), r.rid", params)
 
 
-def mentions(conn: sqlite3.Connection, keys: Sequence[str]) -> list[sqlite3.Row]:
-    """(key, rid, memory id, name) of every memory mentioning one of ``keys``."""
+def mentions(conn: sqlite3.Connection, keys: Sequence[str]) -> list[MentionRow]:
+    """Every memory mentioning one of ``keys``, once per key it names."""
     if not keys:
         return []
-    return conn.execute(f"SELECT e.key, e.rid, m.id AS memory_id, e.name FROM entities e "
-                        f"JOIN memories m ON m.rid = e.rid WHERE e.key IN ({_marks(keys)})",
-                        tuple(keys)).fetchall()
+    return _typed(conn, MentionRow._make, f"SELECT {MENTION_COLUMNS} FROM entities e "
+                  f"JOIN memories m ON m.rid = e.rid WHERE e.key IN ({_marks(keys)})", tuple(keys))
 
 
-def entity_summary(conn: sqlite3.Connection, *, limit: int | None = None) -> list[sqlite3.Row]:
+def entity_summary(conn: sqlite3.Connection, *, limit: int | None = None) -> list[EntitySummaryRow]:
     """Every entity key with one name, its type (if any memory gave one) and its mentions."""
     sql = ("SELECT key, MIN(name) AS name, MAX(type) AS type, COUNT(*) AS mentions FROM entities "
            "GROUP BY key ORDER BY mentions DESC, key")
-    return conn.execute(sql + (f" LIMIT {int(limit)}" if limit else "")).fetchall()
+    return _typed(conn, EntitySummaryRow._make, sql + (f" LIMIT {int(limit)}" if limit else ""))
 
 
 def known_keys(conn: sqlite3.Connection, keys: Sequence[str]) -> set[str]:
@@ -137,26 +144,24 @@ def known_keys(conn: sqlite3.Connection, keys: Sequence[str]) -> set[str]:
 # The bounded walk (palace.graph.service.reach): one indexed lookup per entity and
 # direction, newest relations first, so a hub entity (a city, a popular tool) costs
 # ``per_key`` rows instead of all of its relations.
-_EDGE_SQL = ("SELECT r.rid, m.id AS memory_id, r.subject, r.predicate_text, r.object, r.subject_text, "
-             "r.object_text FROM relations r JOIN memories m ON m.rid = r.rid "
+_EDGE_SQL = (f"SELECT {EDGE_COLUMNS} FROM relations r JOIN memories m ON m.rid = r.rid "
              "WHERE r.{side} = ? AND m.status = 'active' AND (? OR r.valid_to IS NULL OR r.valid_to > ?) "
              "ORDER BY r.rowid DESC LIMIT ?")
 
 
 def edges_of(conn: sqlite3.Connection, keys: Sequence[str], *, now_ts: float, include_closed: bool,
-             per_key: int) -> list[sqlite3.Row]:
+             per_key: int) -> list[EdgeRow]:
     """Current relations (of active memories) touching each of ``keys``: at most
     ``per_key`` per key as subject and as many as object, newest first."""
-    rows: list[sqlite3.Row] = []
+    rows: list[EdgeRow] = []
     for side in ("subject", "object"):
         sql = _EDGE_SQL.format(side=side)
         for key in keys:
-            rows.extend(conn.execute(sql, (key, int(include_closed), now_ts, per_key)).fetchall())
+            rows.extend(_typed(conn, EdgeRow._make, sql, (key, int(include_closed), now_ts, per_key)))
     return rows
 
 
-def mentions_of(conn: sqlite3.Connection, key: str, limit: int) -> list[sqlite3.Row]:
+def mentions_of(conn: sqlite3.Connection, key: str, limit: int) -> list[MentionRow]:
     """At most ``limit`` memories mentioning ``key`` (newest rows first)."""
-    return conn.execute("SELECT e.key, e.rid, m.id AS memory_id, e.name FROM entities e "
-                        "JOIN memories m ON m.rid = e.rid WHERE e.key = ? ORDER BY e.rid DESC LIMIT ?",
-                        (key, limit)).fetchall()
+    return _typed(conn, MentionRow._make, f"SELECT {MENTION_COLUMNS} FROM entities e JOIN memories m "
+                  "ON m.rid = e.rid WHERE e.key = ? ORDER BY e.rid DESC LIMIT ?", (key, limit))

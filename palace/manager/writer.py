@@ -23,13 +23,13 @@ from palace.errors import InvalidInputError, MemoryFileError, MemoryNotFoundErro
 from palace.graph import graph_rows, read_facts
 from palace.graph.extract import with_extracted
 from palace.graph.facts import Entity, Relation, rows_of
+from palace.index.rows import GraphRows
 from palace.models import Memory
 from palace.settings import Settings
 from palace.validation import (coerce_datetime, normalize_location, normalize_tags, validate_changes,
                                validate_content, validate_flag, validate_id, validate_importance,
                                validate_summary, validate_word)
 
-GraphRows = Any  # (entity rows, alias rows, relation rows): palace.graph.facts.graph_rows
 
 
 def writes(method: Any) -> Any:

@@ -302,3 +302,33 @@ def test_both_indexes_return_the_same_typed_row(pm):
     assert pm.index.rows_by_rid([row.rid]) == {row.rid: row}
     assert pm.index.list_rows(Filters(statuses=("active",))) == [row]
     assert pm.index.content_candidates("the heron nests by the lake", probe_terms=8) == [row]
+
+
+def test_both_indexes_return_the_same_typed_graph_rows(pm):
+    """The entity graph's lookups give one NamedTuple shape each, with the same values on
+    SQLite and on Postgres, so palace.graph reads either by attribute."""
+    from palace.graph import entity_key
+    from palace.index.rows import EdgeRow, EntitySummaryRow, MentionRow, RelationRow
+
+    since = NOW - timedelta(days=30)
+    memory = pm.store("Alice moved to Berlin", created_at=NOW, extra={
+        "entities": [{"name": "Alice", "type": "person"}],
+        "relations": [{"subject": "Alice", "predicate": "lives_in", "object": "Berlin",
+                       "validFrom": since.isoformat(), "for": "work"}]})
+    rid, alice, berlin = pm.index.row_by_id(memory.id).rid, entity_key("Alice"), entity_key("Berlin")
+    edge = (rid, memory.id, alice, "lives_in", berlin, "Alice", "Berlin")
+    relations = pm.index.relations_touching([berlin])
+    assert relations == [(*edge, since.timestamp(), None, "work", 0, "active")]
+    mentions = pm.index.entity_mentions([alice])
+    assert mentions == pm.index.entity_mentions_of(alice, limit=5) == [(alice, rid, memory.id, "Alice")]
+    summary = pm.index.entity_summary()
+    assert summary == [(alice, "Alice", "person", 1), (berlin, "Berlin", None, 1)]
+    edges = pm.index.graph_edges([alice], now_ts=NOW.timestamp(), per_key=5)
+    assert edges == [edge]
+    for rows, shape in ((relations, RelationRow), (mentions, MentionRow), (summary, EntitySummaryRow),
+                        (edges, EdgeRow)):
+        assert all(type(row) is shape for row in rows), rows
+    # typed alike too (a Decimal count or a bool flag would compare equal above)
+    assert [type(v) for v in relations[0]] == [int, *[str] * 6, float, type(None), str, int, str]
+    assert [type(v) for v in mentions[0]] == [str, int, str, str]
+    assert [type(v) for v in summary[0]] == [str, str, str, int]

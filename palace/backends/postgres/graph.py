@@ -15,7 +15,10 @@ backends list entities and break ties alike.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
+
+from palace.index.rows import (EDGE_COLUMNS, MENTION_COLUMNS, RELATION_COLUMNS, EdgeRow, EntitySummaryRow,
+                               GraphRows, MentionRow, RelationRow)
 
 MIGRATION = """
 CREATE TABLE entities (
@@ -67,9 +70,6 @@ CREATE POLICY review_items_scoped ON review_items
 
 TABLES = ("entities", "entity_aliases", "relations")
 
-GraphRows = tuple[Sequence[tuple], Sequence[tuple], Sequence[tuple]]  # see palace.graph.facts.graph_rows
-
-
 def write_rows(conn: Any, rid: int, scope: str, rows: GraphRows) -> None:
     """Replace memory ``rid``'s graph rows (inside the transaction writing it)."""
     for table in TABLES:
@@ -87,11 +87,6 @@ def write_rows(conn: Any, rid: int, scope: str, rows: GraphRows) -> None:
                         [(rid, scope, *row) for row in relations])
 
 
-RELATION_COLUMNS = ("r.rid, m.id AS memory_id, r.subject, r.predicate, r.object, r.predicate_text, "
-                    "r.valid_from, r.valid_to, r.purpose, r.extracted, r.subject_text, r.object_text, "
-                    "m.status, m.created_ts")
-
-
 class PgGraphQueries:
     """The entity-graph half of ``MemoryIndex`` (``supports_graph``) for ``PgIndex``:
     the same answers as ``palace.index.graph_tables``, under row-level security."""
@@ -102,6 +97,14 @@ class PgGraphQueries:
     def _graph_all(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
         with self.palace.connection() as conn:
             return conn.execute(sql, params).fetchall()
+
+    def _typed(self, make: Callable[[Iterable[Any]], Any], sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """Rows of ``sql`` built by ``make`` (a NamedTuple's ``_make``) from plain tuples,
+        as the local index builds them (palace.index.rows)."""
+        from psycopg.rows import tuple_row
+
+        with self.palace.connection() as conn, conn.cursor(row_factory=tuple_row) as cur:
+            return [make(row) for row in cur.execute(sql, params)]
 
     def equivalent_keys(self, keys: Iterable[str]) -> set[str]:
         """The keys and every key joined to them by a declared alias, to a fixed point."""
@@ -117,55 +120,52 @@ class PgGraphQueries:
                 frontier = new
         return found
 
-    def relations_touching(self, keys: Sequence[str], *, as_subject_only: bool = False) -> list[dict[str, Any]]:
+    def relations_touching(self, keys: Sequence[str], *, as_subject_only: bool = False) -> list[RelationRow]:
         keys = list(keys)
         if not keys:
             return []
         where = "r.subject = ANY(%s)" if as_subject_only else "(r.subject = ANY(%s) OR r.object = ANY(%s))"
         params = [keys] if as_subject_only else [keys, keys]
-        return self._graph_all(f"SELECT {RELATION_COLUMNS} FROM relations r JOIN memories m ON m.rid = r.rid "
-                               f"WHERE {where} ORDER BY COALESCE(r.valid_from, m.created_ts), r.rid, r.seq",
-                               params)
+        return self._typed(RelationRow._make, f"SELECT {RELATION_COLUMNS} FROM relations r JOIN memories m "
+                           f"ON m.rid = r.rid WHERE {where} ORDER BY COALESCE(r.valid_from, m.created_ts), "
+                           "r.rid, r.seq", params)
 
-    def entity_mentions(self, keys: Sequence[str]) -> list[dict[str, Any]]:
+    def entity_mentions(self, keys: Sequence[str]) -> list[MentionRow]:
         keys = list(keys)
         if not keys:
             return []
-        return self._graph_all("SELECT e.key, e.rid, m.id AS memory_id, e.name FROM entities e "
-                               "JOIN memories m ON m.rid = e.rid WHERE e.key = ANY(%s) "
-                               "ORDER BY e.key COLLATE \"C\", e.rid", (keys,))
+        return self._typed(MentionRow._make, f"SELECT {MENTION_COLUMNS} FROM entities e JOIN memories m "
+                           "ON m.rid = e.rid WHERE e.key = ANY(%s) ORDER BY e.key COLLATE \"C\", e.rid", (keys,))
 
     def graph_edges(self, keys: Sequence[str], *, now_ts: float, include_closed: bool = False,
-                    per_key: int) -> list[dict[str, Any]]:
+                    per_key: int) -> list[EdgeRow]:
         """The bounded walk's edges, as the local index gives them: current relations of
         active memories touching each key, at most ``per_key`` per key and side, newest
         written first (one lateral query per side, each an index probe per key)."""
         keys = list(keys)
         if not keys:
             return []
-        rows: list[dict[str, Any]] = []
+        rows: list[EdgeRow] = []
         for side in ("subject", "object"):
-            rows.extend(self._graph_all(
-                "SELECT x.* FROM unnest(%s::text[]) AS k(key) CROSS JOIN LATERAL ("
-                "SELECT r.rid, m.id AS memory_id, r.subject, r.predicate_text, r.object, r.subject_text, "
-                "r.object_text FROM relations r JOIN memories m ON m.rid = r.rid "
+            rows.extend(self._typed(
+                EdgeRow._make, "SELECT x.* FROM unnest(%s::text[]) AS k(key) CROSS JOIN LATERAL ("
+                f"SELECT {EDGE_COLUMNS} FROM relations r JOIN memories m ON m.rid = r.rid "
                 f"WHERE r.{side} = k.key AND m.status = 'active' "
                 "AND (%s OR r.valid_to IS NULL OR r.valid_to > %s) ORDER BY r.seq DESC LIMIT %s) AS x",
                 (keys, bool(include_closed), float(now_ts), int(per_key))))
         return rows
 
-    def entity_mentions_of(self, key: str, *, limit: int) -> list[dict[str, Any]]:
+    def entity_mentions_of(self, key: str, *, limit: int) -> list[MentionRow]:
         """At most ``limit`` memories mentioning ``key``, newest rows first."""
-        return self._graph_all("SELECT e.key, e.rid, m.id AS memory_id, e.name FROM entities e "
-                               "JOIN memories m ON m.rid = e.rid WHERE e.key = %s ORDER BY e.rid DESC LIMIT %s",
-                               (key, int(limit)))
+        return self._typed(MentionRow._make, f"SELECT {MENTION_COLUMNS} FROM entities e JOIN memories m "
+                           "ON m.rid = e.rid WHERE e.key = %s ORDER BY e.rid DESC LIMIT %s", (key, int(limit)))
 
-    def entity_summary(self, *, limit: int | None = None) -> list[dict[str, Any]]:
+    def entity_summary(self, *, limit: int | None = None) -> list[EntitySummaryRow]:
         sql = ("SELECT key, MIN(name COLLATE \"C\") AS name, MAX(type COLLATE \"C\") AS type, "
                "COUNT(*) AS mentions FROM entities GROUP BY key ORDER BY mentions DESC, key COLLATE \"C\"")
         if limit:
-            return self._graph_all(sql + " LIMIT %s", (int(limit),))
-        return self._graph_all(sql)
+            return self._typed(EntitySummaryRow._make, sql + " LIMIT %s", (int(limit),))
+        return self._typed(EntitySummaryRow._make, sql)
 
     def known_entity_keys(self, keys: Sequence[str]) -> set[str]:
         keys = list(keys)
