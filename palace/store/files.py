@@ -490,6 +490,29 @@ def trash_due(memories: list[Memory], *, older_than_days: float | None, now: dat
     return due
 
 
+class TrashRules:
+    """``deleted_at`` and ``empty_trash``, one rule for both backends' stores: the store
+    provides ``tz``, ``list_trash()`` and ``discard_trash(id)``."""
+
+    tz: tzinfo
+
+    def list_trash(self) -> tuple[list[Memory], list[Any]]:
+        raise NotImplementedError
+
+    def discard_trash(self, memory_id: str) -> None:
+        raise NotImplementedError
+
+    def deleted_at(self, memory: Memory) -> datetime | None:
+        return deleted_at(memory, self.tz)
+
+    def empty_trash(self, *, older_than_days: float | None, now: datetime) -> list[str]:
+        memories, _errors = self.list_trash()
+        removed = trash_due(memories, older_than_days=older_than_days, now=now, tz=self.tz)
+        for memory_id in removed:
+            self.discard_trash(memory_id)
+        return removed
+
+
 def _read_to_end(fd: int, size: int) -> bytes:
     """A file's bytes up to one past MAX_FILE_BYTES: as much as fstat said first (a
     read into a buffer of the limit's size costs more than the read), then on to the
@@ -523,7 +546,7 @@ def _is_link(path: str) -> bool:
         return False
 
 
-class FileStorage:
+class FileStorage(TrashRules):
     """Paths and atomic file operations over one palace folder."""
 
     def __init__(self, workspace: Path, tz: tzinfo):
@@ -793,12 +816,3 @@ class FileStorage:
                 memories.append(memory)
         return memories, errors
 
-    def deleted_at(self, memory: Memory) -> datetime | None:
-        return deleted_at(memory, self.tz)
-
-    def empty_trash(self, *, older_than_days: float | None, now: datetime) -> list[str]:
-        memories, _errors = self.list_trash()
-        removed = trash_due(memories, older_than_days=older_than_days, now=now, tz=self.tz)
-        for memory_id in removed:
-            self.trash_path(memory_id).unlink(missing_ok=True)
-        return removed

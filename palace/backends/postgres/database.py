@@ -30,7 +30,7 @@ from palace.index.database import Filters
 from palace.index.rows import ROW_COLUMNS, IndexRow
 from palace.index.postings import KeywordScoring, Postings
 from palace.models import Memory
-from palace.store.files import PALACE_SUBDIR, TRASH_DIR, deleted_at, parse_memory, render_memory, trash_due
+from palace.store.files import PALACE_SUBDIR, TRASH_DIR, TrashRules, parse_memory, render_memory
 from palace.text.tokenize import duplicate_key, index_text, stem
 from palace.backends.postgres.graph import PgGraphQueries, write_rows as write_graph_rows
 from palace.backends.postgres.postings import FOLD_EVERY, RidSet, fold_due, fold_read, read_postings
@@ -285,7 +285,7 @@ class _KeyedLock:
         self.lock._pop()
 
 
-class PgStore:
+class PgStore(TrashRules):
     """The ``MemoryStore`` protocol over the ``memories`` and ``trash`` tables."""
 
     def __init__(self, palace: PostgresPalace, workspace: Path, tz: tzinfo, *, derive_graph: Any = None):
@@ -408,15 +408,6 @@ class PgStore:
                 errors.append(exc)
         return memories, errors
 
-    def deleted_at(self, memory: Memory) -> datetime | None:
-        return deleted_at(memory, self.tz)
-
-    def empty_trash(self, *, older_than_days: float | None, now: datetime) -> list[str]:
-        memories, _errors = self.list_trash()
-        removed = trash_due(memories, older_than_days=older_than_days, now=now, tz=self.tz)
-        for memory_id in removed:
-            self.discard_trash(memory_id)
-        return removed
 
     def import_memories(self, memories: Iterable[Memory]) -> tuple[list[str], int]:
         """``palace import``'s memories in bulk (see ``bulk.import_memories``)."""
