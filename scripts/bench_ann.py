@@ -309,6 +309,8 @@ def measure_size(data: np.ndarray, queries: np.ndarray, args: argparse.Namespace
             continue
         for candidate in found:
             key = f"{library}/{candidate[0]}"
+            if args.only and not any(key.startswith(part) for part in args.only.split(",")):
+                continue
             expected = predicted_build(history, key, n)
             if expected is not None and expected > args.max_build:
                 rows.append(Row(n, library, candidate[0], note=f"skipped: build expected ~{expected:.0f} s "
@@ -363,11 +365,12 @@ def main() -> int:
     parser.add_argument("--synthetic-1m", action="store_true", help="also 1M vectors: docs tiled with noise")
     parser.add_argument("--noise", type=float, default=0.02, help="per-dimension noise of the synthetic copies")
     parser.add_argument("--max-build", type=float, default=300.0, help="skip a build expected to take longer (s)")
-    parser.add_argument("--only", default="", help="comma-separated libraries to run (default: all)")
+    parser.add_argument("--only", default="", help="comma-separated libraries or library/setting prefixes "
+                        "to run, e.g. 'hnswlib,usearch/HNSW f16' (default: all)")
     parser.add_argument("--json", help="write every figure here")
     args = parser.parse_args()
     if args.only:
-        for name in set(LIBRARIES) - set(args.only.split(",")):
+        for name in set(LIBRARIES) - {part.split("/")[0] for part in args.only.split(",")}:
             del LIBRARIES[name]
     if not Path(args.npz).exists():
         say(f"{args.npz} is missing: make it with `python scripts/bench_scale.py` (it caches the MiniLM "
@@ -375,7 +378,7 @@ def main() -> int:
         return 2
     with np.load(args.npz) as archive:
         docs, queries = archive["docs"].astype(np.float32), archive["queries"].astype(np.float32)
-    plan = [(int(s), f"{int(s):,} real vectors") for s in args.sizes.split(",") if int(s) <= len(docs)]
+    plan = [(int(s), f"{int(s):,} real vectors") for s in args.sizes.split(",") if s and int(s) <= len(docs)]
     if args.synthetic_1m:
         plan.append((1_000_000, f"1,000,000 SYNTHETIC vectors (real {len(docs):,} tiled with noise "
                                 f"{args.noise}; recall here is not real-data recall)"))
