@@ -29,9 +29,11 @@ installed, and otherwise report sqlite-vec as unusable.
 from __future__ import annotations
 
 import argparse
+import atexit
 import gc
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -227,7 +229,10 @@ def sqlite_connection(path: str) -> Any:
 
 
 def sqlite_vec_candidates(n: int) -> Iterator[Candidate]:
+    import sqlite_vec  # noqa: F401  (a missing library reads "not installed")
+
     folder = tempfile.mkdtemp(prefix="bench-ann-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)  # the databases are 100s of MB
 
     def build_as(column: str, insert: str) -> Callable[[np.ndarray], Any]:
         def build(data: np.ndarray) -> Any:
@@ -342,7 +347,7 @@ def table(rows: list[Row], title: str) -> str:
             continue
         lines.append(f"| {row.library} | {row.setting} | {fmt(row.build_s, '.2f')} | {fmt(row.index_mb, '.0f')} "
                      f"| {fmt(row.rss_mb, '.0f')} | {fmt(row.p50_ms, '.3f')} | {fmt(row.p95_ms, '.3f')} "
-                     f"| {fmt(row.vs_matmul, '.2f')} | {fmt(row.recall, '.3f')} |")
+                     f"| {fmt(row.vs_matmul, '.3f')} | {fmt(row.recall, '.3f')} |")
     return "\n".join(lines)
 
 
