@@ -64,9 +64,3 @@ class Palace(Protocol):
     @property
     def graph(self) -> GraphService: ...
 
-
-if TYPE_CHECKING:
-    from palace.manager import MemoryPalaceManager
-
-    def _the_manager_offers_this_api(pm: MemoryPalaceManager) -> Palace:
-        return pm  # mypy fails here the day the manager and this Protocol part ways

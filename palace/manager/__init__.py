@@ -65,7 +65,7 @@ class MemoryPalaceManager:
         self._reader = Reader(index=self.index, vectors=self._vectors, settings=settings, tz=self.tz,
                               root=self.root, decay_params=self.decay_params, concept_cache=backend.cache_file("concepts.pickle"),
                               embedder=lambda: (self.embedder, self._embedding.error))
-        self._experiences = None
+        self._experiences: Any = None
         self._graph: GraphService | None = None
         self._writer = Writer(storage=self.storage, index=self.index, syncer=self.syncer, lock=self._lock,
                               settings=settings, tz=self.tz, deriver=deriver, now=self.now,
@@ -117,9 +117,9 @@ class MemoryPalaceManager:
         return self._reader.concept_expander
 
     @property
-    def experiences(self):
-        # The one arrow from the manager up to a feature: ``pm.experiences`` is part of
-        # the public API (README.md). experiences.py never imports the manager back.
+    def experiences(self) -> Any:
+        # The one arrow up to a feature (README's public API). Handing ``self`` to it is where
+        # mypy checks the manager against palace.features.palace_api.Palace.
         if self._experiences is None:
             from palace.features.experiences import ExperienceManager
 
