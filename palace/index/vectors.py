@@ -1,23 +1,31 @@
-"""Vector candidates: brute-force cosine over the chunk vectors stored in the index.
+"""Vector candidates: cosine over the chunk vectors stored in the index.
 
-At 100k memories × 384 dimensions a matrix-vector product is a few milliseconds,
-so no approximate index is needed (and none can drift from the files). The
-matrix is cached per process and kept current from the index's change logs
-(memories written or deleted, texts given vectors); a snapshot file beside the
-index lets a fresh process skip reading every vector row.
+The vectors are one matrix, cached per process and kept current from the index's
+change logs (memories written or deleted, texts given vectors); a snapshot file
+beside the index lets a fresh process skip reading every vector row. Up to
+``ann.MIN_ROWS`` rows a query is an exact matrix-vector product (a few ms at 100k
+memories); above, an HNSW graph over the same rows (``palace.index.ann``) picks the
+candidates, whose exact cosines are then computed from the matrix, and the exact
+product stays the answer while no graph is ready or the graph finds too few rows
+passing the filters.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
+import threading
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Collection
 
+from palace.index.ann import MIN_ROWS as ANN_MIN_ROWS, Graph
 from palace.models import embed_text
 from palace.store.atomic import atomic_write
 from palace.index.database import Index
+
+log = logging.getLogger("palace.index")
 
 
 class OutOfTime(Exception):
@@ -91,6 +99,12 @@ class _Cache:
     statuses: Any
     used: int = 0  # rows in use (live or retired)
     retired: int = 0
+    # the snapshot these rows started from ("" when none was written): its rows lead the
+    # matrix, and a graph saved over them is named by this tag
+    snapshot_tag: str = ""
+    snapshot_rows: int = 0
+    graph: Graph | None = None  # HNSW over rows [0, graph.rows), kept up with appended rows
+    graph_building: bool = False
 
 
 # Above this many memories written since the cache was filled, reload it whole.
@@ -114,15 +128,18 @@ Chunker = Callable[[str, int], "list[str]"]
 
 class VectorStore:
     """``chunk(text, max_chars)`` splits a text into the pieces that are embedded
-    (``palace.text.chunking.chunk_text``; given by the caller, which owns that rule)."""
+    (``palace.text.chunking.chunk_text``; given by the caller, which owns that rule).
+    ``graph_min_rows``: where the graph takes over from the exact product (``ann.MIN_ROWS``)."""
 
-    def __init__(self, index: Index, chunk: Chunker | None = None):
+    def __init__(self, index: Index, chunk: Chunker | None = None, *, graph_min_rows: int = ANN_MIN_ROWS):
         self.index = index
         self.chunk = chunk
+        self.graph_min_rows = graph_min_rows  # from this many vector rows on, queries use the graph
         self._cache: _Cache | None = None
         # model → (vector_version, memories_version) when no memory lacked a vector
         self._complete: dict[str, tuple[int, int]] = {}
         self._too_long: set[str] = set()  # hashes a bounded backfill ran out of time in
+        self._graph_lock = threading.Lock()  # a background build installs its graph under it
 
     def _load(self, model: str) -> _Cache:
         """The vector matrix of ``model``, brought up to date.
@@ -147,7 +164,8 @@ class VectorStore:
             rids, matrix, statuses, used = self.index.vector_rows(model, spare=SPARE)
             self._cache = _Cache(model, vector_version, memories_version, rids, matrix, statuses,
                                  used=used)
-            self._write_snapshot(self._cache)
+            if self._write_snapshot(self._cache):
+                self._cache.snapshot_tag, self._cache.snapshot_rows = self._tag(self._cache), used
             return self._cache
 
     def _refresh(self, cache: _Cache, vector_version: int, memories_version: int) -> bool:
@@ -173,11 +191,15 @@ class VectorStore:
         digest = hashlib.blake2b(model.encode("utf-8"), digest_size=6).hexdigest()
         return self.index.path.parent / f"vectors-{digest}.npz"
 
-    def _write_snapshot(self, cache: _Cache) -> None:
+    def _tag(self, cache: _Cache) -> str:
+        """Names the snapshot of ``cache``'s current rows (and a graph built over them)."""
+        return f"{self.index.get_meta('index_id', '')}-{cache.vector_version}-{cache.memories_version}-{cache.used}"
+
+    def _write_snapshot(self, cache: _Cache) -> bool:
         import numpy as np
 
         if cache.used < SNAPSHOT_MIN_ROWS:
-            return
+            return False
         index_id = self.index.get_meta("index_id", "")
 
         def save(handle: Any) -> None:
@@ -189,7 +211,8 @@ class VectorStore:
         try:
             atomic_write(self._snapshot_path(cache.model), save)
         except OSError:  # a cache only: a read-only or full disk just means no snapshot
-            pass
+            return False
+        return True
 
     def _read_snapshot(self, model: str) -> _Cache | None:
         import numpy as np
@@ -206,8 +229,12 @@ class VectorStore:
         dimension = matrix.shape[1] if matrix.ndim == 2 else 0
         all_rids, full, all_statuses = _allocate(used + int(used * SPARE), dimension)
         full[:used], all_rids[:used], all_statuses[:used] = matrix, rids, statuses
-        return _Cache(model, vector_version, memories_version, all_rids, full, all_statuses,
-                      used=used, retired=int((rids < 0).sum()))
+        cache = _Cache(model, vector_version, memories_version, all_rids, full, all_statuses,
+                       used=used, retired=int((rids < 0).sum()))
+        cache.snapshot_tag, cache.snapshot_rows = self._tag(cache), used
+        if used >= self.graph_min_rows:  # before the refresh, which extends it with the rows it appends
+            cache.graph = Graph.load(self._snapshot_path(model), cache.snapshot_tag, used)
+        return cache
 
     def _replace_rows(self, cache: _Cache, memories: list[tuple[int, str, str]]) -> bool:
         """Retire these memories' rows in the cache and append their current vectors
@@ -242,6 +269,9 @@ class VectorStore:
             cache.rids[used:used + len(fresh)] = new_rids
             cache.statuses[used:used + len(fresh)] = new_statuses
             cache.used = used + len(fresh)
+            with self._graph_lock:
+                if cache.graph is not None:
+                    cache.graph.extend(cache.matrix, cache.used)
         if cache.retired > 1000 and cache.retired > cache.used // 4:
             return False  # mostly retired rows: a reload packs the matrix again
         return True
@@ -252,6 +282,7 @@ class VectorStore:
         self._cache = None
         for snapshot in self.index.path.parent.glob("vectors-*.npz"):
             snapshot.unlink(missing_ok=True)
+        Graph.forget(self.index.path.parent)
 
     # "at versions (v, m) no memory lacked a vector for this model": kept in the
     # index too, so a fresh process (a CLI search) checks only what changed since
@@ -365,33 +396,142 @@ class VectorStore:
 
         ``allowed`` (rids passing every filter) wins when given; otherwise only the
         memory statuses are checked, from the cache, without a query per search.
+        Above ``ann.MIN_ROWS`` rows the graph picks the candidate rows when it is ready.
         """
         import numpy as np
 
         cache = self._load(model)
         if cache.used == 0:
             return {}
-        sims = cache.matrix[:cache.used] @ np.asarray(query_vector, dtype=np.float32)
-        rids = cache.rids[:cache.used]
-        if allowed is not None:
-            mask = np.isin(rids, np.asarray(list(allowed) if isinstance(allowed, (set, frozenset))
-                                            else allowed, dtype=np.int64))
-            sims = np.where(mask, sims, -np.inf)
-        elif set(statuses) != {"active", "archived"}:
-            sims = np.where(np.isin(cache.statuses[:cache.used], list(statuses)), sims, -np.inf)
-        elif cache.retired:
-            sims = np.where(rids >= 0, sims, -np.inf)
+        query = np.asarray(query_vector, dtype=np.float32)
+        wanted = _Wanted.of(cache, allowed, statuses)
+        graph = self._graph_for(cache)
+        if graph is not None:
+            found = _graph_scores(cache, graph, query, wanted, limit)
+            if found is not None:
+                return found
+        sims = cache.matrix[:cache.used] @ query
+        if wanted.any_filter:
+            sims = np.where(wanted.passing(slice(0, cache.used)), sims, -np.inf)
         # more rows than `limit` because several chunks can belong to one memory
         take = min(len(sims), limit * 4)
         top = np.argpartition(-sims, take - 1)[:take] if take < len(sims) else np.arange(len(sims))
-        best: dict[int, float] = {}
-        for row in top[np.argsort(-sims[top])]:
-            score = float(sims[row])
-            if score == -np.inf:
+        return _best_per_memory(cache, top, sims[top], limit)
+
+    # the graph: built in the background the first time a query above ann.MIN_ROWS finds
+    # none (the exact product answers meanwhile), or at once by build_graph (a reindex)
+
+    def build_graph(self, model: str, *, lock: Callable[[], Any] | None = None) -> bool:
+        """Build and save the graph over ``model``'s vectors now, when there are enough
+        of them to need one and none is ready; True when one is ready. ``lock``: held
+        while the index is read, not while building (as in ``backfill``)."""
+        with (lock or nullcontext)():
+            cache = self._load(model)
+        if cache.used < self.graph_min_rows:
+            return False
+        if cache.graph is None and not cache.graph_building:  # (a background build finishes alone)
+            self._build_graph(cache)
+        return cache.graph is not None
+
+    def _graph_for(self, cache: _Cache) -> Graph | None:
+        if cache.used < self.graph_min_rows:
+            return None
+        if cache.graph is None and not cache.graph_building:
+            cache.graph_building = True
+            threading.Thread(target=self._build_graph, args=(cache,), name="palace-ann", daemon=True).start()
+        return cache.graph
+
+    def _build_graph(self, cache: _Cache) -> None:
+        """Build over the snapshot's rows (so the saved graph fits the snapshot a fresh
+        process reads), then add the rows appended since and install it."""
+        cache.graph_building = True
+        matrix, rows = cache.matrix, cache.snapshot_rows or cache.used
+        try:
+            graph = Graph.build(matrix, rows)
+        except Exception as exc:  # the exact product keeps answering; never retried in this process
+            log.warning("could not build the vector graph (%s: %s); exact search is used",
+                        type(exc).__name__, exc)
+            return
+        if cache.snapshot_tag and rows == cache.snapshot_rows:
+            graph.save(self._snapshot_path(cache.model), cache.snapshot_tag)
+        with self._graph_lock:
+            graph.extend(cache.matrix, cache.used)
+            cache.graph = graph
+        cache.graph_building = False
+
+
+@dataclass
+class _Wanted:
+    """Which rows of the cache a query may return: of allowed memories, or statuses."""
+
+    cache: _Cache
+    allowed: Any  # sorted int64 array of rids, or None
+    statuses: tuple[str, ...]
+
+    @classmethod
+    def of(cls, cache: _Cache, allowed: "Collection[int] | None", statuses: tuple[str, ...]) -> "_Wanted":
+        import numpy as np
+
+        if allowed is not None:
+            allowed = np.asarray(list(allowed) if isinstance(allowed, (set, frozenset)) else allowed,
+                                 dtype=np.int64)
+        return cls(cache, allowed, statuses)
+
+    @property
+    def any_filter(self) -> bool:
+        return (self.allowed is not None or set(self.statuses) != {"active", "archived"}
+                or self.cache.retired > 0)
+
+    def share(self) -> float:
+        """About what share of the rows passes (the graph over-fetches by its inverse)."""
+        if self.allowed is None:
+            return 1.0
+        return min(1.0, len(self.allowed) / max(1, self.cache.used - self.cache.retired))
+
+    def passing(self, rows: Any) -> Any:
+        import numpy as np
+
+        if self.allowed is not None:
+            return np.isin(self.cache.rids[rows], self.allowed)
+        if set(self.statuses) != {"active", "archived"}:
+            return np.isin(self.cache.statuses[rows], list(self.statuses))
+        return self.cache.rids[rows] >= 0
+
+
+# The graph is asked for the rows a query needs divided by the share passing the filters,
+# up to this many (then 4x, twice); a filter rarer than that is answered exactly.
+GRAPH_MOST_ROWS = 8192
+
+
+def _graph_scores(cache: _Cache, graph: Graph, query: Any, wanted: _Wanted, limit: int) -> dict[int, float] | None:
+    """The top ``limit`` memories among the graph's nearest rows, their cosines exact
+    (from the float32 matrix); None when too few of those rows pass the filters."""
+    count = int(limit * 4 / max(wanted.share(), 1e-9))
+    for _ in range(3):
+        if count > GRAPH_MOST_ROWS and count < graph.rows:
+            return None
+        rows = graph.nearest(query, min(count, graph.rows))
+        rows = rows[(rows >= 0) & (rows < cache.used)]
+        rows = rows[wanted.passing(rows)]
+        best = _best_per_memory(cache, rows, cache.matrix[rows] @ query, limit)
+        if len(best) >= limit or count >= graph.rows:
+            return best
+        count *= 4
+    return None
+
+
+def _best_per_memory(cache: _Cache, rows: Any, sims: Any, limit: int) -> dict[int, float]:
+    """Each memory's best cosine among ``rows`` (``sims`` theirs), best first, ``limit`` of them."""
+    import numpy as np
+
+    best: dict[int, float] = {}
+    for at in np.argsort(-sims):
+        score = float(sims[at])
+        if score == -np.inf:
+            break
+        rid = int(cache.rids[rows[at]])
+        if rid not in best:
+            best[rid] = score
+            if len(best) >= limit:
                 break
-            rid = int(rids[row])
-            if rid not in best:
-                best[rid] = score
-                if len(best) >= limit:
-                    break
-        return best
+    return best

@@ -46,8 +46,11 @@ class Embedding:
         if embedder is None:
             raise EmbedderUnavailableError(self.error or NO_EMBEDDER)
         deadline = None if seconds is None else time.monotonic() + seconds
-        return self.vectors.backfill(embedder, limit=limit, batch_size=batch_size or self.settings.vector_batch_size,
+        done = self.vectors.backfill(embedder, limit=limit, batch_size=batch_size or self.settings.vector_batch_size,
                                      deadline=deadline, lock=lock, pause=pause)
+        if limit is None and seconds is None:  # a whole backfill (a reindex): leave search ready
+            self.vectors.build_graph(embedder.name, lock=lock)
+        return done
 
     @contextlib.contextmanager
     def batched(self, embed_written: Any) -> Iterator[None]:

@@ -76,6 +76,11 @@ class PgVectors:
             done += count
         return done
 
+    def build_graph(self, model: str, *, lock: Any = None) -> bool:
+        """Nothing to build ahead: the server keeps its HNSW index (``ensure_hnsw``)
+        current itself, made by the first search of a model."""
+        return False
+
     def ensure_hnsw(self, model: str, dimension: int) -> str:
         """The HNSW index of this model's vectors (made once, by whoever gets here first)."""
         from psycopg import sql
