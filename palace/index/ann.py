@@ -34,21 +34,24 @@ BUILD_THREADS = 0  # all cores: a build runs in the background or in a reindex, 
 class Graph:
     """The HNSW graph over rows ``[0, rows)`` of one vector matrix."""
 
-    def __init__(self, index: Any, rows: int):
+    def __init__(self, index: Any, rows: int, built_in_s: float | None = None):
         self.index, self.rows = index, rows
+        self.built_in_s = built_in_s  # how long the build took (None: loaded from a file)
 
     @classmethod
     def build(cls, matrix: Any, rows: int) -> "Graph":
         """A graph over ``matrix[:rows]`` (normalised float32 rows)."""
-        from usearch.index import Index
+        import time
 
         import numpy as np
+        from usearch.index import Index
 
+        started = time.perf_counter()
         index = Index(ndim=matrix.shape[1], metric="ip", dtype="f16", connectivity=CONNECTIVITY,
                       expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)
         if rows:
             index.add(np.arange(rows, dtype=np.uint64), matrix[:rows], threads=BUILD_THREADS)
-        return cls(index, rows)
+        return cls(index, rows, time.perf_counter() - started)
 
     def extend(self, matrix: Any, stop: int) -> None:
         """Add rows ``[self.rows, stop)`` of ``matrix`` (rows appended since the build)."""
