@@ -306,6 +306,11 @@ MIGRATIONS: list[Migration] = [
     # 10: dialogues are embedded by their turns (palace/text/chunking.py), and their vectors'
     # key says so: the memories of earlier releases get the new key
     rekey_dialogues,
+    # 11: a tag filter ("this tag or one below it") reads memory_tags by a byte range
+    # (database._below): text_pattern_ops orders by bytes whatever the collation
+    """
+    CREATE INDEX IF NOT EXISTS memory_tags_pattern ON memory_tags (tag text_pattern_ops, rid);
+    """,
 ]
 
 
