@@ -32,11 +32,13 @@ class PgVectors:
         self._complete: dict[str, tuple[int, int]] = {}
         self._counts: dict[str, tuple[float, int]] = {}  # model → (when counted, vectors)
         self._too_long: set[str] = set()  # hashes a bounded backfill ran out of time in
+        self._hnsw: dict[tuple[str, int], str] = {}  # (model, dimension) → its index, known to exist
 
     def invalidate(self) -> None:
         """Forget what this process remembers (completeness, counts); rows are read anew."""
         self._complete.clear()
         self._counts.clear()
+        self._hnsw.clear()
 
     def pending(self, model: str, *, limit: int = 1000) -> int:
         """How many memories have no vector for ``model`` (counted up to ``limit``)."""
@@ -84,11 +86,14 @@ class PgVectors:
         """The HNSW index of this model's vectors (made once, by whoever gets here first)."""
         from psycopg import sql
 
+        if (model, dimension) in self._hnsw:  # CREATE INDEX IF NOT EXISTS locks the table: once per process
+            return self._hnsw[(model, dimension)]
         name = "vectors_hnsw_" + hashlib.blake2b(f"{model}|{dimension}".encode(), digest_size=6).hexdigest()
         with self.palace.connection() as conn:
             conn.execute(sql.SQL("CREATE INDEX IF NOT EXISTS {} ON vectors USING hnsw "
                                  "((vec::vector({})) vector_cosine_ops) WHERE model = {}").format(
                 sql.Identifier(name), sql.Literal(dimension), sql.Literal(model)))
+        self._hnsw[(model, dimension)] = name
         return name
 
     def _count(self, model: str) -> int:
