@@ -326,9 +326,10 @@ def needed_terms(units: Sequence[Unit]) -> list[str]:
 def best_passing(rids: Any, scores: Any, limit: int, passing: Callable[[list[int]], set[int]],
                  passing_all: Callable[[], Any]) -> dict[int, float]:
     """The ``limit`` best-scored rows that pass a filter: the best few usually do, so
-    check them first, then widen; a selective filter takes its whole passing set
-    (``passing_all``) and masks at once. Both backends use this, step for step, so
-    their ties fall alike."""
+    check them first, then widen; a selective filter takes the row ids that may pass
+    (``passing_all``: every passing one, perhaps more) and checks the best of those
+    exactly, in growing slices. Both backends use this, step for step, so their ties
+    fall alike (a stable sort: a subset keeps the superset's order)."""
     import numpy as np
 
     if len(rids) == 0:
@@ -344,14 +345,21 @@ def best_passing(rids: Any, scores: Any, limit: int, passing: Callable[[list[int
         if len(picked) == limit or k >= len(rids):
             return {int(rids[i]): float(scores[i]) for i in picked}
     candidates = np.flatnonzero(np.isin(rids, passing_all()))
-    chosen = candidates[np.argsort(-scores[candidates], kind="stable")[:limit]].tolist()
-    return {int(rids[i]): float(scores[i]) for i in chosen}
+    ordered = candidates[np.argsort(-scores[candidates], kind="stable")]
+    picked = []
+    start, step = 0, limit * 3
+    while len(picked) < limit and start < len(ordered):
+        chunk = ordered[start:start + step]
+        kept = passing(rids[chunk].tolist())
+        picked += [i for i in chunk.tolist() if int(rids[i]) in kept]
+        start, step = start + step, step * 8
+    return {int(rids[i]): float(scores[i]) for i in picked[:limit]}
 
 
 class KeywordScoring:
     """BM25 over an index's postings, the same code on both backends (so both rank
     identically). The index provides ``postings(terms)``, ``_passing(rids, filters)`` and
-    ``filtered_rids(filters)``."""
+    ``filtered_rids(filters)``, and may narrow ``maybe_passing(filters)``."""
 
     def postings(self, terms: Iterable[str]) -> Postings:
         raise NotImplementedError
@@ -361,6 +369,11 @@ class KeywordScoring:
 
     def filtered_rids(self, filters: Any) -> Any:
         raise NotImplementedError
+
+    def maybe_passing(self, filters: Any) -> Any:
+        """Row ids holding every memory that passes ``filters`` (more are checked and
+        dropped): where the exact set costs more to find, an index may give a superset."""
+        return self.filtered_rids(filters)
 
     def keyword_scores(self, groups: Sequence[tuple[float, Sequence[Any]]], filters: Any,
                        limit: int) -> dict[int, float]:
@@ -377,4 +390,4 @@ class KeywordScoring:
             return {}
         rids, scores = bm25_scores(postings.lists, units, docs=postings.docs, total_length=postings.total_length)
         return best_passing(rids, scores, limit, lambda some: self._passing(some, filters),
-                            lambda: self.filtered_rids(filters))
+                            lambda: self.maybe_passing(filters))

@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from palace.errors import ConfigError, InvalidInputError, MemoryNotFoundError
+from palace.index import Filters
 from palace.manager import MemoryPalaceManager
 
 pytest_plugins = ["conftest_postgres"]
@@ -221,6 +222,28 @@ def test_a_tag_filter_matches_its_descendants_on_either_backend(pm):
     pm.store("别的项目", tags=["project/palace_old"])  # '_' is no wildcard here
     assert {m.id for m in pm.list(tags=["project/palace"])} == {search.id, parent.id}
     assert [m.id for m in pm.list(tags=["project/palace/search"])] == [search.id]
+
+
+def test_a_selective_tag_filter_reaches_its_weak_matches_and_only_those_passing(pm):
+    """Strong untagged matches fill the top, so the filter reaches past them (Postgres
+    takes the tag's memories from the tag index and checks status and room itself):
+    a tagged memory that is archived or in another room is never returned."""
+    for i in range(150):
+        pm.store(f"redis redis redis {i}", location="noise", created_at=NOW)
+    wanted = [pm.store(f"a long note that mentions redis once among many other words {i}",
+                       location="ops/cache", tags=["keep/cache"], created_at=NOW).id for i in range(3)]
+    elsewhere = pm.store("redis redis in another room", location="projects", tags=["keep"], created_at=NOW).id
+    archived = pm.store("redis redis archived", location="ops", tags=["keep"], created_at=NOW)
+    pm.update(archived.id, status="archived")
+    def ids(rids):
+        return {row.id for row in pm.index.rows_by_rid(list(rids)).values()}
+
+    # a pool of 2 checks the best 6, then 80, of 155 matches: then the filter's own rows
+    assert ids(pm.index.keyword_scores([(1.0, ["redis"])], Filters(tags=("keep",), location="ops"), 2)) < set(wanted)
+    assert ids(pm.index.keyword_scores([(1.0, ["redis"])], Filters(tags=("keep",), location="ops"), 5)) == set(wanted)
+    assert ids(pm.index.keyword_scores([(1.0, ["redis"])], Filters(tags=("keep",)), 5)) == {*wanted, elsewhere}
+    found = {r.memory.id for r in pm.search("redis", tags=["keep"], location="ops", now=NOW, record_access=False)}
+    assert found == set(wanted)
 
 
 GRAPH_CORPUS = [

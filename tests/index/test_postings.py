@@ -166,6 +166,30 @@ def test_a_selective_filter_still_finds_its_weaker_matches(pm):
     assert {r.memory.id for r in pm.search("redis", tags=["keep"])} == wanted
 
 
+def test_best_passing_from_a_superset_is_the_exact_top_of_the_passing_rows():
+    """``best_passing`` given every row id that may pass (a superset, as the Postgres
+    tag index gives) picks what it picks given the exact passing set, and that is the
+    ``limit`` best passing rows by score, whatever the filter's share."""
+    import numpy as np
+
+    rng = random.Random(29)
+    for _ in range(200):
+        n = rng.randint(1, 3000)
+        rids = np.array(sorted(rng.sample(range(1, 10 * n), n)), dtype=np.int64)
+        scores = np.array(rng.sample(range(1, 50 * n), n), dtype=np.float64) / 7.0  # distinct
+        share = rng.choice([0.0, 0.001, 0.01, 0.1, 0.5, 1.0])
+        passing = {int(r) for r in rids if rng.random() < share}
+        extra = {int(r) for r in rids if rng.random() < 0.3} | {10 * n + 5}  # superset: more, and unscored
+        limit = rng.randint(1, 60)
+        best = sorted(passing, key=lambda r: -scores[np.searchsorted(rids, r)])[:limit]
+
+        exact = np.array(sorted(passing), dtype=np.int64)
+        superset = np.array(sorted(passing | extra), dtype=np.int64)
+        picked = postings.best_passing(rids, scores, limit, passing.intersection, lambda s=superset: s)
+        assert list(picked) == best
+        assert picked == postings.best_passing(rids, scores, limit, passing.intersection, lambda e=exact: e)
+
+
 def test_archived_memories_are_left_out_unless_asked_for(pm):
     for i in range(30):
         pm.store(f"kafka kafka {i}", location="noise")

@@ -46,8 +46,8 @@ def _where(filters: Filters, alias: str = "m") -> tuple[str, list[Any]]:
     clauses = [f"{alias}.status = ANY(%s)"]
     params: list[Any] = [list(filters.statuses)]
     if filters.location:  # the room or any room inside it
-        clauses.append(f"({alias}.location = %s OR {alias}.location LIKE %s)")
-        params += [filters.location, _below(filters.location)]
+        clauses.append(f"({alias}.location = %s OR ({alias}.location ~>=~ %s AND {alias}.location ~<~ %s))")
+        params += [filters.location, *_below(filters.location)]
     if filters.type:
         clauses.append(f"{alias}.type = %s")
         params.append(filters.type)
@@ -59,14 +59,18 @@ def _where(filters: Filters, alias: str = "m") -> tuple[str, list[Any]]:
         params.append(filters.end_ts)
     for tag in filters.tags:  # a tag or any tag below it, as locally (project/palace ⊃ project/palace/search)
         clauses.append(f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.rid = {alias}.rid "
-                       "AND (t.tag = %s OR t.tag LIKE %s))")
-        params += [tag, _below(tag)]
+                       "AND (t.tag = %s OR (t.tag ~>=~ %s AND t.tag ~<~ %s)))")
+        params += [tag, *_below(tag)]
     return " AND ".join(clauses), params
 
 
-def _below(name: str) -> str:
-    """A LIKE pattern for everything under ``name/`` (LIKE, not a range: collation-proof)."""
-    return name.replace("\\", "\\\\").replace("%", r"\%").replace("_", r"\_") + "/%"
+def _below(name: str) -> tuple[str, str]:
+    """The byte range of everything under ``name/``: from ``name/`` up to ``name0`` ('0'
+    follows '/'), compared by ``~>=~``/``~<~``, which compare bytes whatever the collation
+    (as LIKE does). Unlike LIKE (not leakproof), they may run inside an index scan under
+    row-level security: a room or tag filter reads its rows by the text_pattern_ops
+    index, not by a scan of every memory (188 ms → 10 ms at 300k)."""
+    return name + "/", name + "0"
 
 
 @contextmanager
@@ -495,11 +499,34 @@ class PgIndex(PgGraphQueries, KeywordScoring):
             "WHERE m.status = ANY(%s) GROUP BY t.tag ORDER BY t.tag", (list(statuses),))}
 
     def filtered_rids(self, filters: Filters) -> Any:
+        where, params = _where(filters)
+        return self._packed_rids(f"SELECT m.rid FROM memories m WHERE {where}", params)
+
+    def maybe_passing(self, filters: Filters) -> Any:
+        """For a tag filter, the memories the tag index lists under each tag (their
+        status, scope and other filters unchecked: ``best_passing`` checks its picks),
+        which reads no memory row: a tag held by a quarter of 300k memories takes 30 ms
+        so, 280 ms with every row's status and scope checked."""
         import numpy as np
 
-        where, params = _where(filters)
-        return np.fromiter((r["rid"] for r in self._all(f"SELECT rid FROM memories m WHERE {where}", params)),
-                           dtype=np.int64)
+        if not filters.tags:
+            return self.filtered_rids(filters)
+        found = [self._packed_rids("SELECT rid FROM memory_tags WHERE tag = %s OR (tag ~>=~ %s AND tag ~<~ %s)",
+                                   [tag, *_below(tag)]) for tag in filters.tags]
+        common = found[0]
+        for other in found[1:]:
+            common = np.intersect1d(common, other)
+        return common
+
+    def _packed_rids(self, select: str, params: Sequence[Any]) -> Any:
+        """The row ids ``select`` gives, packed by the server into one value (tens of
+        thousands of rows each read into a Python dict cost more than the query)."""
+        import numpy as np
+
+        with self.palace.connection() as conn:
+            row = conn.execute(f"SELECT string_agg(int8send(s.rid), ''::bytea) AS rids FROM ({select}) s",
+                               params, binary=True).fetchone()
+        return np.frombuffer(row["rids"] or b"", ">i8").astype(np.int64)
 
     def term_holders(self, terms: Iterable[str]) -> tuple[int, dict[str, AbstractSet[int]]]:
         """As ``Index.term_holders``: (memories indexed, term → row ids holding it), for
