@@ -27,7 +27,7 @@ from palace.store.atomic import atomic_write
 MIN_ROWS = 20_000
 CONNECTIVITY = 16  # edges per node (usearch's default): recall 0.99 at ef 64 on 100k MiniLM vectors
 EXPANSION_ADD = 128  # candidates kept while linking a new node
-EXPANSION_SEARCH = 128  # candidates kept while searching (raised to the rows asked for); 64 gave recall 0.92 at 1M
+EXPANSION_SEARCH = 256  # candidates kept while searching (raised to the rows asked for): at 1M, 128 gave recall@10 0.94, 256 0.979 (1.4 ms)
 BUILD_THREADS = 0  # all cores: a build runs in the background or in a reindex, never in a query
 
 
