@@ -36,6 +36,15 @@ SUPERSEDED_BY = "supersededBy"
 
 
 @dataclass(frozen=True)
+class Applied:
+    """What applying a stored memory's facts did: the review items it queued, and whether
+    it changed the memory itself (its fact ended where a later one already began)."""
+
+    queued: list[ReviewItem]
+    ended_own: bool = False
+
+
+@dataclass(frozen=True)
 class Reached:
     memory_id: str
     rid: int
@@ -259,9 +268,11 @@ class GraphService:
         return [replace(r, memory_id=memory.id) for r in relations]
 
     def after_store(self, memory: Memory, now: datetime, *, not_yet: AbstractSet[str] = frozenset(),
-                    stated: Sequence[Relation] | None = None) -> list[ReviewItem]:
+                    stated: Sequence[Relation] | None = None) -> "Applied":
         """Apply what ``memory``'s relations mean for older facts: close and mark the
-        certain ones, queue the uncertain ones. Returns the review items added.
+        certain ones, queue the uncertain ones; close its own fact where a later one
+        already stated begins. Returns the review items added, and whether ``memory``
+        itself was changed.
 
         The same rule runs on ``store`` and, for files added or edited by hand, after a
         sync (``apply_changes``). A pair already decided (``graph-decisions.json``) is
@@ -270,6 +281,7 @@ class GraphService:
         of the same batch that come after this one (a sync's, an import's): not older facts.
         ``stated``: ``memory``'s relations when the caller has read them already (a store)."""
         queued: list[ReviewItem] = []
+        ended_own = False
         relations = (self._relations_of(memory) if stated is None
                      else [replace(r, memory_id=memory.id) for r in stated])
         self.withdraw(memory.id, still_stated=relations)
@@ -285,6 +297,15 @@ class GraphService:
                 marked = self.close(old.memory_id, old, old.valid_to, by=memory.id)
                 self.decisions.record(Decided(old.memory_id, fact_id(old), memory.id, fact_id(new),
                                               "superseded", old.valid_to.isoformat(), marked))
+            later = decision.ended_by
+            if later is not None and later.memory_id is not None and later.valid_from is not None:
+                # the new fact arrived after one that retires it: it ends where that one starts,
+                # recorded as that memory's decision (withdrawing it reopens this fact)
+                if self.decisions.find(memory.id, fact_id(new), later.memory_id, fact_id(later)) is None:
+                    marked = self.close(memory.id, new, later.valid_from, by=later.memory_id)
+                    ended_own = True
+                    self.decisions.record(Decided(memory.id, fact_id(new), later.memory_id, fact_id(later),
+                                                  "superseded", later.valid_from.isoformat(), marked))
             for old, reason in zip(decision.review, decision.reasons[len(decision.supersede):]):
                 assert old.memory_id is not None
                 if self._asked_before(old.memory_id, fact_id(old), memory.id, fact_id(new)):
@@ -294,7 +315,7 @@ class GraphService:
                                       reason=reason, created_at=now.isoformat())
                 if item is not None:
                     queued.append(item)
-        return queued
+        return Applied(queued, ended_own)
 
     def _fact_of(self, data: dict[str, Any]) -> str:
         return fact_id(read_facts({"relations": [data]}, "", created_at=None, tz=self.tz, strict=False)[1][0])
@@ -327,7 +348,7 @@ class GraphService:
         ordered = sorted(relevant, key=lambda m: (m.created_at.timestamp() if m.created_at else 0.0, m.id))
         for index, memory in enumerate(ordered):
             later = {m.id for m in ordered[index + 1:]}
-            queued.extend(self.after_store(memory, now, not_yet=later))
+            queued.extend(self.after_store(memory, now, not_yet=later).queued)
         return queued
 
     def withdraw(self, memory_id: str, *, still_stated: Sequence[Relation]) -> list[str]:

@@ -16,6 +16,11 @@ fact's time) and stated no later than the new one:
   know beside an exclusive slot's ("works_at Acme", then a hand-written "quit Acme").
 * otherwise the facts **coexist**: a second liked drink, a second language, a
   project's stack beside the user's editor, facts of two subjects.
+
+A fact can arrive after a later one (a backdated store, an import, two writers at once):
+it retires nothing that starts after it, and is itself closed where the earliest later
+fact that would have retired it begins (``ended_by``). So the order facts arrive in
+never changes the timeline they leave: one current value per subject and slot.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ class Decision:
     supersede: tuple[Relation, ...] = ()   # old relations to close, validTo already set
     review: tuple[Relation, ...] = ()      # old relations a person should compare with the new one
     reasons: tuple[str, ...] = ()
+    ended_by: Relation | None = None       # a later fact already stated: the new one ends where it starts
 
 
 def _same_tool_kind(old: Relation, new: Relation) -> tuple[bool, bool]:
@@ -99,7 +105,7 @@ def decide(old_relations: Sequence[Relation], new: Relation, now: datetime, *,
         if old.object_key == new.object_key and old.predicate_key == new.predicate_key and not new.ended:
             continue  # the same fact again
         if old.valid_from is not None and old.valid_from > at:
-            continue  # an older fact arriving late does not retire a newer one
+            continue  # an older fact arriving late does not retire a newer one (ended_by)
         reason = _same_slot(old, new)
         if reason is not None:
             supersede.append(replace(old, valid_to=at))
@@ -117,7 +123,21 @@ def decide(old_relations: Sequence[Relation], new: Relation, now: datetime, *,
                     and not any(_same_fact(old, s) for s in supersede) and not _same_fact(old, new)):
                 supersede.append(replace(old, valid_to=at))
                 closing.append(f"{family(old.predicate)} of the job at {closed.object}")
-    return Decision(tuple(supersede), tuple(review), tuple(closing + asking))
+    return Decision(tuple(supersede), tuple(review), tuple(closing + asking), _ended_by(old_relations, new, at, subjects))
+
+
+def _ended_by(old_relations: Sequence[Relation], new: Relation, at: datetime,
+              subjects: AbstractSet[str]) -> Relation | None:
+    """The earliest fact already stated that starts after ``new`` and would have retired it
+    had it come second (the same rule, the roles swapped): where ``new`` ends."""
+    if new.ended or (new.valid_to is not None and new.valid_to <= at):
+        return None
+    later = [old for old in old_relations
+             if old.subject_key in subjects and old.valid_from is not None and old.valid_from > at
+             and not old.ended and old.memory_id != new.memory_id
+             and (new.valid_to is None or old.valid_from < new.valid_to)
+             and _same_slot(new, old) is not None]
+    return min(later, key=lambda r: (r.valid_from, r.memory_id or ""), default=None)
 
 
 def _same_fact(a: Relation, b: Relation) -> bool:

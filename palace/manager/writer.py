@@ -189,8 +189,9 @@ class Writer:
             new = replace(memory, id=memory_id)
             with self.deriver.known(new, rows):
                 written = self.write(new)
-            if self.index.supports_graph:
-                self.graph().after_store(written, now, stated=relations)  # a new fact may retire older ones
+            if self.index.supports_graph:  # a new fact may retire older ones, or a later one end it
+                if self.graph().after_store(written, now, stated=relations).ended_own:
+                    written = self.read_file_memory(written.id)
         return written
 
     def _stated(self, memory: Memory, given: dict[str, Any]) -> tuple[list[Entity], list[Relation]]:

@@ -355,3 +355,24 @@ def test_both_indexes_return_the_same_typed_graph_rows(pm):
     assert [type(v) for v in relations[0]] == [int, *[str] * 6, float, type(None), str, int, str]
     assert [type(v) for v in mentions[0]] == [str, int, str, str]
     assert [type(v) for v in summary[0]] == [str, str, str, int]
+
+
+def test_facts_stored_out_of_date_order_leave_one_current_address(pm):
+    """Addresses stated with their dates, stored in a shuffled order (an import, a
+    backdated store): each ends where the next one in time begins, whatever order they
+    arrived in, and only the latest is current."""
+    import random
+
+    days = [f"2024-01-{d:02d}" for d in range(1, 13)]
+    arrival = list(enumerate(days))
+    random.Random(29).shuffle(arrival)
+    for i, day in arrival:
+        pm.store(f"Ann lives in City{i}", created_at=day,
+                 extra={"relations": [{"subject": "Ann", "predicate": "lives_in", "object": f"City{i}"}]})
+    facts = sorted((r.valid_from, r.valid_to, r.object) for r in pm.graph.history("Ann") if r.predicate == "lives_in")
+    assert [f[2] for f in facts] == [f"City{i}" for i in range(12)]
+    assert [f[1] for f in facts[:-1]] == [f[0] for f in facts[1:]]   # each ends where the next begins
+    assert facts[-1][1] is None                                       # the latest alone is current
+    stored = {m.content: m for m in pm.list(limit=None)}
+    assert stored["Ann lives in City11"].extra.get("supersededBy") is None
+    assert stored["Ann lives in City0"].extra.get("supersededBy")

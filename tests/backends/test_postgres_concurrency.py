@@ -205,3 +205,35 @@ def test_stores_about_different_subjects_closing_one_memory_lose_no_close(postgr
             closed = [r.get("validTo") for r in memory.extra["relations"]]
             assert all(closed), (memory_id, memory.extra["relations"])
             assert memory.extra.get("supersededBy")
+
+
+def test_sixteen_writers_of_the_same_subjects_leave_one_current_value_per_slot(postgres_url, tmp_path):
+    """Sixteen clients at once each state where the same few people live, at dates
+    shuffled so a newer fact often lands before an older one. Every store lands, once;
+    each person ends with exactly one current address, the latest stated, and every
+    older one closed."""
+    writers, each, people = 16, 6, ["Ann", "Ben", "Cai", "Dee"]
+    dates = [f"2024-{1 + k // 28:02d}-{1 + k % 28:02d}" for k in range(writers * each)]
+    random.Random(29).shuffle(dates)
+
+    def write(n: int) -> list[str]:
+        with open_as(postgres_url, tmp_path, f"w{n}") as pm:
+            return [pm.store(f"{people[(n + i) % len(people)]} lives in City{n}x{i}",
+                             created_at=dates[n * each + i],
+                             extra={"relations": [_lives_in(people[(n + i) % len(people)], f"City{n}x{i}")]}).id
+                    for i in range(each)]
+
+    with ThreadPoolExecutor(writers) as pool:
+        stored = [i for ids in pool.map(write, range(writers)) for i in ids]
+    assert len(stored) == len(set(stored)) == writers * each
+
+    with open_as(postgres_url, tmp_path, "auditor") as pm:
+        assert {m.id for m in pm.list(limit=None)} >= set(stored)
+        for person in people:
+            facts = [r for r in pm.graph.history(person) if r.predicate == "lives_in"]
+            stated = {f"City{n}x{i}": dates[n * each + i] for n in range(writers) for i in range(each)
+                      if people[(n + i) % len(people)] == person}
+            assert {r.object for r in facts} == set(stated)   # no fact lost or doubled
+            assert len(facts) == len(stated)
+            current = [r.object for r in facts if r.valid_to is None]
+            assert current == [max(stated, key=stated.__getitem__)], (person, current)

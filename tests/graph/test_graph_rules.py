@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -130,6 +131,37 @@ def test_supersession_properties(olds, new, now):
     # the same fact stated again retires nothing
     again = decide([Relation(new.subject, new.predicate, new.object, valid_from=at, memory_id="x")], new, now)
     assert again.supersede == () and again.review == ()
+
+
+
+def _apply(timeline: list[Relation], new: Relation, now) -> list[Relation]:
+    """What the graph service does with a decision, on a plain list of facts."""
+    decision = decide(timeline, new, now)
+    closed = {(r.memory_id, r.object): r.valid_to for r in decision.supersede}
+    timeline = [replace(r, valid_to=closed[(r.memory_id, r.object)]) if (r.memory_id, r.object) in closed else r
+                for r in timeline]
+    if decision.ended_by is not None:
+        new = replace(new, valid_to=decision.ended_by.valid_from)
+    return [*timeline, new]
+
+
+@given(st.permutations(range(6)), st.lists(st.sampled_from(["杭州", "北京", "上海", "Paris"]), min_size=6, max_size=6))
+def test_arrival_order_never_changes_the_timeline_of_an_exclusive_slot(order, places):
+    """Facts of one subject and one exclusive slot, stored in any order, leave the same
+    timeline: each ends where the next different value begins, and one value is current."""
+    facts = [Relation("Ann", "lives_in", places[i], valid_from=T0 + timedelta(days=i), memory_id=f"m{i}")
+             for i in range(6)]
+    now = T0 + timedelta(days=30)
+    timeline: list[Relation] = []
+    for i in order:
+        timeline = _apply(timeline, facts[i], now)
+    in_order: list[Relation] = []
+    for fact in facts:
+        in_order = _apply(in_order, fact, now)
+    key = sorted((r.memory_id, r.valid_to) for r in timeline)
+    assert key == sorted((r.memory_id, r.valid_to) for r in in_order)
+    current = {r.object for r in timeline if r.current(now)}
+    assert current == {places[5]}
 
 
 def test_capitals_that_only_open_a_sentence_are_not_names():
