@@ -268,7 +268,7 @@ class GraphService:
         return [replace(r, memory_id=memory.id) for r in relations]
 
     def after_store(self, memory: Memory, now: datetime, *, not_yet: AbstractSet[str] = frozenset(),
-                    stated: Sequence[Relation] | None = None) -> "Applied":
+                    stated: Sequence[Relation] | None = None, fresh: bool = False) -> "Applied":
         """Apply what ``memory``'s relations mean for older facts: close and mark the
         certain ones, queue the uncertain ones; close its own fact where a later one
         already stated begins. Returns the review items added, and whether ``memory``
@@ -279,12 +279,17 @@ class GraphService:
         never decided again: re-running changes nothing, a rejected pair is not queued
         again, and an old fact a person reopened by hand stays open. ``not_yet``: memories
         of the same batch that come after this one (a sync's, an import's): not older facts.
-        ``stated``: ``memory``'s relations when the caller has read them already (a store)."""
+        ``stated``: ``memory``'s relations when the caller has read them already (a store).
+        ``fresh``: ``memory`` was just created (a store), so nothing it states was decided
+        or queued before: there is nothing to withdraw (two queries a store saves)."""
         queued: list[ReviewItem] = []
         ended_own = False
         relations = (self._relations_of(memory) if stated is None
                      else [replace(r, memory_id=memory.id) for r in stated])
-        self.withdraw(memory.id, still_stated=relations)
+        if not fresh:
+            self.withdraw(memory.id, still_stated=relations)
+        elif not relations:
+            return Applied(queued)
         for new in relations:
             subjects = self.keys_for([new.subject])  # the subject under each of its aliases
             olds = [r for r in self._relations_by_keys(subjects, as_subject_only=True)

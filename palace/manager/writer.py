@@ -2,7 +2,7 @@
 and (later) the vectors, under the lock its memory needs.
 
 ``Writer`` holds the steps of ``store``, ``update``, ``delete``, ``restore`` and a decay
-run's archiving, the locks (the backend's write lock, one memory's, a subject's) and the
+run's archiving, the locks (the backend's write lock, one memory's) and the
 merge of a stored text that is already there. The manager validates the arguments,
 calls one of these and turns the rows it gets back into memories; it embeds afterwards.
 """
@@ -99,28 +99,14 @@ class Writer:
             return self.lock
         return keyed(*names)
 
-    def store_lock(self, content: str, memory_id: str | None, *, also: Sequence[str] = ()) -> ContextManager[object]:
+    def store_lock(self, content: str, memory_id: str | None) -> ContextManager[object]:
         """A new memory's lock: its id, or (a fresh id) its normalised content, so two
-        clients storing the same text at once still find each other's copy; plus ``also``."""
+        clients storing the same text at once still find each other's copy."""
         from palace.text.tokenize import duplicate_key
 
         if memory_id is not None:
-            return self.memory_lock(f"id:{memory_id}", *also)
-        return self.memory_lock("content:" + duplicate_key(content), *also)
-
-    def subject_locks(self, rows: GraphRows) -> list[str]:
-        """The lock names of the entities a memory's graph ``rows`` state facts about, with
-        every alias of them (the graph's equivalent keys, and aliases the memory itself
-        declares): two stores about one subject take turns, since each may retire the
-        other's fact; stores about different subjects run at once (they used to take the
-        whole lock). The memories whose facts are closed are each locked by their own update."""
-        if not self.index.supports_graph or getattr(self.lock, "keyed", None) is None:
-            return []  # the local file lock is whole anyway
-        _, aliases, relations = rows
-        if not relations:
-            return []
-        keys = {row[0] for row in relations} | {key for row in aliases for key in row}
-        return sorted(f"subject:{key}" for key in self.index.equivalent_keys(keys))
+            return self.memory_lock(f"id:{memory_id}")
+        return self.memory_lock("content:" + duplicate_key(content))
 
     # ------------------------------------------------------------------ files and index
 
@@ -170,9 +156,11 @@ class Writer:
             memory = replace(memory, extra=with_extracted(memory.extra, memory.content, memory.tags))
         entities, relations = self._stated(memory, given)
         rows = rows_of(entities, relations)
-        # a memory stating facts may retire other memories' facts about the same subjects
-        # (after_store): it also takes those subjects' locks (subject_locks)
-        with self.store_lock(memory.content, id, also=self.subject_locks(rows)):
+        # No lock on the subjects a memory states facts about: after_store reads their facts
+        # after this memory's row is committed, so of two stores about one subject at once
+        # the later reader sees both facts, and the rule gives the same timeline whichever
+        # applies it (supersede.decide: a fact arriving late is ended by the later one)
+        with self.store_lock(memory.content, id):
             if id is not None:
                 memory_id = validate_id(id)
                 if self.index.row_by_id(memory_id) is not None or self.storage.in_trash(memory_id):
@@ -190,7 +178,7 @@ class Writer:
             with self.deriver.known(new, rows):
                 written = self.write(new)
             if self.index.supports_graph:  # a new fact may retire older ones, or a later one end it
-                if self.graph().after_store(written, now, stated=relations).ended_own:
+                if self.graph().after_store(written, now, stated=relations, fresh=id is None).ended_own:
                     written = self.read_file_memory(written.id)
         return written
 

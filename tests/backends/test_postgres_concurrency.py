@@ -5,6 +5,7 @@ while they race is exactly the one a rebuild from the rows gives (same BM25)."""
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -144,32 +145,41 @@ def _lives_in(subject: str, place: str) -> dict:
     return {"subject": subject, "predicate": "lives_in", "object": place}
 
 
-def test_a_fact_about_one_subject_does_not_wait_for_a_store_about_another(postgres_url, tmp_path):
-    """A store that states a fact takes its subject's lock (it may retire that subject's
-    older facts), not the whole write lock: another client's fact about someone else
-    goes ahead, a fact about the same subject (or one of its aliases) waits its turn."""
+def test_a_store_about_a_subject_waits_for_no_other_and_every_fact_is_applied(postgres_url, tmp_path, monkeypatch):
+    """No lock on a fact's subject: while one client's store about Alice is held between
+    its commit and its supersession step, another client's stores about her (one under
+    her alias, one backdated) go ahead at once. When the first finishes, the timeline is
+    the one any order gives: each address ends where the next begins, the latest current."""
+    from palace.graph.service import GraphService
+
+    held, release = threading.Event(), threading.Event()
+    real = GraphService.after_store
+
+    def paused(self, memory, now, **kwargs):
+        if "Berlin" in memory.content:
+            held.set()
+            release.wait(20)
+        return real(self, memory, now, **kwargs)
+
+    monkeypatch.setattr(GraphService, "after_store", paused)
     with open_as(postgres_url, tmp_path, "one") as first, open_as(postgres_url, tmp_path, "two") as second:
         first.store("Alice's address", created_at="2024-01-01", extra={"relations": [_lives_in("Alice", "Paris")]})
         first.store("Alice is also called Ally", extra={"entities": [{"name": "Alice", "aliases": ["Ally"]}]})
         with ThreadPoolExecutor(1) as pool:
-            with first._writer.memory_lock("subject:alice"):
-                t0 = time.perf_counter()
-                second.store("Bob's address", extra={"relations": [_lives_in("Bob", "Rome")]})
-                assert time.perf_counter() - t0 < 5
-                same = pool.submit(second.store, "Alice moved", created_at="2025-01-01",
-                                   extra={"relations": [_lives_in("Alice", "Berlin")]})
-                time.sleep(0.5)
-                assert not same.done()
-            same.result(timeout=10)
-            with first._writer.memory_lock("subject:alice"):  # the alias is the same subject
-                alias = pool.submit(second.store, "Ally moved again", created_at="2025-06-01",
-                                    extra={"relations": [_lives_in("Ally", "Oslo")]})
-                time.sleep(0.5)
-                assert not alias.done()
-            alias.result(timeout=10)
-        # the stores that waited still retired what they had to, under the alias too
-        history = {r.object: r.valid_to for r in second.graph.history("Alice")}
-        assert history["Paris"] is not None and history["Berlin"] is not None and history["Oslo"] is None
+            berlin = pool.submit(first.store, "Alice moved to Berlin", created_at="2025-01-01",
+                                 extra={"relations": [_lives_in("Alice", "Berlin")]})
+            assert held.wait(20)
+            t0 = time.perf_counter()
+            second.store("Ally moved to Oslo", created_at="2025-06-01", extra={"relations": [_lives_in("Ally", "Oslo")]})
+            second.store("Alice's flat in Rome, back then", created_at="2024-06-01",
+                         extra={"relations": [_lives_in("Alice", "Rome")]})
+            assert time.perf_counter() - t0 < 5      # neither waited for the held store
+            release.set()
+            berlin.result(timeout=20)
+        history = {r.object: (r.valid_from.date().isoformat(), r.valid_to and r.valid_to.date().isoformat())
+                   for r in second.graph.history("Alice") if r.predicate == "lives_in"}
+        assert history == {"Paris": ("2024-01-01", "2024-06-01"), "Rome": ("2024-06-01", "2025-01-01"),
+                           "Berlin": ("2025-01-01", "2025-06-01"), "Oslo": ("2025-06-01", None)}
 
 
 def test_stores_about_different_subjects_closing_one_memory_lose_no_close(postgres_url, tmp_path, monkeypatch):

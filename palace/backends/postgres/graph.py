@@ -4,7 +4,7 @@
 ``entity_aliases`` (alias key → entity key, as memories declare them) and
 ``relations`` (triplets with their validity and the memory stating them) are derived
 from each memory's frontmatter in the transaction that writes it (``PgStore.write``
-calls ``write_rows``), and go with it (``ON DELETE CASCADE``). Each row carries its
+runs ``rows_statements``), and go with it (``ON DELETE CASCADE``). Each row carries its
 memory's ``scope``, and the same row-level security as ``memories`` applies to it
 (migration 3): an agent never learns another agent's private entities, aliases or
 relations, not even by a raw query.
@@ -70,21 +70,36 @@ CREATE POLICY review_items_scoped ON review_items
 
 TABLES = ("entities", "entity_aliases", "relations")
 
-def write_rows(conn: Any, rid: int, scope: str, rows: GraphRows) -> None:
-    """Replace memory ``rid``'s graph rows (inside the transaction writing it)."""
-    for table in TABLES:
-        conn.execute(f"DELETE FROM {table} WHERE rid = %s", (rid,))
+def rows_statements(scope: str, rows: GraphRows) -> tuple[list[str], dict[str, Any]]:
+    """The statements (and their named parameters) that replace a memory's graph rows,
+    to run after its row in the same transaction: each finds the memory by ``%(id)s``,
+    so the whole write can go to the server as one query (``PgStore.write``)."""
+    rid = "(SELECT rid FROM memories WHERE id = %(id)s)"
+    statements = [f"DELETE FROM {table} WHERE rid = {rid}" for table in TABLES]
     entities, aliases, relations = rows
-    with conn.cursor() as cur:
-        cur.executemany("INSERT INTO entities VALUES (%s, %s, %s, %s, %s) ON CONFLICT (key, rid) DO UPDATE "
-                        "SET name = EXCLUDED.name, type = EXCLUDED.type",
-                        [(key, rid, scope, name, type_) for key, name, type_ in entities])
-        cur.executemany("INSERT INTO entity_aliases VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                        [(alias, key, rid, scope) for alias, key in aliases])
-        cur.executemany("INSERT INTO relations (rid, scope, subject, predicate, object, predicate_text, "
-                        "valid_from, valid_to, purpose, extracted, subject_text, object_text) "
-                        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                        [(rid, scope, *row) for row in relations])
+    params: dict[str, Any] = {"g_scope": scope}
+    if entities:  # one row per key (rows_of): ON CONFLICT never meets a key twice
+        statements.append(
+            f"INSERT INTO entities SELECT e.key, {rid}, %(g_scope)s, e.name, e.type "
+            "FROM unnest(%(e_key)s::text[], %(e_name)s::text[], %(e_type)s::text[]) AS e(key, name, type) "
+            "ON CONFLICT (key, rid) DO UPDATE SET name = EXCLUDED.name, type = EXCLUDED.type")
+        params.update(e_key=[e[0] for e in entities], e_name=[e[1] for e in entities],
+                      e_type=[e[2] for e in entities])
+    if aliases:
+        statements.append(
+            f"INSERT INTO entity_aliases SELECT a.alias, a.key, {rid}, %(g_scope)s "
+            "FROM unnest(%(a_alias)s::text[], %(a_key)s::text[]) AS a(alias, key) ON CONFLICT DO NOTHING")
+        params.update(a_alias=[a[0] for a in aliases], a_key=[a[1] for a in aliases])
+    if relations:
+        columns = ("subject", "predicate", "object", "predicate_text", "valid_from", "valid_to", "purpose",
+                   "extracted", "subject_text", "object_text")
+        types = ("text", "text", "text", "text", "float8", "float8", "text", "int", "text", "text")
+        arrays = ", ".join(f"%(r_{c})s::{t}[]" for c, t in zip(columns, types))
+        statements.append(
+            f"INSERT INTO relations (rid, scope, {', '.join(columns)}) SELECT {rid}, %(g_scope)s, r.* "
+            f"FROM unnest({arrays}) AS r({', '.join(columns)})")
+        params.update({f"r_{c}": [row[i] for row in relations] for i, c in enumerate(columns)})
+    return statements, params
 
 
 class PgGraphQueries:
