@@ -26,6 +26,7 @@ searches, the same store throughput (its writers share one file lock), export.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 import json
 import multiprocessing
 import os
@@ -225,7 +226,7 @@ def search_latencies(pm: Any, queries: list[syn.QuerySpec]) -> tuple[float, floa
 # ---------------------------------------------------------------------- store throughput
 
 
-def _client(settings: dict[str, Any], client: int, count: int, start: Any, done: Any) -> None:
+def _client(settings: dict[str, Any], client: int, count: int, ready: Any, start: Any, done: Any) -> None:
     import random
 
     from palace import MemoryPalaceManager, Settings
@@ -236,47 +237,68 @@ def _client(settings: dict[str, Any], client: int, count: int, start: Any, done:
         settings = {**settings, "workspace_dir": f"{settings['workspace_dir']}-c{client}"}
     with MemoryPalaceManager(settings=Settings.from_env(**settings)) as pm:
         pm.store("warm up " + str(rng.random()), tags=["bench-throughput"])
+        ready.put(client)
         start.wait()
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), time.process_time()
         for n, spec in enumerate(specs):
             pm.store(f"{spec.content} [bench {client}.{n}]", tags=[*spec.tags, "bench-throughput"],
                      location=spec.location, importance=spec.importance, type=spec.type,
                      created_at=spec.created_at)
-        done.put(time.perf_counter() - t0)
+        done.put((time.perf_counter() - t0, time.process_time() - cpu0))
+
+
+@dataclass
+class Throughput:
+    """One throughput run: stores per second, and the CPU a store cost, in ms: in the
+    client processes (their own clocks) and on the whole machine (/proc/stat), the
+    difference being the server's (and whatever else ran)."""
+
+    rate: float
+    client_ms: float
+    machine_ms: float
+
+    def line(self) -> str:
+        return (f"CPU per store: {self.machine_ms:.1f} ms on the machine, {self.client_ms:.1f} ms of it in the "
+                f"client, {self.machine_ms - self.client_ms:.1f} ms the server's and the rest")
 
 
 def store_throughput(settings: dict[str, Any], clients: int, per_client: int,
-                     sampler: "WaitSampler | None" = None) -> float:
-    """Memories stored per second by ``clients`` processes at once (each its own manager);
-    ``sampler`` watches the server's backends while the clock runs."""
+                     sampler: "WaitSampler | None" = None) -> Throughput:
+    """Memories stored per second by ``clients`` processes at once (each its own manager),
+    and what a store cost in CPU; ``sampler`` watches the server's backends while the clock runs."""
     ctx = multiprocessing.get_context("spawn")
-    start, done = ctx.Event(), ctx.Queue()
-    procs = [ctx.Process(target=_client, args=(settings, c, per_client, start, done)) for c in range(clients)]
+    ready, start, done = ctx.Queue(), ctx.Event(), ctx.Queue()
+    procs = [ctx.Process(target=_client, args=(settings, c, per_client, ready, start, done)) for c in range(clients)]
     for p in procs:
         p.start()
-    time.sleep(2 + clients * 0.7)  # every client opened and warm before the clock starts
+    for _ in procs:  # every client opened and warm (16 starting on 2 cores take a while)
+        ready.get(timeout=300)
+    time.sleep(1)  # ... and the machine quiet again before the clock starts
     if sampler is not None:
         sampler.begin()
-    t0 = time.perf_counter()
+    t0, ticks0 = time.perf_counter(), _cpu_ticks()
     start.set()
+    client_cpu = 0.0
     try:
         import queue
 
         waiting = len(procs)
         while waiting:  # a client that died (its traceback is above) fails the run, never hangs it
             try:
-                done.get(timeout=5)
+                client_cpu += done.get(timeout=5)[1]
                 waiting -= 1
             except queue.Empty:
                 if any(p.exitcode not in (None, 0) for p in procs):
                     raise RuntimeError("a store client died (its traceback is above)") from None
     finally:
-        seconds = time.perf_counter() - t0
+        seconds, ticks1 = time.perf_counter() - t0, _cpu_ticks()
         if sampler is not None:
             sampler.end()
     for p in procs:
         p.join()
-    return clients * per_client / seconds
+    stores = clients * per_client
+    machine_s = (ticks1[0] - ticks0[0]) / os.sysconf("SC_CLK_TCK")
+    return Throughput(stores / seconds, client_cpu * 1000 / stores, machine_s * 1000 / stores)
 
 
 def _cpu_ticks() -> tuple[int, int]:
@@ -370,6 +392,20 @@ class WaitSampler:
         waits = ", ".join(f"{k} {n}" for k, n in f["top_waits"].items())
         return (f"server backends busy {f['busy_backends_mean']:.2f} on average ({f['samples']} samples): {share}"
                 f"{'; top waits: ' + waits if waits else ''}; machine CPU {f['machine_cpu_busy']:.0%} busy")
+
+
+def audit_throughput_rows(pm: Any, clients: int, per_client: int) -> tuple[int, int]:
+    """(lost, duplicated) among what one throughput run's clients stored: every client's
+    store n carries the marker ``[bench client.n]``, so each marker must be there once."""
+    import re
+    from collections import Counter
+
+    from palace.index.database import Filters
+
+    rows = pm.index.list_rows(Filters(statuses=("active", "archived"), tags=("bench-throughput",)))
+    found = Counter(m.group(1) for r in rows for m in [re.search(r"\[bench (\d+\.\d+)\]$", r.content)] if m)
+    wanted = {f"{c}.{n}" for c in range(clients) for n in range(per_client)}
+    return len(wanted - set(found)), sum(k - 1 for k in found.values() if k > 1) + len(set(found) - wanted)
 
 
 def remove_throughput_rows(pm: Any) -> None:
@@ -479,10 +515,17 @@ def run_size(size: int, args: Any, server: Any) -> dict[str, Any]:
             if results.has(key):
                 results.skipped(f"store throughput, {clients} clients{'' if extract else ', no extract'}")
                 continue
-            rate = store_throughput({**base, "graph_extract": extract}, clients, max(20, args.stores // clients),
-                                    sampler)
+            per_client = max(20, args.stores // clients)
+            run = store_throughput({**base, "graph_extract": extract}, clients, per_client, sampler)
+            rate = run.rate
+            with MemoryPalaceManager(settings=Settings.from_env(**base)) as pm:
+                lost, doubled = audit_throughput_rows(pm, clients, per_client)
+                remove_throughput_rows(pm)
             say(f"    store throughput, {clients:>2} clients{'' if extract else ', graph extraction off'}: "
-                f"{rate:.0f} memories/s ({load_now()})")
+                f"{rate:.0f} memories/s; {lost} lost, {doubled} duplicated of {clients * per_client} ({load_now()})")
+            say(f"      {run.line()}")
+            if lost or doubled:
+                raise SystemExit(f"store throughput with {clients} clients lost {lost} and duplicated {doubled} writes")
             extra = {}
             if sampler is not None:
                 say(f"      {sampler.line()}")
@@ -582,7 +625,7 @@ def run_local(size: int, args: Any) -> dict[str, Any]:
         figures["hy_p50"], figures["hy_p95"], _ = search_latencies(pm, queries)
         say(f"    hybrid search: p50 {figures['hy_p50']:.1f} ms, p95 {figures['hy_p95']:.1f} ms")
     for clients in args.clients:
-        rate = store_throughput(base, clients, max(20, args.stores // clients))
+        rate = store_throughput(base, clients, max(20, args.stores // clients)).rate
         figures[f"store_{clients}"] = rate
         say(f"    store throughput, {clients:>2} clients: {rate:.0f} memories/s")
     with MemoryPalaceManager(settings=Settings.from_env(**base)) as pm:
