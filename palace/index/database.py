@@ -29,7 +29,8 @@ from palace.index import graph_tables
 from palace.index.graph_tables import SCHEMA as GRAPH_SCHEMA
 from palace.index.graph_tables import GraphDeriver
 from palace.index.postings import SCHEMA as POSTINGS_SCHEMA
-from palace.index.postings import (KeywordScoring, Postings, add_doc, memory_terms, merge_due, remove_doc, read_lists)
+from palace.index.topk import KeywordScoring
+from palace.index.postings import (Postings, add_doc, memory_terms, merge_due, remove_doc, read_lists)
 from palace.index.postings import clear as clear_postings
 from palace.index.postings import rebuild as rebuild_postings
 from palace.index.rows import ROW_COLUMNS, EdgeRow, EntitySummaryRow, IndexRow, MentionRow, RelationRow

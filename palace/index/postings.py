@@ -323,29 +323,38 @@ def needed_terms(units: Sequence[Unit]) -> list[str]:
     return list(wanted)
 
 
+def best_first(rids: Any, scores: Any, k: int) -> Any:
+    """Indices of the ``k`` best-scored rows, best first, ties by row id; every row tied
+    with the k-th is kept, so which rows make the cut never depends on the order they
+    came in (a full scoring and a pruned one pick alike)."""
+    import numpy as np
+
+    if k < len(scores):
+        kth = np.partition(scores, len(scores) - k)[len(scores) - k]
+        head = np.flatnonzero(scores >= kth)
+    else:
+        head = np.arange(len(scores))
+    return head[np.lexsort((rids[head], -scores[head]))]
+
+
 def best_passing(rids: Any, scores: Any, limit: int, passing: Callable[[list[int]], set[int]],
                  passing_all: Callable[[], Any]) -> dict[int, float]:
-    """The ``limit`` best-scored rows that pass a filter: the best few usually do, so
-    check them first, then widen; a selective filter takes the row ids that may pass
-    (``passing_all``: every passing one, perhaps more) and checks the best of those
-    exactly, in growing slices. Both backends use this, step for step, so their ties
-    fall alike (a stable sort: a subset keeps the superset's order)."""
+    """The ``limit`` best-scored rows that pass a filter (ties by row id): the best few
+    usually do, so check them first, then widen; a selective filter takes the row ids
+    that may pass (``passing_all``: every passing one, perhaps more) and checks the best
+    of those exactly, in growing slices. Both backends use this, step for step."""
     import numpy as np
 
     if len(rids) == 0:
         return {}
     for k in (limit * 3, limit * 40):
-        if k >= len(rids):
-            head = np.argsort(-scores, kind="stable")
-        else:
-            head = np.argpartition(-scores, k - 1)[:k]
-            head = head[np.argsort(-scores[head], kind="stable")]
+        head = best_first(rids, scores, k)
         kept = passing(rids[head].tolist())
         picked = [i for i in head.tolist() if int(rids[i]) in kept][:limit]
         if len(picked) == limit or k >= len(rids):
             return {int(rids[i]): float(scores[i]) for i in picked}
     candidates = np.flatnonzero(np.isin(rids, passing_all()))
-    ordered = candidates[np.argsort(-scores[candidates], kind="stable")]
+    ordered = candidates[np.lexsort((rids[candidates], -scores[candidates]))]
     picked = []
     start, step = 0, limit * 3
     while len(picked) < limit and start < len(ordered):
@@ -354,40 +363,3 @@ def best_passing(rids: Any, scores: Any, limit: int, passing: Callable[[list[int
         picked += [i for i in chunk.tolist() if int(rids[i]) in kept]
         start, step = start + step, step * 8
     return {int(rids[i]): float(scores[i]) for i in picked[:limit]}
-
-
-class KeywordScoring:
-    """BM25 over an index's postings, the same code on both backends (so both rank
-    identically). The index provides ``postings(terms)``, ``_passing(rids, filters)`` and
-    ``filtered_rids(filters)``, and may narrow ``maybe_passing(filters)``."""
-
-    def postings(self, terms: Iterable[str]) -> Postings:
-        raise NotImplementedError
-
-    def _passing(self, rids: list[int], filters: Any) -> set[int]:
-        raise NotImplementedError
-
-    def filtered_rids(self, filters: Any) -> Any:
-        raise NotImplementedError
-
-    def maybe_passing(self, filters: Any) -> Any:
-        """Row ids holding every memory that passes ``filters`` (more are checked and
-        dropped): where the exact set costs more to find, an index may give a superset."""
-        return self.filtered_rids(filters)
-
-    def keyword_scores(self, groups: Sequence[tuple[float, Sequence[Any]]], filters: Any,
-                       limit: int) -> dict[int, float]:
-        """The ``limit`` best memories passing ``filters`` by BM25 over the groups' units
-        (``query_units``; each group the user's own words or one class of concept
-        expansion, with its weight)."""
-        units = query_units(groups)
-        return self.best_keyword(units, self.postings(needed_terms(units)), filters, limit)
-
-    def best_keyword(self, units: Sequence[Unit], postings: Postings, filters: Any,
-                     limit: int) -> dict[int, float]:
-        """The ``limit`` best memories passing ``filters`` by BM25 over postings already read."""
-        if not units:
-            return {}
-        rids, scores = bm25_scores(postings.lists, units, docs=postings.docs, total_length=postings.total_length)
-        return best_passing(rids, scores, limit, lambda some: self._passing(some, filters),
-                            lambda: self.maybe_passing(filters))

@@ -28,7 +28,8 @@ from typing import AbstractSet, Any, Iterable, Iterator, Sequence
 from palace.errors import ConfigError, InvalidInputError, MemoryFileError
 from palace.index.database import Filters
 from palace.index.rows import ROW_COLUMNS, IndexRow
-from palace.index.postings import KeywordScoring, Postings
+from palace.index.postings import Postings
+from palace.index.topk import KeywordScoring
 from palace.models import Memory
 from palace.store.files import PALACE_SUBDIR, TRASH_DIR, TrashRules, parse_memory, render_memory
 from palace.text.tokenize import duplicate_key, index_text, stem
