@@ -263,6 +263,11 @@ def bm25_scores(postings: Mapping[str, tuple["np.ndarray", ...]], units: Sequenc
         _rids, tfs, dls = postings[term]
         tf = tfs.astype(np.float64)
         tf_part[term] = tf * (K1 + 1) / (tf + K1 * (1 - B + B * dls / avgdl))
+    top = max((int(postings[t][0][-1]) for t in term_idf), default=-1)
+    total = sum(len(postings[t][0]) for t in term_idf)
+    dense = top < 4 * total + 1_000_000  # accumulate into arrays over every row id: fastest for usual rids
+    sums = np.zeros(top + 1 if dense else 0, dtype=np.float64)
+    held = np.zeros(top + 1 if dense else 0, dtype=bool)
     all_rids, all_parts = [], []
     for unit in units:
         if unit.weight == 0 or any(term not in term_idf for term in unit.required):
@@ -284,21 +289,19 @@ def bm25_scores(postings: Mapping[str, tuple["np.ndarray", ...]], units: Sequenc
             if common is not None:
                 keep = np.isin(rids, common, assume_unique=True)
                 rids, part = rids[keep], part[keep]
-            all_rids.append(rids)
-            all_parts.append(unit.weight * part)
+            if dense:  # a term's rids are unique: one add per row, in the units' order
+                sums[rids] += unit.weight * part
+                held[rids] = True
+            else:
+                all_rids.append(rids)
+                all_parts.append(unit.weight * part)
+    if dense:
+        hit = np.flatnonzero(held)
+        return hit.astype(np.int64), sums[hit]
     if not all_rids:
         return np.zeros(0, np.int64), np.zeros(0, np.float64)
-    rids = np.concatenate(all_rids)
-    weighted = np.concatenate(all_parts)
-    if len(rids) == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.float64)
-    top = int(rids.max())
-    if top < 4 * len(rids) + 1_000_000:  # dense accumulate: fastest for usual rids
-        sums = np.bincount(rids, weights=weighted, minlength=top + 1)
-        hit = np.flatnonzero(np.bincount(rids, minlength=top + 1))
-        return hit.astype(np.int64), sums[hit]
-    unique, inverse = np.unique(rids, return_inverse=True)
-    return unique, np.bincount(inverse, weights=weighted)
+    unique, inverse = np.unique(np.concatenate(all_rids), return_inverse=True)
+    return unique, np.bincount(inverse, weights=np.concatenate(all_parts))
 
 
 def query_units(groups: Sequence[tuple[float, Sequence[Any]]]) -> list[Unit]:
