@@ -33,6 +33,7 @@ from palace.index.topk import KeywordScoring
 from palace.models import Memory
 from palace.store.files import PALACE_SUBDIR, TRASH_DIR, TrashRules, parse_memory, render_memory
 from palace.text.tokenize import duplicate_key, index_text, stem
+from palace.backends.postgres.cache import ListCache
 from palace.backends.postgres.graph import PgGraphQueries, rows_statements as graph_statements
 from palace.backends.postgres.postings import FOLD_EVERY, RidSet, fold_due, fold_read, read_postings
 from palace.backends.postgres.roles import bound_identity
@@ -115,6 +116,7 @@ class PostgresPalace:
         self._side_pool: Any = None  # dedicated_connection's (capture's spool visits)
         self._side_lock = threading.Lock()
         self._pinned = threading.local()  # the connection a thread holding the write lock works on
+        self.lists = ListCache()  # the keyword lists this process read, while unchanged on the server
         self._touched: dict[tuple[str, str], None] = {}  # (term, scope) written since the last fold check
         self._writes = 0
         self._touch_lock = threading.Lock()
@@ -566,7 +568,7 @@ class PgIndex(PgGraphQueries, KeywordScoring):
         """As ``Index.postings``: the stems' postings over the scopes this client sees."""
         due: list[tuple[str, str]] = []
         with self.palace.connection() as conn:  # base, delta and counters from one snapshot
-            lists, docs, length = read_postings(conn, list(dict.fromkeys(terms)), due)
+            lists, docs, length = read_postings(conn, list(dict.fromkeys(terms)), due, self.palace.lists)
             fold_read(conn, due)  # a delta grown past its share: folded by whoever reads it
         return Postings(docs, length, lists)
 

@@ -31,6 +31,8 @@ from __future__ import annotations
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
+from palace.backends.postgres.cache import Kept, ListCache, Lists, State
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -57,18 +59,25 @@ def _unpack(rids: bytes, tfs: bytes, dls: bytes) -> tuple["np.ndarray", "np.ndar
             np.frombuffer(dls, TF).astype(np.int32))
 
 
-def _overlay(base: tuple["np.ndarray", ...], changes: tuple["np.ndarray", ...]) -> tuple["np.ndarray", ...]:
-    """``base`` with each changed row id replaced by its delta row (tf 0: removed)."""
+def _overlay(base: Lists, changes: Lists) -> Lists:
+    """``base`` with each changed row id replaced by its delta row (tf 0: removed), rids
+    ascending. Both are sorted: the changed rows are found by binary search, and the
+    two sorted runs merge in one stable sort (linear for two runs)."""
     import numpy as np
 
     rids, tfs, dls = base
     changed, ctfs, cdls = changes
     if len(changed) == 0:
         return base
-    keep = ~np.isin(rids, changed)
+    at = np.searchsorted(rids, changed)
+    inside = at < len(rids)
+    keep = np.ones(len(rids), dtype=bool)
+    keep[at[inside][rids[at[inside]] == changed[inside]]] = False
     added = ctfs > 0
-    return (np.concatenate([rids[keep], changed[added]]), np.concatenate([tfs[keep], ctfs[added]]),
-            np.concatenate([dls[keep], cdls[added]]))
+    merged = (np.concatenate([rids[keep], changed[added]]), np.concatenate([tfs[keep], ctfs[added]]),
+              np.concatenate([dls[keep], cdls[added]]))
+    order = np.argsort(merged[0], kind="stable")
+    return merged[0][order], merged[1][order], merged[2][order]
 
 
 def _due(pending: int, base: int) -> bool:
@@ -80,48 +89,97 @@ PACKED = ("string_agg(int8send(rid), ''::bytea ORDER BY rid) AS rids, "
           "string_agg(int4send(dl), ''::bytea ORDER BY rid) AS dls")
 
 
-def read_postings(conn: Any, terms: Iterable[str], due: list[tuple[str, str]] | None = None
-                  ) -> tuple[dict[str, tuple["np.ndarray", ...]], int, int]:
+# One statement, so one snapshot and one round trip: the counters; per (term, scope) its
+# state (base version, delta rows, newest delta seq) and base size (for folding), the
+# base's bytes where the caller's kept version differs, and the delta's (packed by the
+# server: a common term's delta is thousands of rows) where anything differs.
+READ_SQL = f"""
+WITH k AS (SELECT * FROM unnest(%(kt)s::text[], %(ks)s::text[], %(kv)s::bigint[], %(kr)s::bigint[],
+                               %(kq)s::bigint[]) AS k(term, scope, version, delta_rows, delta_seq)),
+p AS (SELECT term, scope, n, version, rids, tfs, dls FROM term_postings WHERE term = ANY(%(t)s)),
+d AS (SELECT term, scope, COUNT(*) AS delta_rows, MAX(seq) AS delta_seq, {PACKED} FROM posting_delta
+      WHERE term = ANY(%(t)s) GROUP BY term, scope),
+s AS (SELECT COALESCE(p.term, d.term) AS term, COALESCE(p.scope, d.scope) AS scope, p.n,
+             COALESCE(p.version, -1) AS version, COALESCE(d.delta_rows, 0) AS delta_rows,
+             COALESCE(d.delta_seq, -1) AS delta_seq, p.rids, p.tfs, p.dls, d.rids AS drids, d.tfs AS dtfs,
+             d.dls AS ddls
+      FROM p FULL JOIN d ON d.term = p.term AND d.scope = p.scope)
+SELECT 0 AS part, NULL AS term, NULL AS scope, NULL::int AS n, NULL::bigint AS version, NULL::bigint AS delta_rows,
+       NULL::bigint AS delta_seq, NULL::bytea AS rids, NULL::bytea AS tfs, NULL::bytea AS dls, NULL::bytea AS drids,
+       NULL::bytea AS dtfs, NULL::bytea AS ddls, COALESCE(SUM(docs), 0) AS docs, COALESCE(SUM(length), 0) AS length
+FROM collection_stats
+UNION ALL
+SELECT 1, s.term, s.scope, s.n, s.version, s.delta_rows, s.delta_seq,
+       CASE WHEN k.version = s.version THEN NULL ELSE s.rids END,
+       CASE WHEN k.version = s.version THEN NULL ELSE s.tfs END,
+       CASE WHEN k.version = s.version THEN NULL ELSE s.dls END,
+       CASE WHEN (k.version, k.delta_rows, k.delta_seq) = (s.version, s.delta_rows, s.delta_seq) THEN NULL
+            ELSE s.drids END,
+       CASE WHEN (k.version, k.delta_rows, k.delta_seq) = (s.version, s.delta_rows, s.delta_seq) THEN NULL
+            ELSE s.dtfs END,
+       CASE WHEN (k.version, k.delta_rows, k.delta_seq) = (s.version, s.delta_rows, s.delta_seq) THEN NULL
+            ELSE s.ddls END,
+       NULL, NULL
+FROM s LEFT JOIN k ON k.term = s.term AND k.scope = s.scope
+"""
+
+
+def read_postings(conn: Any, terms: Iterable[str], due: list[tuple[str, str]] | None = None,
+                  cache: ListCache | None = None) -> tuple[dict[str, tuple["np.ndarray", ...]], int, int]:
     """(term → (rids, tfs, dls) sorted by rid, memories, total length) over the scopes
-    this connection may see, from one snapshot. The (term, scope) pairs whose delta
-    has outgrown its share are added to ``due`` (the caller folds them afterwards)."""
+    this connection may see, from one snapshot; what ``cache`` keeps unchanged is not
+    sent again. The (term, scope) pairs whose delta has outgrown its share are added to
+    ``due`` (the caller folds them afterwards)."""
     import numpy as np
 
     names = list(dict.fromkeys(terms))
-    per_scope: dict[tuple[str, str], tuple[np.ndarray, ...]] = {}
-    delta: dict[tuple[str, str], tuple[np.ndarray, ...]] = {}
-    # one statement, so one snapshot (and one round trip): counters, bases, deltas; the
-    # delta is packed by the server too (a common term's delta is thousands of rows)
-    rows = conn.execute(
-        "SELECT 0 AS part, NULL AS term, NULL AS scope, NULL::bytea AS rids, NULL::bytea AS tfs, "
-        "NULL::bytea AS dls, COALESCE(SUM(docs), 0) AS docs, COALESCE(SUM(length), 0) AS length "
-        "FROM collection_stats "
-        "UNION ALL SELECT 1, term, scope, rids, tfs, dls, NULL, NULL FROM term_postings WHERE term = ANY(%(t)s) "
-        f"UNION ALL SELECT 2, term, scope, {PACKED}, NULL, NULL FROM posting_delta WHERE term = ANY(%(t)s) "
-        "GROUP BY term, scope", {"t": names}, binary=True).fetchall()  # binary: bytea as is, not hex
-    stats = rows[0] if rows and rows[0]["part"] == 0 else next(r for r in rows if r["part"] == 0)
-    for row in rows:
-        if row["part"]:
-            target = per_scope if row["part"] == 1 else delta
-            target[(row["term"], row["scope"])] = _unpack(row["rids"], row["tfs"], row["dls"])
+    held = cache.held(names) if cache is not None else {}
+    keys = list(held)
+    rows = conn.execute(READ_SQL, {
+        "t": names, "kt": [k[0] for k in keys], "ks": [k[1] for k in keys],
+        "kv": [held[k].state.version for k in keys], "kr": [held[k].state.delta_rows for k in keys],
+        "kq": [held[k].state.delta_seq for k in keys]}, binary=True).fetchall()  # binary: bytea as is
+    stats = next(r for r in rows if r["part"] == 0)
     gathered: dict[str, list[tuple[np.ndarray, ...]]] = {}
-    for key in set(per_scope) | set(delta):  # overlay per scope: a moved memory's old scope has a tombstone
-        base = per_scope.get(key, _empty())
-        changes = delta.get(key, _empty())
-        if due is not None and _due(len(changes[0]), len(base[0])):
+    for row in rows:
+        if not row["part"]:
+            continue
+        key = (row["term"], row["scope"])
+        lists = _lists_of(row, held.get(key), key, cache)
+        if due is not None and _due(row["delta_rows"], row["n"] or 0):
             due.append(key)
-        gathered.setdefault(key[0], []).append(_overlay(base, changes))
+        gathered.setdefault(key[0], []).append(lists)
     out: dict[str, tuple[np.ndarray, ...]] = {t: _empty() for t in names}
     for term, parts in gathered.items():
         if len(parts) == 1:
-            rids, tfs, dls = parts[0]
-        else:
-            rids, tfs, dls = (np.concatenate([p[i] for p in parts]) for i in range(3))
-        if len(rids) > 1 and not bool(np.all(rids[1:] > rids[:-1])):  # a packed base alone is sorted
-            order = np.argsort(rids, kind="stable")
-            rids, tfs, dls = rids[order], tfs[order], dls[order]
-        out[term] = (rids, tfs, dls)
+            out[term] = parts[0]
+            continue
+        rids, tfs, dls = (np.concatenate([p[i] for p in parts]) for i in range(3))
+        order = np.argsort(rids, kind="stable")  # scopes hold disjoint memories
+        out[term] = (rids[order], tfs[order], dls[order])
     return out, int(stats["docs"]), int(stats["length"])
+
+
+def _lists_of(row: dict[str, Any], kept: Kept | None, key: tuple[str, str],
+              cache: ListCache | None) -> tuple["np.ndarray", ...]:
+    """One (term, scope) list from its row: what was kept where the server sent nothing."""
+    state = State(row["version"], row["delta_rows"], row["delta_seq"])
+    if kept is not None and kept.state == state:
+        if cache is not None:
+            cache.touch(key)
+        return kept.lists
+    if row["rids"] is not None:
+        base = _unpack(row["rids"], row["tfs"], row["dls"])
+    elif state.version == -1:
+        base = _empty()
+    else:
+        assert kept is not None and kept.state.version == state.version  # the server sent none: ours is current
+        base = kept.base
+    changes = _unpack(row["drids"], row["dtfs"], row["ddls"]) if row["drids"] is not None else _empty()
+    lists = _overlay(base, changes)
+    if cache is not None:
+        cache.put(key, Kept(state, base, lists))
+    return lists
 
 
 class RidSet(AbstractSet[int]):
@@ -173,9 +231,10 @@ def fold_term(conn: Any, term: str, scope: str, *, force: bool = False) -> bool:
         if len(rids) == 0:
             conn.execute("DELETE FROM term_postings WHERE term = %s AND scope = %s", (term, scope))
         else:
-            conn.execute(
-                "INSERT INTO term_postings VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (term, scope) DO UPDATE "
-                "SET n = EXCLUDED.n, rids = EXCLUDED.rids, tfs = EXCLUDED.tfs, dls = EXCLUDED.dls",
+            conn.execute(  # a new version: a reader's kept copy of the old base is stale
+                "INSERT INTO term_postings (term, scope, n, rids, tfs, dls) VALUES (%s, %s, %s, %s, %s, %s) "
+                "ON CONFLICT (term, scope) DO UPDATE SET n = EXCLUDED.n, rids = EXCLUDED.rids, tfs = EXCLUDED.tfs, "
+                "dls = EXCLUDED.dls, version = nextval('posting_delta_seq')",
                 (term, scope, len(rids), rids[order].astype(RID).tobytes(), tfs[order].astype(TF).tobytes(),
                  dls[order].astype(TF).tobytes()))
         # exactly the rows folded: one rewritten since has a new seq and stays (it is newer),

@@ -323,6 +323,18 @@ MIGRATIONS: list[Migration] = [
     UPDATE term_postings SET rids = rids || ''::bytea, tfs = tfs || ''::bytea, dls = dls || ''::bytea;
     ALTER TABLE term_postings FORCE ROW LEVEL SECURITY;
     """,
+    # 13: each packed base carries a version, new whenever a fold or rebuild writes it, so a
+    # reader may keep the lists it read and be sent only what changed (cache.py). The
+    # rows are updated in place (their packed arrays are not rewritten: an UPDATE keeps
+    # unchanged out-of-line values where they are)
+    """
+    ALTER TABLE term_postings ADD COLUMN IF NOT EXISTS version BIGINT;
+    ALTER TABLE term_postings NO FORCE ROW LEVEL SECURITY;
+    UPDATE term_postings SET version = nextval('posting_delta_seq') WHERE version IS NULL;
+    ALTER TABLE term_postings FORCE ROW LEVEL SECURITY;
+    ALTER TABLE term_postings ALTER COLUMN version SET DEFAULT nextval('posting_delta_seq'),
+        ALTER COLUMN version SET NOT NULL;
+    """,
 ]
 
 

@@ -1,0 +1,79 @@
+"""The keyword lists a Postgres client keeps (palace/backends/postgres/cache.py) are
+always the server's: after another client's stores, rewrites and deletes, after a fold
+and after a reindex, a read through the cache equals a fresh read of every list, and an
+unchanged list is not sent again."""
+
+from __future__ import annotations
+
+import random
+
+from palace.backends.postgres import postings
+from palace.backends.postgres.cache import ListCache
+from palace.backends.postgres.postings import read_postings
+from palace.text.tokenize import index_text
+from tests.backends.test_postgres_concurrency import WORDS, open_as
+
+pytest_plugins = ["conftest_postgres"]
+
+
+def as_lists(read):
+    lists, docs, length = read
+    return {t: [a.tolist() for a in arrays] for t, arrays in lists.items()}, docs, length
+
+
+def test_a_kept_list_is_the_servers_after_every_kind_of_change(postgres_url, tmp_path):
+    rng = random.Random(29)
+    cache = ListCache()
+    with open_as(postgres_url, tmp_path, "reader") as reader, open_as(postgres_url, tmp_path, "writer") as writer:
+        ids = [writer.store(" ".join(rng.choices(WORDS, k=6)) + f" {i}").id for i in range(40)]
+        terms = sorted(set(index_text(" ".join(WORDS)).split()))
+        for step in range(60):
+            action = rng.choice(["store", "store", "rewrite", "delete", "fold", "nothing"])
+            if action == "store":
+                ids.append(writer.store(" ".join(rng.choices(WORDS, k=rng.randint(1, 8))) + f" s{step}").id)
+            elif action == "rewrite" and ids:
+                writer.update(rng.choice(ids), content=" ".join(rng.choices(WORDS, k=5)) + f" r{step}")
+            elif action == "delete" and len(ids) > 5:
+                writer.delete(ids.pop(rng.randrange(len(ids))))
+            elif action == "fold":
+                with writer.index.palace.connection() as conn:
+                    for term in rng.sample(terms, 3):
+                        postings.fold_term(conn, term, "team", force=True)
+            with reader.index.palace.connection() as conn:
+                kept = as_lists(read_postings(conn, terms, cache=cache))
+                fresh = as_lists(read_postings(conn, terms))
+            assert kept == fresh, (step, action)
+        writer.reindex()
+        with reader.index.palace.connection() as conn:
+            assert as_lists(read_postings(conn, terms, cache=cache)) == as_lists(read_postings(conn, terms))
+
+
+def test_an_unchanged_list_is_not_sent_again(postgres_url, tmp_path, monkeypatch):
+    with open_as(postgres_url, tmp_path, "one") as pm:
+        for i in range(30):
+            pm.store(f"deploy the release {i}")
+        cache = ListCache()
+        with pm.index.palace.connection() as conn:
+            first = read_postings(conn, ["deploi", "releas"], cache=cache)[0]
+            unpacked = []
+            real = postings._unpack
+            monkeypatch.setattr(postings, "_unpack", lambda *a: unpacked.append(a) or real(*a))
+            again = read_postings(conn, ["deploi", "releas"], cache=cache)[0]
+        assert unpacked == []                                   # nothing was sent
+        assert all(again[t][0] is first[t][0] for t in first)   # the very arrays kept
+        pm.store("deploy once more")
+        with pm.index.palace.connection() as conn:
+            changed = read_postings(conn, ["deploi", "releas"], cache=cache)[0]
+        assert len(changed["deploi"][0]) == 31 and changed["releas"][0] is first["releas"][0]
+
+
+def test_a_cache_too_small_keeps_nothing_and_reads_stay_right(postgres_url, tmp_path):
+    with open_as(postgres_url, tmp_path, "one") as pm:
+        for i in range(20):
+            pm.store(f"vector memory {i}")
+        tiny = ListCache(limit=64)
+        with pm.index.palace.connection() as conn:
+            for _ in range(2):
+                assert as_lists(read_postings(conn, ["vector", "memori"], cache=tiny)) == \
+                    as_lists(read_postings(conn, ["vector", "memori"]))
+        assert tiny.held(["vector", "memori"]) == {}
