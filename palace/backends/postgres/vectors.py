@@ -14,6 +14,7 @@ from typing import Any, Collection
 
 from palace.index.vectors import embedded_batches
 from palace.backends.postgres.database import PostgresPalace
+from palace.backends.postgres.rows import row_ids
 
 HNSW_ABOVE = 20_000  # below this many vectors of a model an exact scan is fast (< ~20 ms) and exact
 COUNT_TTL_S = 60.0  # how long a process trusts its count of a model's vectors (HNSW or not)
@@ -126,7 +127,7 @@ class PgVectors:
         except psycopg.errors.InsufficientPrivilege:
             return None  # an agent's own role may not make the index: the owner will; exact till then
         cast = sql.SQL("vector({})").format(sql.Literal(dimension))
-        keep = sql.SQL(" AND m.rid = ANY(%(a)s)") if allowed is not None else sql.SQL("")
+        keep = sql.SQL(" AND m.rid = ANY(%(a)s::bigint[])") if allowed is not None else sql.SQL("")
         query = sql.SQL(
             "SELECT m.rid, MAX(1 - (v.vec::{c} <=> %(q)s::{c})) AS sim FROM (SELECT content_hash, vec "
             "FROM vectors WHERE model = {model} ORDER BY vec::{c} <=> %(q)s::{c} LIMIT %(k)s) v "
@@ -137,7 +138,7 @@ class PgVectors:
         with self.palace.connection() as conn, conn.transaction():
             conn.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(min(1000, max(40, k * 2)))))
             rows = conn.execute(query, {"q": _literal(query_vector), "k": k, "s": list(statuses),
-                                        "n": limit, "a": None if allowed is None else [int(r) for r in allowed]
+                                        "n": limit, "a": None if allowed is None else row_ids(allowed)
                                         }).fetchall()
         return {row["rid"]: float(row["sim"]) for row in rows}
 
@@ -149,10 +150,10 @@ class PgVectors:
         if not rids:
             return {}
         sql = ("SELECT DISTINCT ON (m.rid) m.rid, v.vec::text AS vec FROM vectors v JOIN memories m "
-               "ON m.content_hash = v.content_hash WHERE v.model = %s AND m.rid = ANY(%s) "
+               "ON m.content_hash = v.content_hash WHERE v.model = %s AND m.rid = ANY(%s::bigint[]) "
                "ORDER BY m.rid, v.vec <=> %s::vector")
         with self.palace.connection() as conn:
-            rows = conn.execute(sql, (model, [int(r) for r in rids], _literal(query_vector))).fetchall()
+            rows = conn.execute(sql, (model, row_ids(rids), _literal(query_vector))).fetchall()
         return {row["rid"]: np.array(row["vec"].strip("[]").split(","), dtype=np.float32) for row in rows}
 
     def chunk_cosines(self, model: str, query_vector: Any, rids: "Collection[int]",
@@ -164,11 +165,11 @@ class PgVectors:
         sql = ("SELECT rid, sim FROM (SELECT m.rid, 1 - (v.vec <=> %(q)s::vector) AS sim, ROW_NUMBER() "
                "OVER (PARTITION BY m.rid ORDER BY v.vec <=> %(q)s::vector) AS place FROM vectors v "
                "JOIN memories m ON m.content_hash = v.content_hash WHERE v.model = %(m)s "
-               "AND m.rid = ANY(%(r)s)) near WHERE place <= %(n)s ORDER BY rid, place")
+               "AND m.rid = ANY(%(r)s::bigint[])) near WHERE place <= %(n)s ORDER BY rid, place")
         found: dict[int, list[float]] = {}
         with self.palace.connection() as conn:
             for row in conn.execute(sql, {"q": _literal(query_vector), "m": model,
-                                          "r": [int(r) for r in rids], "n": n}):
+                                          "r": row_ids(rids), "n": n}):
                 found.setdefault(row["rid"], []).append(float(row["sim"]))
         return {rid: tuple(cosines) for rid, cosines in found.items()}
 
@@ -191,8 +192,8 @@ class PgVectors:
                "ON m.content_hash = v.content_hash WHERE v.model = %s AND m.status = ANY(%s)")
         params: list[Any] = [_literal(query_vector), model, list(statuses)]
         if allowed is not None:
-            sql += " AND m.rid = ANY(%s)"
-            params.append([int(r) for r in allowed])
+            sql += " AND m.rid = ANY(%s::bigint[])"
+            params.append(row_ids(allowed))
         sql += " GROUP BY m.rid ORDER BY sim DESC, m.rid LIMIT %s"
         params.append(limit)
         with self.palace.connection() as conn:
