@@ -618,6 +618,31 @@ class FileStorage(TrashRules):
                       ) -> tuple[Memory, bytes, os.stat_result]:
         """``read``, also handing back the bytes and stat it read (one read per file);
         ``real_dirs`` as for ``check_inside``."""
+        raw, stat = self.read_bytes(path, real_dirs=real_dirs)
+        return self.parse_bytes(path, raw, stat, location=location), raw, stat
+
+    def parse_bytes(self, path: Path, raw: bytes, stat: os.stat_result, *, location: str | None = None) -> Memory:
+        """The memory in ``raw``, the bytes ``read_bytes`` read from ``path``."""
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise MemoryFileError(path, f"not UTF-8 text (byte {exc.start})") from None
+        if location is None:
+            location = self.location_of(self.relpath(path))
+        try:
+            memory = parse_memory(text, path=path, location=location,
+                                  fallback_time=datetime.fromtimestamp(stat.st_mtime, self.tz), tz=self.tz)
+        except ValueError as exc:
+            raise MemoryFileError(path, str(exc)) from None
+        if memory.status == "deleted" and path.parent != self.trash:
+            # a restore killed between moving the file back and rewriting it: the
+            # file is in a room, so it is live
+            memory = replace(memory, status="active")
+        return memory
+
+    def read_bytes(self, path: Path, *, real_dirs: set[str] | None = None) -> tuple[bytes, os.stat_result]:
+        """A memory file's bytes, unparsed, with every check ``read`` makes of the file
+        itself (inside the palace, no link followed, a regular file, not too big, no NUL)."""
         try:
             self.check_inside(path, real_dirs)
         except UnsafePathError as exc:
@@ -640,22 +665,7 @@ class FileStorage(TrashRules):
             raise MemoryFileError(path, f"cannot read: {exc.strerror or exc}") from None
         if b"\x00" in raw:
             raise MemoryFileError(path, "file is binary (contains NUL bytes), not Markdown")
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise MemoryFileError(path, f"not UTF-8 text (byte {exc.start})") from None
-        if location is None:
-            location = self.location_of(self.relpath(path))
-        try:
-            memory = parse_memory(text, path=path, location=location,
-                                  fallback_time=datetime.fromtimestamp(stat.st_mtime, self.tz), tz=self.tz)
-        except ValueError as exc:
-            raise MemoryFileError(path, str(exc)) from None
-        if memory.status == "deleted" and path.parent != self.trash:
-            # a restore killed between moving the file back and rewriting it: the
-            # file is in a room, so it is live
-            memory = replace(memory, status="active")
-        return memory, raw, stat
+        return raw, stat
 
     def write(self, memory: Memory) -> Path:
         path = self.check_inside(self.path_for(memory.location, memory.id))

@@ -133,3 +133,36 @@ def test_a_bulk_import_into_postgres_round_trips_and_ranks_as_the_trigger_would(
     assert fast.import_tree(source).to_dict()["written"] == 43
     assert by_id(fast, scores(fast)) == bulk_scores
     fast.close()
+
+
+def test_a_second_import_into_postgres_parses_no_unchanged_file(make_pm, tmp_path, postgres_url, monkeypatch):
+    """A file whose bytes are the stored Markdown, in the same room, is counted unchanged
+    unparsed (at 1M files the parsing was the second import's quarter hour); a file edited
+    since, or moved to another room, is parsed and imported."""
+    from palace.store.files import FileStorage
+
+    local_ws = tmp_path / "local"
+    fill_local(make_pm, local_ws)
+    source = local_ws / "memory" / "palace"
+    pm = MemoryPalaceManager(settings=Settings.from_env(
+        backend="postgres", database_url=postgres_url, workspace_dir=str(tmp_path / "pg")))
+    assert len(pm.import_tree(source).written) == 3
+    parsed: list[str] = []
+    real = FileStorage.parse_bytes
+    monkeypatch.setattr(FileStorage, "parse_bytes", lambda self, path, *a, **k: parsed.append(path.name)
+                        or real(self, path, *a, **k))
+    trashed = {p.name for p in (source / ".trash").glob("*.md")}   # the trash is read as before
+    again = pm.import_tree(source)
+    assert (len(again.written), again.unchanged, set(parsed) - trashed) == (0, 4, set())
+    parsed.clear()
+    edited = next(source.glob("projects/palace/*.md"))
+    edited.write_text(edited.read_text(encoding="utf-8").replace("共享记忆库", "共享的记忆库"), encoding="utf-8")
+    moved = next(source.glob("ops/*.md"))
+    (source / "ops2").mkdir()
+    moved.rename(source / "ops2" / moved.name)
+    third = pm.import_tree(source)
+    assert sorted(set(parsed) - trashed) == sorted([edited.name, moved.name])
+    assert sorted(third.written) == sorted([edited.stem, moved.stem])
+    assert "共享的记忆库" in pm.get(edited.stem, record_access=False).content
+    assert pm.get(moved.stem, record_access=False).location == "ops2"
+    pm.close()

@@ -44,14 +44,23 @@ def digest(raw: str) -> str:
     return hashlib.md5(raw.encode("utf-8")).hexdigest()
 
 
-def import_memories(store: Any, memories: Iterable[Memory]) -> tuple[list[str], int]:
+def stored_digests(store: Any) -> dict[str, tuple[str, str]]:
+    """id → (MD5 of its stored Markdown, room) of every memory this client sees."""
+    with store.palace.connection() as conn:
+        return {r["id"]: (r["h"], r["location"]) for r in conn.execute(
+            "SELECT id, md5(raw) AS h, location FROM memories")}
+
+
+def import_memories(store: Any, memories: Iterable[Memory],
+                    stored: dict[str, tuple[str, str]] | None = None) -> tuple[list[str], int]:
     """Store the memories not already stored as they are; returns (ids written, unchanged).
-    Call under the exclusive write lock (the manager's import does)."""
+    ``stored``: ``stored_digests`` when the caller read them already. Call under the
+    exclusive write lock (the manager's import does)."""
     import psycopg
 
+    if stored is None:
+        stored = stored_digests(store)
     with store.palace.connection() as conn:
-        stored = {r["id"]: (r["h"], r["location"]) for r in conn.execute(
-            "SELECT id, md5(raw) AS h, location FROM memories")}
         written: list[str] = []
         unchanged = 0
         try:

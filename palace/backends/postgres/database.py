@@ -424,11 +424,18 @@ class PgStore(TrashRules):
         return memories, errors
 
 
-    def import_memories(self, memories: Iterable[Memory]) -> tuple[list[str], int]:
+    def stored_digests(self) -> dict[str, tuple[str, str]]:
+        """id → (MD5 of its Markdown, room): what an import compares a tree's files with."""
+        from palace.backends.postgres.bulk import stored_digests
+
+        return stored_digests(self)
+
+    def import_memories(self, memories: Iterable[Memory],
+                        stored: dict[str, tuple[str, str]] | None = None) -> tuple[list[str], int]:
         """``palace import``'s memories in bulk (see ``bulk.import_memories``)."""
         from palace.backends.postgres.bulk import import_memories
 
-        return import_memories(self, memories)
+        return import_memories(self, memories, stored)
 
     def export_memories(self, dest: Path) -> Iterator[str]:
         """``palace export``'s memories, streamed (see ``bulk.export_memories``)."""
