@@ -113,10 +113,19 @@ def build_tree(folder: Path, size: int, seed: int) -> float:
 
 
 def tree_digest(folder: Path) -> str:
+    """One digest of every Markdown file's relative path and bytes, in path order (os
+    calls, not pathlib: a million files each way)."""
     digest = hashlib.blake2b(digest_size=16)
-    for path in sorted(folder.rglob("*.md")):
-        digest.update(path.relative_to(folder).as_posix().encode())
-        digest.update(path.read_bytes())
+    root = str(folder)
+    paths = []
+    for top, _dirs, files in os.walk(root):
+        rel = os.path.relpath(top, root)
+        paths += [name if rel == "." else f"{rel}/{name}" for name in files if name.endswith(".md")]
+    paths.sort()
+    for rel in paths:
+        digest.update(rel.encode())
+        with open(os.path.join(root, rel), "rb") as handle:
+            digest.update(handle.read())
     return digest.hexdigest()
 
 
@@ -211,16 +220,22 @@ def hnsw_recall(pm: Any, vectors: Any, embedder: ClusteredEmbedder, queries: int
     return sum(found) / len(found), pct(approx_ms, 50), pct(exact_ms, 50)
 
 
-def search_latencies(pm: Any, queries: list[syn.QuerySpec]) -> tuple[float, float, int]:
+def search_latencies(pm: Any, queries: list[syn.QuerySpec]) -> dict[str, float]:
+    """p50/p95 of the queries, twice in one process: ``cold`` as the process first meets
+    each query's keyword lists (a one-shot CLI search), then ``warm``, the lists kept
+    (palace.backends.postgres.cache: a sidecar or MCP server after its first searches)."""
     for q in queries[:5]:  # warm: jieba, concept map, the server's caches
         pm.search(q.text, top_k=10, tags=q.tags or None, location=q.location, record_access=False)
-    times, hits = [], 0
-    for q in queries:
-        t0 = time.perf_counter()
-        found = pm.search(q.text, top_k=10, tags=q.tags or None, location=q.location, record_access=False)
-        times.append((time.perf_counter() - t0) * 1000)
-        hits += bool(found)
-    return pct(times, 50), pct(times, 95), hits
+    out: dict[str, float] = {}
+    for label in ("cold", "warm"):
+        times, hits = [], 0
+        for q in queries:
+            t0 = time.perf_counter()
+            found = pm.search(q.text, top_k=10, tags=q.tags or None, location=q.location, record_access=False)
+            times.append((time.perf_counter() - t0) * 1000)
+            hits += bool(found)
+        out.update({f"{label}_p50": pct(times, 50), f"{label}_p95": pct(times, 95), "hits": hits})
+    return out
 
 
 # ---------------------------------------------------------------------- store throughput
@@ -465,10 +480,12 @@ def latency_phase(results: Any, key: str, label: str, pm: Any, queries: list) ->
     if results.has(f"{key}_p50"):
         results.skipped(label)
         return
-    p50, p95, hits = search_latencies(pm, queries)
-    say(f"    {label}: p50 {p50:.1f} ms, p95 {p95:.1f} ms "
-        f"({len(queries)} queries, {hits} with results; {load_now()})")
-    results.put(**{f"{key}_p50": p50, f"{key}_p95": p95})
+    got = search_latencies(pm, queries)
+    say(f"    {label}: p50 {got['warm_p50']:.1f} ms, p95 {got['warm_p95']:.1f} ms; first pass (lists not yet "
+        f"kept) p50 {got['cold_p50']:.1f} ms, p95 {got['cold_p95']:.1f} ms ({len(queries)} queries, "
+        f"{got['hits']:.0f} with results; {load_now()})")
+    results.put(**{f"{key}_p50": got["warm_p50"], f"{key}_p95": got["warm_p95"],
+                   f"{key}_cold_p50": got["cold_p50"], f"{key}_cold_p95": got["cold_p95"]})
 
 
 def run_size(size: int, args: Any, server: Any) -> dict[str, Any]:
@@ -607,7 +624,8 @@ def run_local(size: int, args: Any) -> dict[str, Any]:
         shutil.rmtree(export, ignore_errors=True)
         _, figures["export_s"] = timed("palace export", lambda: pm.export_tree(export))
         shutil.rmtree(export, ignore_errors=True)
-        figures["kw_p50"], figures["kw_p95"], _ = search_latencies(pm, queries)
+        got = search_latencies(pm, queries)
+        figures["kw_p50"], figures["kw_p95"] = got["warm_p50"], got["warm_p95"]
         say(f"    keyword search: p50 {figures['kw_p50']:.1f} ms, p95 {figures['kw_p95']:.1f} ms")
     embedder = RandomEmbedder()
     with MemoryPalaceManager(settings=Settings.from_env(**{**base, "vector_enabled": True}),
@@ -622,7 +640,8 @@ def run_local(size: int, args: Any) -> dict[str, Any]:
                 chunk = hashes[start:start + 5000]
                 vecs = rng.standard_normal((len(chunk), DIM)).astype(np.float32)
                 pm.index.put_vectors(MODEL, [(h, 0, vecs[i]) for i, h in enumerate(chunk)])
-        figures["hy_p50"], figures["hy_p95"], _ = search_latencies(pm, queries)
+        got = search_latencies(pm, queries)
+        figures["hy_p50"], figures["hy_p95"] = got["warm_p50"], got["warm_p95"]
         say(f"    hybrid search: p50 {figures['hy_p50']:.1f} ms, p95 {figures['hy_p95']:.1f} ms")
     for clients in args.clients:
         rate = store_throughput(base, clients, max(20, args.stores // clients)).rate
@@ -665,7 +684,11 @@ def summary(results: list[dict[str, Any]], local: dict[str, Any] | None, clients
 # issue 29's targets at 1M: (label, measured, bound, at most?)
 def targets(r: dict[str, Any]) -> None:
     checks = [("keyword p50 ms", r.get("kw_p50"), 30.0, True), ("keyword p95 ms", r.get("kw_p95"), 150.0, True),
+              ("  first pass: keyword p50 ms", r.get("kw_cold_p50"), 30.0, True),
+              ("  first pass: keyword p95 ms", r.get("kw_cold_p95"), 150.0, True),
               ("hybrid p50 ms", r.get("hy_p50"), 60.0, True), ("hybrid p95 ms", r.get("hy_p95"), 250.0, True),
+              ("  first pass: hybrid p50 ms", r.get("hy_cold_p50"), 60.0, True),
+              ("  first pass: hybrid p95 ms", r.get("hy_cold_p95"), 250.0, True),
               ("HNSW recall@10", r.get("hnsw_recall"), 0.95, False)]
     one = r.get("store_1")
     for c in (4, 16):
