@@ -265,3 +265,25 @@ def test_dialogues_embedded_before_the_turn_rule_are_embedded_again_after_the_up
     finally:
         local.close()
         remote.close()
+
+
+def test_a_tag_filter_keeps_only_passing_memories_on_the_vector_side(embedder, minilm_path, postgres_url, tmp_path):
+    """The vector side reads a tag's rows as the tag index lists them (on Postgres: every
+    row holding the tag, archived and other rooms too) and checks what it picks: a search
+    by meaning with a tag and a room finds the passing memory, never the archived one or
+    the one in another room, on both backends alike."""
+    local, remote = local_and_postgres(embedder, minilm_path, postgres_url, tmp_path)
+    try:
+        for pm in (local, remote):
+            pm.store("She adopted a kitten from the animal shelter", id="keep", tags=["pets"], location="home")
+            pm.store("A cat curled up asleep on the sofa", id="elsewhere", tags=["pets"], location="office")
+            pm.store("The cat knocked a glass off the shelf", id="old", tags=["pets"], location="home")
+            pm.update("old", status="archived")
+            pm.store("The dog chased the ball across the park", id="untagged", location="home")
+            found = pm.search("a small feline pet", tags=["pets"], location="home", record_access=False,
+                              include_weak=True)
+            assert [r.memory.id for r in found] == ["keep"]
+            assert "vector" in found[0].explanation.to_dict()["retrievers"]
+    finally:
+        local.close()
+        remote.close()
