@@ -52,7 +52,7 @@ def writes(method: Any) -> Any:
 class GraphDeriver:
     """The graph rows the index keeps beside each memory, given to the backend as its
     ``derive_graph(memory)``. A store has read its memory's facts already (to check
-    them, lock their subjects, apply supersession): ``known`` hands those rows to the
+    them and apply supersession): ``known`` hands those rows to the
     index for that memory object instead of having them read once more."""
 
     def __init__(self, tz: tzinfo):
