@@ -115,7 +115,11 @@ class Filters:
     end_ts: float | None = None
 
     def sql(self, alias: str = "m", *, from_tags: bool = False) -> tuple[str, list[Any]]:
-        clauses = [f"{alias}.status IN ({','.join('?' * len(self.statuses))})"]
+        # nearly every row has the status asked for, but SQLite (no statistics kept) would
+        # walk the status index before a room's range: with a room, "+" keeps it off the
+        # status index (a room's 2k rows at 100k: 45 -> 1 ms)
+        status = f"{'+' if self.location else ''}{alias}.status"
+        clauses = [f"{status} IN ({','.join('?' * len(self.statuses))})"]
         params: list[Any] = list(self.statuses)
         if self.location:
             # the room or any room inside it: a range on the location index ('/' + 1
