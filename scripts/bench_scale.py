@@ -292,6 +292,11 @@ def matmul_search(matrix: Any) -> Callable[[Any], Any]:
 # ----------------------------------------------------------------------------- phases
 
 
+def at_million(rows: int) -> str:
+    """Issue 29's vector targets are set for 1M rows: said beside a figure measured below."""
+    return "" if rows >= 1_000_000 else f" (the target is set for 1M; here {rows:,})"
+
+
 def ratio_line(name: str, ratio: float, target: float, smaller_is_better: bool = True) -> str:
     ok = ratio <= target if smaller_is_better else ratio >= target
     return f"    {name:<40} {ratio:8.3f}x   target <= {target}x: {'PASS' if ok else 'FAIL'}"
@@ -409,6 +414,10 @@ def hybrid(ws: Path, bodies: Sequence[str], questions: Sequence[str], retriever:
     say(line("bm25s + numpy matmul top 10", base))
     say(ratio_line("palace / (bm25s + matmul) (p50)", pct(ours, 50) / pct(base, 50),
                    TARGETS["hybrid_vs_baseline"]))
+    # issue 29 asks the whole hybrid search for 0.1x the matmul alone: its keyword leg by
+    # itself (9 ms at 1M, against bm25s's 47) is over that, so the vector leg is held to it
+    say(ratio_line("palace hybrid / numpy matmul alone (p50)", pct(ours, 50) * 1000 / leg["vector_matmul_p50_ms"],
+                   TARGETS["vector_leg_vs_matmul"]) + at_million(len(bodies)) + " (keyword leg included)")
     return {"hybrid_p50_ms": pct(ours, 50) * 1000, "hybrid_p95_ms": pct(ours, 95) * 1000,
             "hybrid_baseline_p50_ms": pct(base, 50) * 1000, **leg}
 
@@ -465,7 +474,7 @@ def vector_leg(pm: Any, model: str, queries: Any, docs: Any, args: argparse.Name
     say(f"    recall@10 of the graph against the exact product: {recall:.3f}   target >= "
         f"{TARGETS['vector_recall_at_10']}: {'PASS' if recall >= TARGETS['vector_recall_at_10'] else 'FAIL'}")
     say(ratio_line("graph / numpy matmul (p50)", pct(t_graph, 50) / pct(t_matmul, 50),
-                   TARGETS["vector_leg_vs_matmul"]))
+                   TARGETS["vector_leg_vs_matmul"]) + at_million(rows))
     say(f"    peak memory of this process so far: {peak_mb:,.0f} MB")
     return {"vector_graph_p50_ms": pct(t_graph, 50) * 1000, "vector_exact_p50_ms": pct(t_exact, 50) * 1000,
             "vector_matmul_p50_ms": pct(t_matmul, 50) * 1000, "vector_recall_at_10": recall,
