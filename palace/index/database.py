@@ -30,7 +30,8 @@ from palace.index.graph_tables import SCHEMA as GRAPH_SCHEMA
 from palace.index.graph_tables import GraphDeriver
 from palace.index.postings import SCHEMA as POSTINGS_SCHEMA
 from palace.index.topk import KeywordScoring
-from palace.index.postings import (Postings, add_doc, memory_terms, merge_due, remove_doc, read_lists)
+from palace.index.postings import (Postings, add_doc, list_sizes, memory_terms, merge_due, remove_doc,
+                                   read_lists)
 from palace.index.postings import clear as clear_postings
 from palace.index.postings import rebuild as rebuild_postings
 from palace.index.rows import ROW_COLUMNS, EdgeRow, EntitySummaryRow, IndexRow, MentionRow, RelationRow
@@ -592,11 +593,17 @@ class Index(KeywordScoring):
         from palace.text.tokenize import index_text
 
         terms = list(dict.fromkeys(index_text(content).split()))[:probe_terms]
-        if not terms:
+        stems = list(dict.fromkeys(stem(t) for t in terms))
+        if not stems:
             return []
-        _docs, holders = self.term_holders(terms)
-        rarest = min(holders.values(), key=len)
-        return list(self.rows_by_rid(sorted(rarest)[:1000]).values()) if rarest else []
+        # only the rarest term's list is read, found by the lists' sizes (reading all of
+        # them was 45 ms a store at 100k: a copy's common words have long lists)
+        sizes = list_sizes(self.conn, stems)
+        rarest = min(stems, key=lambda s: sizes.get(s, 0))
+        if not sizes.get(rarest):
+            return []  # no memory holds this term, so none holds the content
+        holders = read_lists(self.conn, {rarest: None})[rarest][0]
+        return list(self.rows_by_rid(sorted(holders.tolist())[:1000]).values())
 
     def _collection(self) -> tuple[int, int]:
         rows = dict(self.conn.execute(

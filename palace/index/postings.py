@@ -159,6 +159,17 @@ def rebuild(conn: sqlite3.Connection, docs: Iterable[tuple[int, str]]) -> None:
 # ---------------------------------------------------------------------- reads
 
 
+def list_sizes(conn: sqlite3.Connection, terms: Sequence[str]) -> dict[str, int]:
+    """term → at most how many memories hold it (its packed count and its unfolded
+    changes), without reading its list; a term not there is held by none."""
+    sizes: dict[str, int] = {}
+    for start in range(0, len(terms), 500):
+        chunk = list(terms[start:start + 500])
+        sizes.update(conn.execute(
+            f"SELECT term, n + pending FROM postings WHERE term IN ({','.join('?' * len(chunk))})", chunk))
+    return sizes
+
+
 def read_lists(conn: sqlite3.Connection, terms: Mapping[str, object]) -> dict[str, tuple["np.ndarray", ...]]:
     """term → (rids, tfs, dls): the packed base overlaid with the delta."""
     import numpy as np
