@@ -9,8 +9,8 @@ reads a few blobs and scores all their documents in one vectorised pass
 
 Writes go to a small per-term delta (one row per term and memory; tf = 0 marks a
 removal) that queries overlay on the packed base; a term's delta is folded into
-its base once it grows past an eighth of it (``MERGE_SHARE``), so writes stay
-cheap and reads stay fast. A bulk load (``palace reindex``, thousands of new
+its base once it grows past an eighth of it (``MERGE_SHARE``) or past ``MERGE_CAP``
+rows, so writes stay cheap and reads stay fast. A bulk load (``palace reindex``, thousands of new
 files) leaves postings alone and packs every term once at the end (``rebuild``).
 
 Scores are Okapi BM25 (k1 = 1.2, b = 0.75) with Lucene's idf, which stays positive for
@@ -33,10 +33,20 @@ from palace.text.tokenize import stem, tokenize
 if TYPE_CHECKING:
     import numpy as np
 
+Lists = tuple["np.ndarray", "np.ndarray", "np.ndarray"]  # one term's (rids, tfs, dls), by rid
+
 K1 = 1.2
 B = 0.75
+# both backends fold a term's delta into its base once it holds more than MERGE_MIN rows
+# and more than an eighth of its base, or more than MERGE_CAP rows (every query overlays
+# the delta: a common word's grew to 2,000 rows at 100k, ~2 ms a word to overlay)
 MERGE_MIN = 64
-MERGE_SHARE = 8  # fold a term's delta into its base when delta > base / MERGE_SHARE
+MERGE_SHARE = 8
+MERGE_CAP = 1000
+
+
+def merge_is_due(pending: int, base: int) -> bool:
+    return pending > max(MERGE_MIN, min(base // MERGE_SHARE, MERGE_CAP))
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS postings (
@@ -84,7 +94,7 @@ def merge_due(conn: sqlite3.Connection, terms: Sequence[str]) -> None:
         chunk = list(terms[start:start + 500])
         due += [t for t, n, pending in conn.execute(
             f"SELECT term, n, pending FROM postings WHERE term IN ({','.join('?' * len(chunk))})", chunk)
-            if pending > max(MERGE_MIN, n // MERGE_SHARE)]
+            if merge_is_due(pending, n)]
     for term in due:
         merge_term(conn, term)
 
@@ -185,26 +195,40 @@ def read_lists(conn: sqlite3.Connection, terms: Mapping[str, object]) -> dict[st
         chunk = names[start:start + 500]
         marks = ",".join("?" * len(chunk))
         for term, rid, tf, dl in conn.execute(
-                f"SELECT term, rid, tf, dl FROM posting_delta WHERE term IN ({marks})", chunk):
+                f"SELECT term, rid, tf, dl FROM posting_delta WHERE term IN ({marks}) ORDER BY term, rid", chunk):
             delta.setdefault(term, []).append((rid, tf, dl))
         packed += conn.execute(f"SELECT term, rids, tfs, dls FROM postings WHERE term IN ({marks})",
                                chunk).fetchall()
     for term, rids_b, tfs_b, dls_b in packed:
-        rids = np.frombuffer(rids_b, dtype=np.int64)
-        tfs = np.frombuffer(tfs_b, dtype=np.int32)
-        dls = np.frombuffer(dls_b, dtype=np.int32)
+        base: Lists = (np.frombuffer(rids_b, dtype=np.int64), np.frombuffer(tfs_b, dtype=np.int32),
+                       np.frombuffer(dls_b, dtype=np.int32))
         changes = delta.get(term)
         if changes:
-            changed = np.fromiter((r for r, _, _ in changes), dtype=np.int64, count=len(changes))
-            keep = ~np.isin(rids, changed)
-            added = [(r, tf, dl) for r, tf, dl in changes if tf > 0]
-            rids = np.concatenate([rids[keep], np.array([a[0] for a in added], dtype=np.int64)])
-            tfs = np.concatenate([tfs[keep], np.array([a[1] for a in added], dtype=np.int32)])
-            dls = np.concatenate([dls[keep], np.array([a[2] for a in added], dtype=np.int32)])
-            ascending = np.argsort(rids, kind="stable")  # the delta's rows join in order
-            rids, tfs, dls = rids[ascending], tfs[ascending], dls[ascending]
-        out[term] = (rids, tfs, dls)
+            columns = np.array(changes, dtype=np.int64).T
+            base = overlay(base, (columns[0], columns[1].astype(np.int32), columns[2].astype(np.int32)))
+        out[term] = base
     return out
+
+
+def overlay(base: Lists, changes: Lists) -> Lists:
+    """``base`` (rids, tfs, dls) with each changed row id replaced by its delta row (tf 0:
+    removed), rids ascending. Both are sorted by rid: the changed rows are found by binary
+    search, and the two sorted runs merge in one stable sort (linear for two runs)."""
+    import numpy as np
+
+    rids, tfs, dls = base
+    changed, ctfs, cdls = changes
+    if len(changed) == 0:
+        return base
+    at = np.searchsorted(rids, changed)
+    inside = at < len(rids)
+    keep = np.ones(len(rids), dtype=bool)
+    keep[at[inside][rids[at[inside]] == changed[inside]]] = False
+    added = ctfs > 0
+    merged = (np.concatenate([rids[keep], changed[added]]), np.concatenate([tfs[keep], ctfs[added]]),
+              np.concatenate([dls[keep], cdls[added]]))
+    order = np.argsort(merged[0], kind="stable")
+    return merged[0][order], merged[1][order], merged[2][order]
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,9 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
-from palace.backends.postgres import database, postings
+from palace.backends.postgres import database
 from palace.backends.postgres.postings import read_postings
+from palace.index import postings as index_postings
 from palace.manager import MemoryPalaceManager
 from palace.settings import Settings
 
@@ -61,7 +62,7 @@ def rankings(pm: MemoryPalaceManager) -> list[dict[int, float]]:
 def test_concurrent_writers_land_every_write_and_keep_the_index_a_rebuild_gives(
         postgres_url, tmp_path, monkeypatch):
     monkeypatch.setattr(database, "FOLD_EVERY", 7)  # fold often, while others write
-    monkeypatch.setattr(postings, "MERGE_MIN", 4)
+    monkeypatch.setattr(index_postings, "MERGE_MIN", 4)  # the fold rule both backends share
     with open_as(postgres_url, tmp_path, "setup") as setup:
         shared = [setup.store(f"shared note {i} deploy", id=f"shared{i}").id for i in range(3)]
 

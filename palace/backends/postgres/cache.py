@@ -16,12 +16,9 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable
+from typing import Iterable
 
-if TYPE_CHECKING:
-    import numpy as np
-
-Lists = tuple["np.ndarray", "np.ndarray", "np.ndarray"]
+from palace.index.postings import Lists
 LIMIT = 256 << 20  # bytes of arrays one process keeps (16 bytes a posting: 16M postings)
 
 

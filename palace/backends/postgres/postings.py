@@ -31,14 +31,13 @@ from __future__ import annotations
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
-from palace.backends.postgres.cache import Kept, ListCache, Lists, State
+from palace.backends.postgres.cache import Kept, ListCache, State
+from palace.index import postings as folding  # the fold rule, declared once for both backends
+from palace.index.postings import merge_is_due, overlay
 
 if TYPE_CHECKING:
     import numpy as np
 
-MERGE_MIN = 64  # as locally: a term's delta is folded once it holds more rows than this
-MERGE_SHARE = 8  # ... and more than an eighth of its base
-MERGE_CAP = 1000  # ... or more than this many rows (readers overlay the delta on every query)
 FOLD_EVERY = 50  # a client checks the terms it touched for folding after this many writes
 FOLD_LOCK = 0x70A1AC3  # namespace of the per-term fold locks (pg_advisory_xact_lock(ns, hash))
 
@@ -57,31 +56,6 @@ def _unpack(rids: bytes, tfs: bytes, dls: bytes) -> tuple["np.ndarray", "np.ndar
 
     return (np.frombuffer(rids, RID).astype(np.int64), np.frombuffer(tfs, TF).astype(np.int32),
             np.frombuffer(dls, TF).astype(np.int32))
-
-
-def _overlay(base: Lists, changes: Lists) -> Lists:
-    """``base`` with each changed row id replaced by its delta row (tf 0: removed), rids
-    ascending. Both are sorted: the changed rows are found by binary search, and the
-    two sorted runs merge in one stable sort (linear for two runs)."""
-    import numpy as np
-
-    rids, tfs, dls = base
-    changed, ctfs, cdls = changes
-    if len(changed) == 0:
-        return base
-    at = np.searchsorted(rids, changed)
-    inside = at < len(rids)
-    keep = np.ones(len(rids), dtype=bool)
-    keep[at[inside][rids[at[inside]] == changed[inside]]] = False
-    added = ctfs > 0
-    merged = (np.concatenate([rids[keep], changed[added]]), np.concatenate([tfs[keep], ctfs[added]]),
-              np.concatenate([dls[keep], cdls[added]]))
-    order = np.argsort(merged[0], kind="stable")
-    return merged[0][order], merged[1][order], merged[2][order]
-
-
-def _due(pending: int, base: int) -> bool:
-    return pending > max(MERGE_MIN, min(base // MERGE_SHARE, MERGE_CAP))
 
 
 PACKED = ("string_agg(int8send(rid), ''::bytea ORDER BY rid) AS rids, "
@@ -146,7 +120,7 @@ def read_postings(conn: Any, terms: Iterable[str], due: list[tuple[str, str]] | 
             continue
         key = (row["term"], row["scope"])
         lists = _lists_of(row, held.get(key), key, cache)
-        if due is not None and _due(row["delta_rows"], row["n"] or 0):
+        if due is not None and merge_is_due(row["delta_rows"], row["n"] or 0):
             due.append(key)
         gathered.setdefault(key[0], []).append(lists)
     out: dict[str, tuple[np.ndarray, ...]] = {t: _empty() for t in names}
@@ -176,7 +150,7 @@ def _lists_of(row: dict[str, Any], kept: Kept | None, key: tuple[str, str],
         assert kept is not None and kept.state.version == state.version  # the server sent none: ours is current
         base = kept.base
     changes = _unpack(row["drids"], row["dtfs"], row["ddls"]) if row["drids"] is not None else _empty()
-    lists = _overlay(base, changes)
+    lists = overlay(base, changes)
     if cache is not None:
         cache.put(key, Kept(state, base, lists))
     return lists
@@ -223,10 +197,10 @@ def fold_term(conn: Any, term: str, scope: str, *, force: bool = False) -> bool:
                                "AND scope = %s", (term, scope)).fetchone()
         if not changes["seqs"]:
             return False  # folded meanwhile by another client
-        if not force and not _due(len(changes["seqs"]), len(row["rids"]) // 8 if row else 0):
+        if not force and not merge_is_due(len(changes["seqs"]), len(row["rids"]) // 8 if row else 0):
             return False  # folded meanwhile: what is left is not due yet
         base = _unpack(row["rids"], row["tfs"], row["dls"]) if row else _empty()
-        rids, tfs, dls = _overlay(base, _unpack(changes["rids"], changes["tfs"], changes["dls"]))
+        rids, tfs, dls = overlay(base, _unpack(changes["rids"], changes["tfs"], changes["dls"]))
         order = np.argsort(rids, kind="stable")
         if len(rids) == 0:
             conn.execute("DELETE FROM term_postings WHERE term = %s AND scope = %s", (term, scope))
@@ -260,7 +234,8 @@ def fold_due(conn: Any, touched: Iterable[tuple[str, str]]) -> int:
         "ON d.term = k.term AND d.scope = k.scope LEFT JOIN term_postings p ON p.term = d.term "
         "AND p.scope = d.scope GROUP BY d.term, d.scope, p.n "
         "HAVING COUNT(*) > GREATEST(%s::int, LEAST(COALESCE(p.n, 0) / %s::int, %s::int))",
-        ([k[0] for k in keys], [k[1] for k in keys], MERGE_MIN, MERGE_SHARE, MERGE_CAP)).fetchall()
+        ([k[0] for k in keys], [k[1] for k in keys], folding.MERGE_MIN, folding.MERGE_SHARE,
+         folding.MERGE_CAP)).fetchall()
     for row in due:
         fold_term(conn, row["term"], row["scope"])
     return len(due)
