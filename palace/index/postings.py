@@ -10,8 +10,9 @@ reads a few blobs and scores all their documents in one vectorised pass
 Writes go to a small per-term delta (one row per term and memory; tf = 0 marks a
 removal) that queries overlay on the packed base; a term's delta is folded into
 its base once it grows past an eighth of it (``MERGE_SHARE``) or past ``MERGE_CAP``
-rows, so writes stay cheap and reads stay fast. A bulk load (``palace reindex``, thousands of new
-files) leaves postings alone and packs every term once at the end (``rebuild``).
+rows, so writes stay cheap and reads stay fast. A bulk load (``palace reindex``,
+thousands of new files) leaves postings alone and packs every term once at the end
+(``rebuild``).
 
 Scores are Okapi BM25 (k1 = 1.2, b = 0.75) with Lucene's idf, which stays positive for
 a word most memories hold, and literal matches ranked above concept expansions
