@@ -93,6 +93,35 @@ def test_above_the_threshold_search_goes_through_an_hnsw_index(embedder, minilm_
         remote.close()
 
 
+def test_a_filtered_search_through_hnsw_keeps_only_what_passes_and_ranks_as_exact(
+        embedder, minilm_path, postgres_url, tmp_path, monkeypatch):
+    """Above the threshold a broad filter over-fetches from HNSW and checks the candidates
+    in the client: the same memories, in the same order, as the exact filtered scan."""
+    from palace.backends.postgres import vectors
+
+    remote = MemoryPalaceManager(settings=Settings.from_env(
+        workspace_dir=str(tmp_path / "p"), backend="postgres", database_url=postgres_url,
+        vector_enabled=True, vector_mode="inprocess", vector_model=minilm_path), embedder=embedder)
+    try:
+        for i, text in enumerate(TEXTS):
+            remote.store(text, id=f"v{i}", created_at=NOW - timedelta(hours=i),
+                         location="pets" if i in (0, 2, 4) else "work", tags=["even"] if i % 2 == 0 else [])
+
+        def searched(**filters):
+            return [[(r.memory.id, round(r.score, 5)) for r in remote.search(
+                q, now=NOW, record_access=False, include_weak=True, **filters)] for q in QUERIES]
+
+        exact = {"room": searched(location="pets"), "tag": searched(tags=["even"])}
+        monkeypatch.setattr(vectors, "HNSW_ABOVE", 0)
+        assert searched(location="pets") == exact["room"]
+        assert searched(tags=["even"]) == exact["tag"]
+        assert {m for q in exact["room"] for m, _ in q} <= {"v0", "v2", "v4"}
+        assert {m for q in exact["tag"] for m, _ in q} <= {"v0", "v2", "v4"}
+        assert exact["room"][0][0][0] in {"v0", "v2"}  # a small feline pet: the cat or the kitten
+    finally:
+        remote.close()
+
+
 def test_reindex_prunes_true_orphans_and_never_another_agents_private_vectors(embedder, minilm_path,
                                                                               postgres_url, tmp_path):
     """Vectors are keyed by text, not by memory, and a client sees only its scopes: the
