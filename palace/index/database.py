@@ -603,7 +603,7 @@ class Index(KeywordScoring):
         if not sizes.get(rarest):
             return []  # no memory holds this term, so none holds the content
         holders = read_lists(self.conn, {rarest: None})[rarest][0]
-        return list(self.rows_by_rid(sorted(holders.tolist())[:1000]).values())
+        return list(self.rows_by_rid(holders[:1000].tolist()).values())  # read_lists gives rids ascending
 
     def _collection(self) -> tuple[int, int]:
         rows = dict(self.conn.execute(

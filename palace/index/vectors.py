@@ -282,6 +282,7 @@ class VectorStore:
         """Forget the cached matrix and the snapshots (a rebuild renumbers every
         memory; snapshots of models no longer used would only take disk space)."""
         self._cache = None
+        self._pending.clear()  # counted against the rows a rebuild replaces
         for snapshot in self.index.path.parent.glob("vectors-*.npz"):
             snapshot.unlink(missing_ok=True)
         Graph.forget(self.index.path.parent)

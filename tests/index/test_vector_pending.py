@@ -33,4 +33,7 @@ def test_pending_counts_once_per_index_state_and_sees_new_writes(tmp_path, monke
     pm.store("a new note about the garden", id="m9")
     assert store.pending(MODEL) == 1
     assert store.pending(MODEL, limit=5) == 1  # another limit is another count
+    before = len(counted)
+    store.invalidate()  # a rebuild: what was counted is forgotten
+    assert store.pending(MODEL, limit=5) == 1 and len(counted) == before + 1
     pm.close()
