@@ -38,7 +38,7 @@ def test_a_kept_list_is_the_servers_after_every_kind_of_change(postgres_url, tmp
             elif action == "fold":
                 with writer.index.palace.connection() as conn:
                     for term in rng.sample(terms, 3):
-                        postings.fold_term(conn, term, "team", force=True)
+                        postings.fold_term(conn, term, "team")
             with reader.index.palace.connection() as conn:
                 kept = as_lists(read_postings(conn, terms, cache=cache))
                 fresh = as_lists(read_postings(conn, terms))

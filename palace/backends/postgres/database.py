@@ -18,6 +18,7 @@ names only, never files: the id is the path's stem.
 from __future__ import annotations
 
 import hashlib
+import random
 import threading
 from contextlib import contextmanager, nullcontext
 from dataclasses import replace
@@ -35,7 +36,7 @@ from palace.store.files import PALACE_SUBDIR, TRASH_DIR, TrashRules, parse_memor
 from palace.text.tokenize import duplicate_key, index_text, stem
 from palace.backends.postgres.cache import ListCache
 from palace.backends.postgres.graph import PgGraphQueries, rows_statements as graph_statements
-from palace.backends.postgres.postings import FOLD_EVERY, RidSet, fold_due, fold_read, read_postings
+from palace.backends.postgres.postings import FOLD_EVERY, Due, RidSet, fold_due, fold_read, read_postings
 from palace.backends.postgres.roles import bound_identity
 from palace.backends.postgres.rows import memory_row, row_ids, scope_of
 from palace.backends.postgres.schema import migrate
@@ -118,7 +119,9 @@ class PostgresPalace:
         self._pinned = threading.local()  # the connection a thread holding the write lock works on
         self.lists = ListCache()  # the keyword lists this process read, while unchanged on the server
         self._touched: dict[tuple[str, str], None] = {}  # (term, scope) written since the last fold check
-        self._writes = 0
+        # a first check after a random share of FOLD_EVERY writes: clients started together
+        # would otherwise all check at once, find the same deltas due and queue to fold them
+        self._writes = random.randrange(FOLD_EVERY)
         self._touch_lock = threading.Lock()
 
     @contextmanager
@@ -553,7 +556,7 @@ class PgIndex(PgGraphQueries, KeywordScoring):
         the relevance floor, from the same stemmed postings."""
         wanted = list(dict.fromkeys(terms))
         stems = {t: stem(t) for t in wanted}
-        due: list[tuple[str, str]] = []
+        due: list[Due] = []
         with self.palace.connection() as conn:
             postings, docs, _length = read_postings(conn, set(stems.values()), due)
             fold_read(conn, due)
@@ -575,7 +578,7 @@ class PgIndex(PgGraphQueries, KeywordScoring):
 
     def postings(self, terms: Iterable[str]) -> Postings:
         """As ``Index.postings``: the stems' postings over the scopes this client sees."""
-        due: list[tuple[str, str]] = []
+        due: list[Due] = []
         with self.palace.connection() as conn:  # base, delta and counters from one snapshot
             lists, docs, length = read_postings(conn, list(dict.fromkeys(terms)), due, self.palace.lists)
             fold_read(conn, due)  # a delta grown past its share: folded by whoever reads it

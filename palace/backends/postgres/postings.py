@@ -29,7 +29,7 @@ one set-based statement, and Python folds write the same format.
 from __future__ import annotations
 
 from collections.abc import Set as AbstractSet
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, NamedTuple
 
 from palace.backends.postgres.cache import Kept, ListCache, State
 from palace.index import postings as folding  # the fold rule, declared once for both backends
@@ -98,7 +98,17 @@ FROM s LEFT JOIN k ON k.term = s.term AND k.scope = s.scope
 """
 
 
-def read_postings(conn: Any, terms: Iterable[str], due: list[tuple[str, str]] | None = None,
+class Due(NamedTuple):
+    """A (term, scope) whose delta has outgrown its share, and the version of its base
+    when that was seen (-1: no base): a fold finding another version knows someone folded
+    it meanwhile, without counting the delta again."""
+
+    term: str
+    scope: str
+    version: int
+
+
+def read_postings(conn: Any, terms: Iterable[str], due: list[Due] | None = None,
                   cache: ListCache | None = None) -> tuple[dict[str, tuple["np.ndarray", ...]], int, int]:
     """(term → (rids, tfs, dls) sorted by rid, memories, total length) over the scopes
     this connection may see, from one snapshot; what ``cache`` keeps unchanged is not
@@ -121,7 +131,7 @@ def read_postings(conn: Any, terms: Iterable[str], due: list[tuple[str, str]] | 
         key = (row["term"], row["scope"])
         lists = _lists_of(row, held.get(key), key, cache)
         if due is not None and merge_is_due(row["delta_rows"], row["n"] or 0):
-            due.append(key)
+            due.append(Due(*key, row["version"]))
         gathered.setdefault(key[0], []).append(lists)
     out: dict[str, tuple[np.ndarray, ...]] = {t: _empty() for t in names}
     for term, parts in gathered.items():
@@ -182,23 +192,48 @@ class RidSet(AbstractSet[int]):
 # ---------------------------------------------------------------------- folding
 
 
-def fold_term(conn: Any, term: str, scope: str, *, force: bool = False) -> bool:
-    """Fold ``term``'s delta in ``scope`` into its packed base (its own transaction),
-    unless another client folded it meanwhile (then its delta is no longer due)."""
+# Per (term, scope): its base's size and its delta's, counted no further than MERGE_CAP + 1
+# rows (past that a delta is due whatever its base): a writer's check walks each touched
+# term's delta once, never a row per delta row (a common word's delta is a thousand rows)
+PENDING_SQL = """
+SELECT k.term, k.scope, COALESCE(p.n, 0) AS n, COALESCE(p.version, -1) AS version,
+       (SELECT COUNT(*) FROM (SELECT 1 FROM posting_delta d WHERE d.term = k.term AND d.scope = k.scope
+                              LIMIT %(most)s) AS x) AS pending
+FROM unnest(%(terms)s::text[], %(scopes)s::text[]) AS k(term, scope)
+LEFT JOIN term_postings p ON p.term = k.term AND p.scope = k.scope
+"""
+
+
+def _due(conn: Any, keys: list[tuple[str, str]]) -> list[Due]:
+    """The (term, scope) pairs among ``keys`` whose delta has outgrown its share."""
+    rows = conn.execute(PENDING_SQL, {"terms": [k[0] for k in keys], "scopes": [k[1] for k in keys],
+                                      "most": folding.MERGE_CAP + 1}).fetchall()
+    return [Due(r["term"], r["scope"], r["version"]) for r in rows if merge_is_due(r["pending"], r["n"])]
+
+
+def fold_term(conn: Any, term: str, scope: str, *, seen: int | None = None) -> bool:
+    """Fold ``term``'s delta in ``scope`` into its packed base (its own transaction).
+    ``seen``: the base's version when its delta was found due (``Due``); if a fold has
+    written another since, its delta is no longer due and nothing is done. None: fold
+    whatever the delta holds."""
     import numpy as np
 
     with conn.transaction():
         if not conn.execute("SELECT pg_try_advisory_xact_lock(%s, hashtext(%s)) AS got",
                             (FOLD_LOCK, f"{scope}\x1f{term}")).fetchone()["got"]:
             return False  # someone is folding it right now: their fold serves us too
+        # checked before anything is read: of many writers who found the term due at once,
+        # all but the first find a new base, and none of them reads its lists for nothing
+        if seen is not None and seen != conn.execute(
+                "SELECT COALESCE((SELECT version FROM term_postings WHERE term = %s AND scope = %s), -1) AS v",
+                (term, scope)).fetchone()["v"]:
+            return False
         row = conn.execute("SELECT rids, tfs, dls FROM term_postings WHERE term = %s AND scope = %s",
                            (term, scope)).fetchone()
         changes = conn.execute(f"SELECT {PACKED}, array_agg(seq) AS seqs FROM posting_delta WHERE term = %s "
                                "AND scope = %s", (term, scope)).fetchone()
         if not changes["seqs"]:
-            return False  # folded meanwhile by another client
-        if not force and not merge_is_due(len(changes["seqs"]), len(row["rids"]) // 8 if row else 0):
-            return False  # folded meanwhile: what is left is not due yet
+            return False  # nothing to fold
         base = _unpack(row["rids"], row["tfs"], row["dls"]) if row else _empty()
         rids, tfs, dls = overlay(base, _unpack(changes["rids"], changes["tfs"], changes["dls"]))
         order = np.argsort(rids, kind="stable")
@@ -218,26 +253,18 @@ def fold_term(conn: Any, term: str, scope: str, *, force: bool = False) -> bool:
     return True
 
 
-def fold_read(conn: Any, due: list[tuple[str, str]], most: int = 4) -> None:
+def fold_read(conn: Any, due: list[Due], most: int = 4) -> None:
     """Fold (a few of) the deltas a read found overgrown (``read_postings(due=...)``)."""
-    for term, scope in due[:most]:
-        fold_term(conn, term, scope)
+    for term, scope, version in due[:most]:
+        fold_term(conn, term, scope, seen=version)
 
 
 def fold_due(conn: Any, touched: Iterable[tuple[str, str]]) -> int:
     """Fold the delta of each touched (term, scope) that has outgrown its share."""
     keys = list(dict.fromkeys(touched))
-    if not keys:
-        return 0
-    due = conn.execute(
-        "SELECT d.term, d.scope FROM posting_delta d JOIN unnest(%s::text[], %s::text[]) AS k(term, scope) "
-        "ON d.term = k.term AND d.scope = k.scope LEFT JOIN term_postings p ON p.term = d.term "
-        "AND p.scope = d.scope GROUP BY d.term, d.scope, p.n "
-        "HAVING COUNT(*) > GREATEST(%s::int, LEAST(COALESCE(p.n, 0) / %s::int, %s::int))",
-        ([k[0] for k in keys], [k[1] for k in keys], folding.MERGE_MIN, folding.MERGE_SHARE,
-         folding.MERGE_CAP)).fetchall()
-    for row in due:
-        fold_term(conn, row["term"], row["scope"])
+    due = _due(conn, keys) if keys else []
+    for term, scope, version in due:
+        fold_term(conn, term, scope, seen=version)
     return len(due)
 
 

@@ -1,0 +1,62 @@
+"""A writer's fold check on Postgres (palace/backends/postgres/postings.py): it folds the
+touched terms whose delta has outgrown its share and no others, whatever the delta's
+size, and a client that found a delta due folds nothing once another client has folded
+it (many writers finding one common word due at once fold it once)."""
+
+from __future__ import annotations
+
+from palace.backends.postgres import database, postings
+from palace.index import postings as folding
+from tests.backends.test_postgres_concurrency import open_as
+
+pytest_plugins = ["conftest_postgres"]
+
+
+def no_writer_checks(monkeypatch) -> None:
+    """The writers here never check on their own (the tests call the check)."""
+    monkeypatch.setattr(database, "FOLD_EVERY", 10**12)
+
+
+def delta_rows(conn, term: str) -> int:
+    return conn.execute("SELECT COUNT(*) AS n FROM posting_delta WHERE term = %s", (term,)).fetchone()["n"]
+
+
+def base_size(conn, term: str) -> int:
+    row = conn.execute("SELECT n FROM term_postings WHERE term = %s", (term,)).fetchone()
+    return row["n"] if row else 0
+
+
+def test_the_check_folds_exactly_the_deltas_past_their_share(postgres_url, tmp_path, monkeypatch):
+    no_writer_checks(monkeypatch)
+    monkeypatch.setattr(folding, "MERGE_MIN", 4)
+    monkeypatch.setattr(folding, "MERGE_CAP", 6)  # the count stops at 7 rows: a longer delta is due too
+    with open_as(postgres_url, tmp_path, "writer") as pm:
+        for i in range(12):  # "kiwi" in every memory (12 rows: past the cap), "plum" in 5, "fig" in 3
+            words = ["kiwi"] + (["plum"] if i < 5 else []) + (["fig"] if i < 3 else [])
+            pm.store(" ".join(words) + f" note{i}")
+        with pm.index.palace.connection() as conn:
+            assert [delta_rows(conn, t) for t in ("kiwi", "plum", "fig")] == [12, 5, 3]
+            folded = postings.fold_due(conn, [(t, "team") for t in ("kiwi", "plum", "fig", "absent")])
+            assert folded == 2
+            assert [delta_rows(conn, t) for t in ("kiwi", "plum", "fig")] == [0, 0, 3]
+            assert [base_size(conn, t) for t in ("kiwi", "plum", "fig")] == [12, 5, 0]
+            assert postings.fold_due(conn, [("kiwi", "team"), ("plum", "team"), ("fig", "team")]) == 0
+
+
+def test_a_fold_seen_due_before_another_clients_fold_does_nothing(postgres_url, tmp_path, monkeypatch):
+    no_writer_checks(monkeypatch)
+    monkeypatch.setattr(folding, "MERGE_MIN", 2)
+    with open_as(postgres_url, tmp_path, "one") as one, open_as(postgres_url, tmp_path, "two") as two:
+        for i in range(4):
+            one.store(f"mango batch{i}")
+        with one.index.palace.connection() as a, two.index.palace.connection() as b:
+            (seen_by_a,) = postings._due(a, [("mango", "team")])
+            (seen_by_b,) = postings._due(b, [("mango", "team")])
+            assert seen_by_a == seen_by_b and seen_by_a.version == -1  # no base yet
+            assert postings.fold_term(b, "mango", "team", seen=seen_by_b.version)
+            two.store("mango later")  # a new delta row after b's fold
+            assert not postings.fold_term(a, "mango", "team", seen=seen_by_a.version)
+            assert delta_rows(a, "mango") == 1 and base_size(a, "mango") == 4
+            # without a seen version a fold takes whatever the delta holds
+            assert postings.fold_term(a, "mango", "team")
+            assert delta_rows(a, "mango") == 0 and base_size(a, "mango") == 5
