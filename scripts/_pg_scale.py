@@ -542,11 +542,14 @@ def run_size(size: int, args: Any, server: Any) -> dict[str, Any]:
     # whole write lock (its supersession may retire other memories' facts), so "off" shows
     # what the per-memory locks allow without it
     modes = {"on": [True], "off": [False], "both": [True, False]}[getattr(args, "store_graph_extract", "on")]
-    for clients in args.clients:
+    # one client again at the end: the first run meets a server whose cache the earlier
+    # phases (or a restart) left cold, so the baseline the ratios use is the better of the two
+    for clients, again in [(c, "") for c in args.clients] + ([(1, "_again")] if 1 in args.clients else []):
         for extract in modes:
-            key = f"store_{clients}" + ("" if extract else "_noextract")
+            key = f"store_{clients}" + ("" if extract else "_noextract") + again
             if results.has(key):
-                results.skipped(f"store throughput, {clients} clients{'' if extract else ', no extract'}")
+                results.skipped(f"store throughput, {clients} clients{again and ' again'}"
+                                f"{'' if extract else ', no extract'}")
                 continue
             per_client = max(20, args.stores // clients)
             run = store_throughput({**base, "graph_extract": extract}, clients, per_client, sampler)
@@ -554,7 +557,7 @@ def run_size(size: int, args: Any, server: Any) -> dict[str, Any]:
             with MemoryPalaceManager(settings=Settings.from_env(**base)) as pm:
                 lost, doubled = audit_throughput_rows(pm, clients, per_client)
                 remove_throughput_rows(pm)
-            say(f"    store throughput, {clients:>2} clients{'' if extract else ', graph extraction off'}: "
+            say(f"    store throughput, {clients:>2} clients{again and ' again'}{'' if extract else ', graph extraction off'}: "
                 f"{rate:.0f} memories/s; {lost} lost, {doubled} duplicated of {clients * per_client} ({load_now()})")
             say(f"      {run.line()}")
             if lost or doubled:
@@ -675,6 +678,7 @@ def summary(results: list[dict[str, Any]], local: dict[str, Any] | None, clients
     say("\n== summary (Postgres; ratio = Postgres / local at the same size) ==")
     rows = [("keyword p50 ms", "kw_p50"), ("keyword p95 ms", "kw_p95"), ("hybrid p50 ms", "hy_p50"),
             ("hybrid p95 ms", "hy_p95"), *((f"store/s, {c} clients", f"store_{c}") for c in clients),
+            ("store/s, 1 client again", "store_1_again"),
             *((f"store/s, {c}, no extract", f"store_{c}_noextract") for c in clients),
             ("import s", "import_s"), ("import again s", "reimport_s"), ("export s", "export_s"),
             ("HNSW build s", "hnsw_s")]
@@ -709,7 +713,7 @@ def targets(r: dict[str, Any]) -> None:
               ("  first pass: hybrid p50 ms", r.get("hy_cold_p50"), 60.0, True),
               ("  first pass: hybrid p95 ms", r.get("hy_cold_p95"), 250.0, True),
               ("HNSW recall@10", r.get("hnsw_recall"), 0.95, False)]
-    one = r.get("store_1")
+    one = max(r.get("store_1", 0), r.get("store_1_again", 0))  # the better baseline (run_size)
     for c in (4, 16):
         if one and f"store_{c}" in r:
             checks.append((f"store/s {c} clients / 1 client", r[f"store_{c}"] / one, 1.5, False))

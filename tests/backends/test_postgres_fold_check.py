@@ -60,3 +60,19 @@ def test_a_fold_seen_due_before_another_clients_fold_does_nothing(postgres_url, 
             # without a seen version a fold takes whatever the delta holds
             assert postings.fold_term(a, "mango", "team")
             assert delta_rows(a, "mango") == 0 and base_size(a, "mango") == 5
+
+
+def test_opening_a_postgres_palace_reads_no_memory_row(postgres_url, tmp_path, monkeypatch):
+    """The quick sync an open (and the MCP server, now and then) runs has no files to check
+    on Postgres: it must not count the memories either (a scan of the table at 1M)."""
+    from palace.backends.postgres.database import PgIndex
+
+    with open_as(postgres_url, tmp_path, "writer") as pm:
+        pm.store("kiwi harvest notes")
+    counted = []
+    real = PgIndex.count
+    monkeypatch.setattr(PgIndex, "count", lambda self, *a, **k: counted.append(1) or real(self, *a, **k))
+    with open_as(postgres_url, tmp_path, "reader") as pm:
+        assert pm.sync(full=None).unchanged == 0
+        assert not counted
+        assert pm.count() == 1 and counted  # the count itself still counts
