@@ -46,8 +46,13 @@ MERGE_SHARE = 8
 MERGE_CAP = 1000
 
 
+def merge_threshold(base: int) -> int:
+    """The most delta rows a base of ``base`` rows keeps before its fold is due."""
+    return max(MERGE_MIN, min(base // MERGE_SHARE, MERGE_CAP))
+
+
 def merge_is_due(pending: int, base: int) -> bool:
-    return pending > max(MERGE_MIN, min(base // MERGE_SHARE, MERGE_CAP))
+    return pending > merge_threshold(base)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS postings (

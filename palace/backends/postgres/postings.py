@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, NamedTuple
 
 from palace.backends.postgres.cache import Kept, ListCache, State
 from palace.index import postings as folding  # the fold rule, declared once for both backends
-from palace.index.postings import merge_is_due, overlay
+from palace.index.postings import merge_is_due, merge_threshold, overlay
 
 if TYPE_CHECKING:
     import numpy as np
@@ -192,23 +192,45 @@ class RidSet(AbstractSet[int]):
 # ---------------------------------------------------------------------- folding
 
 
-# Per (term, scope): its base's size and its delta's, counted no further than MERGE_CAP + 1
-# rows (past that a delta is due whatever its base): a writer's check walks each touched
-# term's delta once, never a row per delta row (a common word's delta is a thousand rows)
+# Per (term, scope): its base's size and version, its scope's write count, and its delta's
+# size, counted no further than MERGE_CAP + 1 rows (past that a delta is due whatever its
+# base). A delta grows by at most one row a write of its scope, so a key whose scope has
+# not been written past its ``horizon`` (see ``fold_due``) cannot be due: its delta is
+# not counted (pending NULL). All from one statement's snapshot: the counters and the
+# delta rows a write adds commit together.
 PENDING_SQL = """
+WITH w AS (SELECT scope, SUM(writes)::bigint AS writes FROM collection_stats GROUP BY scope)
 SELECT k.term, k.scope, COALESCE(p.n, 0) AS n, COALESCE(p.version, -1) AS version,
-       (SELECT COUNT(*) FROM (SELECT 1 FROM posting_delta d WHERE d.term = k.term AND d.scope = k.scope
-                              LIMIT %(most)s) AS x) AS pending
-FROM unnest(%(terms)s::text[], %(scopes)s::text[]) AS k(term, scope)
+       COALESCE(w.writes, 0) AS writes,
+       CASE WHEN COALESCE(w.writes, 0) <= k.horizon THEN NULL ELSE
+           (SELECT COUNT(*) FROM (SELECT 1 FROM posting_delta d WHERE d.term = k.term AND d.scope = k.scope
+                                  LIMIT %(most)s) AS x) END AS pending
+FROM unnest(%(terms)s::text[], %(scopes)s::text[], %(horizons)s::bigint[]) AS k(term, scope, horizon)
 LEFT JOIN term_postings p ON p.term = k.term AND p.scope = k.scope
+LEFT JOIN w ON w.scope = k.scope
 """
 
+Horizons = dict[tuple[str, str], int]  # (term, scope) → the scope's write count it cannot be due before
 
-def _due(conn: Any, keys: list[tuple[str, str]]) -> list[Due]:
-    """The (term, scope) pairs among ``keys`` whose delta has outgrown its share."""
+
+def _due(conn: Any, keys: list[tuple[str, str]], horizons: Horizons | None = None) -> list[Due]:
+    """The (term, scope) pairs among ``keys`` whose delta has outgrown its share.
+    ``horizons``: what earlier checks learnt, skipped here and brought up to date."""
+    known = horizons if horizons is not None else {}
     rows = conn.execute(PENDING_SQL, {"terms": [k[0] for k in keys], "scopes": [k[1] for k in keys],
+                                      "horizons": [known.get(k, -1) for k in keys],
                                       "most": folding.MERGE_CAP + 1}).fetchall()
-    return [Due(r["term"], r["scope"], r["version"]) for r in rows if merge_is_due(r["pending"], r["n"])]
+    due = []
+    for r in rows:
+        if r["pending"] is None:
+            continue  # its scope has not had the writes it would take
+        key = (r["term"], r["scope"])
+        if merge_is_due(r["pending"], r["n"]):
+            due.append(Due(*key, r["version"]))
+            known.pop(key, None)  # folded next: nothing known of what is left
+        else:  # due only once pending > threshold, and each write adds one row at most
+            known[key] = r["writes"] + merge_threshold(r["n"]) - r["pending"]
+    return due
 
 
 def fold_term(conn: Any, term: str, scope: str, *, seen: int | None = None) -> bool:
@@ -259,10 +281,12 @@ def fold_read(conn: Any, due: list[Due], most: int = 4) -> None:
         fold_term(conn, term, scope, seen=version)
 
 
-def fold_due(conn: Any, touched: Iterable[tuple[str, str]]) -> int:
-    """Fold the delta of each touched (term, scope) that has outgrown its share."""
+def fold_due(conn: Any, touched: Iterable[tuple[str, str]], horizons: Horizons | None = None) -> int:
+    """Fold the delta of each touched (term, scope) that has outgrown its share.
+    ``horizons``: the caller's memory of earlier checks (kept across calls), so a common
+    word's delta is not counted again before enough writes could have made it due."""
     keys = list(dict.fromkeys(touched))
-    due = _due(conn, keys) if keys else []
+    due = _due(conn, keys, horizons) if keys else []
     for term, scope, version in due:
         fold_term(conn, term, scope, seen=version)
     return len(due)
