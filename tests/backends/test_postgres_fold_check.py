@@ -78,27 +78,30 @@ def test_opening_a_postgres_palace_reads_no_memory_row(postgres_url, tmp_path, m
         assert pm.count() == 1 and counted  # the count itself still counts
 
 
-def test_a_check_that_skips_what_cannot_be_due_yet_finds_what_a_full_check_finds(postgres_url, tmp_path, monkeypatch):
-    """A client remembers, per term, how many more writes of its scope it would take for
-    the term's delta to pass its share (a write adds one delta row at most), and does not
-    count the delta again before then. Through stores and folds it finds due exactly what
-    a check counting every delta finds."""
+def test_a_check_that_skips_what_cannot_be_due_yet_finds_what_a_full_count_finds(postgres_url, tmp_path, monkeypatch):
+    """A check leaves on each base it counted how many writes of its scope it would take
+    for the delta to pass its share (a write adds one delta row at most); no client's
+    check counts that delta again before then. Through two clients' stores and checks, and
+    folds, it finds due exactly what counting every delta finds."""
     import random
 
     no_writer_checks(monkeypatch)
     monkeypatch.setattr(folding, "MERGE_MIN", 3)
     rng = random.Random(40)
     words = ["kiwi", "plum", "fig", "pear", "lime", "date"]
-    horizons: dict = {}
+    keys = [(w, "team") for w in words]
     skipped = 0
-    with open_as(postgres_url, tmp_path, "writer") as pm, pm.index.palace.connection() as conn:
-        keys = [(w, "team") for w in words]
+    with open_as(postgres_url, tmp_path, "one") as one, open_as(postgres_url, tmp_path, "two") as two, \
+            one.index.palace.connection() as a, two.index.palace.connection() as b:
+        for w in words:  # every word gets a base, so a horizon can be kept on it
+            one.store(f"{w} seed")
+        postings.fold_due(a, keys)
         for step in range(80):
-            pm.store(" ".join(rng.sample(words, rng.randint(1, 3))) + f" step{step}")
-            before = dict(horizons)
-            remembered = postings._due(conn, keys, horizons)
-            assert sorted(remembered) == sorted(postings._due(conn, keys)), step
-            skipped += sum(1 for k in keys if k in before and horizons.get(k) == before[k])
-            if step % 9 == 8:  # fold now and then: bases grow, their shares with them
+            writer, conn = (one, a) if step % 2 else (two, b)
+            writer.store(" ".join(rng.sample(words, rng.randint(1, 3))) + f" step{step}")
+            truth = sorted((w, "team") for w in words if folding.merge_is_due(delta_rows(conn, w), base_size(conn, w)))
+            skipped += sum(r["pending"] is None for r in postings.pending_rows(conn, keys))
+            assert sorted(d[:2] for d in postings._due(conn, keys)) == truth, step
+            if step % 9 == 8:  # fold now and then: bases grow, and their shares with them
                 postings.fold_due(conn, keys)
-        assert skipped > 100  # of 480: a term far from its share was not counted again
+        assert skipped > 100  # of 480: a delta far from its share was not counted again

@@ -36,13 +36,12 @@ from palace.store.files import PALACE_SUBDIR, TRASH_DIR, TrashRules, parse_memor
 from palace.text.tokenize import duplicate_key, index_text, stem
 from palace.backends.postgres.cache import ListCache
 from palace.backends.postgres.graph import PgGraphQueries, rows_statements as graph_statements
-from palace.backends.postgres.postings import FOLD_EVERY, Due, Horizons, RidSet, fold_due, fold_read, read_postings
+from palace.backends.postgres.postings import FOLD_EVERY, Due, RidSet, fold_due, fold_read, read_postings
 from palace.backends.postgres.roles import bound_identity
 from palace.backends.postgres.rows import memory_row, row_ids, scope_of
 from palace.backends.postgres.schema import migrate
 
 WRITE_LOCK_KEY = 0x70A1AC1  # the advisory lock writers serialise on (like the local write.lock)
-HORIZONS_KEPT = 200_000  # (term, scope) pairs a client remembers its fold checks of (~40 MB at most)
 
 
 def _where(filters: Filters, alias: str = "m") -> tuple[str, list[Any]]:
@@ -123,8 +122,6 @@ class PostgresPalace:
         # a first check after a random share of FOLD_EVERY writes: clients started together
         # would otherwise all check at once, find the same deltas due and queue to fold them
         self._writes = random.randrange(FOLD_EVERY)
-        self._horizons: Horizons = {}  # what this client's fold checks learnt (postings.fold_due)
-        self._fold_lock = threading.Lock()
         self._touch_lock = threading.Lock()
 
     @contextmanager
@@ -169,10 +166,7 @@ class PostgresPalace:
             if self._writes < FOLD_EVERY:
                 return
             due, self._touched, self._writes = list(self._touched), {}, 0
-        with self._fold_lock:
-            if len(self._horizons) > HORIZONS_KEPT:  # forgetting costs only a count
-                self._horizons.clear()
-            fold_due(conn, due, self._horizons)
+        fold_due(conn, due)
 
     def close(self) -> None:
         self.pool.close()

@@ -194,42 +194,51 @@ class RidSet(AbstractSet[int]):
 
 # Per (term, scope): its base's size and version, its scope's write count, and its delta's
 # size, counted no further than MERGE_CAP + 1 rows (past that a delta is due whatever its
-# base). A delta grows by at most one row a write of its scope, so a key whose scope has
-# not been written past its ``horizon`` (see ``fold_due``) cannot be due: its delta is
-# not counted (pending NULL). All from one statement's snapshot: the counters and the
-# delta rows a write adds commit together.
+# base). A delta grows by at most one row a write of its scope, so a base whose scope has
+# not been written past its ``horizon`` (set by an earlier check, any client's) cannot be
+# due yet: its delta is not counted (pending NULL). All from one statement's snapshot:
+# the counters and the delta rows a write adds commit together.
 PENDING_SQL = """
 WITH w AS (SELECT scope, SUM(writes)::bigint AS writes FROM collection_stats GROUP BY scope)
 SELECT k.term, k.scope, COALESCE(p.n, 0) AS n, COALESCE(p.version, -1) AS version,
-       COALESCE(w.writes, 0) AS writes,
-       CASE WHEN COALESCE(w.writes, 0) <= k.horizon THEN NULL ELSE
+       COALESCE(w.writes, 0) AS writes, p.n IS NOT NULL AS based,
+       CASE WHEN COALESCE(w.writes, 0) <= COALESCE(p.horizon, -1) THEN NULL ELSE
            (SELECT COUNT(*) FROM (SELECT 1 FROM posting_delta d WHERE d.term = k.term AND d.scope = k.scope
                                   LIMIT %(most)s) AS x) END AS pending
-FROM unnest(%(terms)s::text[], %(scopes)s::text[], %(horizons)s::bigint[]) AS k(term, scope, horizon)
+FROM unnest(%(terms)s::text[], %(scopes)s::text[]) AS k(term, scope)
 LEFT JOIN term_postings p ON p.term = k.term AND p.scope = k.scope
 LEFT JOIN w ON w.scope = k.scope
 """
 
-Horizons = dict[tuple[str, str], int]  # (term, scope) → the scope's write count it cannot be due before
+# What a check learnt, kept on the base for every client. Rows another statement holds (a
+# fold, another check) are skipped, not waited for: a horizon left unset costs a count.
+HORIZON_SQL = """
+WITH v AS (SELECT * FROM unnest(%s::text[], %s::text[], %s::bigint[]) AS v(term, scope, horizon)),
+free AS (SELECT t.term, t.scope, v.horizon FROM term_postings t JOIN v ON v.term = t.term AND v.scope = t.scope
+         WHERE t.horizon IS NULL OR t.horizon < v.horizon FOR UPDATE OF t SKIP LOCKED)
+UPDATE term_postings t SET horizon = free.horizon FROM free WHERE t.term = free.term AND t.scope = free.scope
+"""
 
 
-def _due(conn: Any, keys: list[tuple[str, str]], horizons: Horizons | None = None) -> list[Due]:
-    """The (term, scope) pairs among ``keys`` whose delta has outgrown its share.
-    ``horizons``: what earlier checks learnt, skipped here and brought up to date."""
-    known = horizons if horizons is not None else {}
-    rows = conn.execute(PENDING_SQL, {"terms": [k[0] for k in keys], "scopes": [k[1] for k in keys],
-                                      "horizons": [known.get(k, -1) for k in keys],
-                                      "most": folding.MERGE_CAP + 1}).fetchall()
-    due = []
-    for r in rows:
+def pending_rows(conn: Any, keys: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """``PENDING_SQL``'s rows for ``keys`` (pending None: not counted, cannot be due yet)."""
+    return list(conn.execute(PENDING_SQL, {"terms": [k[0] for k in keys], "scopes": [k[1] for k in keys],
+                                           "most": folding.MERGE_CAP + 1}).fetchall())
+
+
+def _due(conn: Any, keys: list[tuple[str, str]]) -> list[Due]:
+    """The (term, scope) pairs among ``keys`` whose delta has outgrown its share; each
+    base counted and not due gets a horizon: the write count before which it cannot be."""
+    due, learnt = [], []
+    for r in pending_rows(conn, keys):
         if r["pending"] is None:
-            continue  # its scope has not had the writes it would take
-        key = (r["term"], r["scope"])
+            continue
         if merge_is_due(r["pending"], r["n"]):
-            due.append(Due(*key, r["version"]))
-            known.pop(key, None)  # folded next: nothing known of what is left
-        else:  # due only once pending > threshold, and each write adds one row at most
-            known[key] = r["writes"] + merge_threshold(r["n"]) - r["pending"]
+            due.append(Due(r["term"], r["scope"], r["version"]))
+        elif r["based"]:  # due only once pending > threshold, and each write adds a row at most
+            learnt.append((r["term"], r["scope"], r["writes"] + merge_threshold(r["n"]) - r["pending"]))
+    if learnt:
+        conn.execute(HORIZON_SQL, [list(column) for column in zip(*learnt)])
     return due
 
 
@@ -265,7 +274,7 @@ def fold_term(conn: Any, term: str, scope: str, *, seen: int | None = None) -> b
             conn.execute(  # a new version: a reader's kept copy of the old base is stale
                 "INSERT INTO term_postings (term, scope, n, rids, tfs, dls) VALUES (%s, %s, %s, %s, %s, %s) "
                 "ON CONFLICT (term, scope) DO UPDATE SET n = EXCLUDED.n, rids = EXCLUDED.rids, tfs = EXCLUDED.tfs, "
-                "dls = EXCLUDED.dls, version = nextval('posting_delta_seq')",
+                "dls = EXCLUDED.dls, version = nextval('posting_delta_seq'), horizon = NULL",
                 (term, scope, len(rids), rids[order].astype(RID).tobytes(), tfs[order].astype(TF).tobytes(),
                  dls[order].astype(TF).tobytes()))
         # exactly the rows folded: one rewritten since has a new seq and stays (it is newer),
@@ -281,12 +290,10 @@ def fold_read(conn: Any, due: list[Due], most: int = 4) -> None:
         fold_term(conn, term, scope, seen=version)
 
 
-def fold_due(conn: Any, touched: Iterable[tuple[str, str]], horizons: Horizons | None = None) -> int:
-    """Fold the delta of each touched (term, scope) that has outgrown its share.
-    ``horizons``: the caller's memory of earlier checks (kept across calls), so a common
-    word's delta is not counted again before enough writes could have made it due."""
+def fold_due(conn: Any, touched: Iterable[tuple[str, str]]) -> int:
+    """Fold the delta of each touched (term, scope) that has outgrown its share."""
     keys = list(dict.fromkeys(touched))
-    due = _due(conn, keys, horizons) if keys else []
+    due = _due(conn, keys) if keys else []
     for term, scope, version in due:
         fold_term(conn, term, scope, seen=version)
     return len(due)

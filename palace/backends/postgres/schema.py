@@ -335,6 +335,12 @@ MIGRATIONS: list[Migration] = [
     ALTER TABLE term_postings ALTER COLUMN version SET DEFAULT nextval('posting_delta_seq'),
         ALTER COLUMN version SET NOT NULL;
     """,
+    # 14: a writers' fold check leaves on each base it counted the scope's write count
+    # before which its delta cannot be due (postings.HORIZON_SQL); other clients' checks
+    # skip counting it till then. A fold or rebuild writes the base afresh, horizon unset
+    """
+    ALTER TABLE term_postings ADD COLUMN IF NOT EXISTS horizon BIGINT;
+    """,
 ]
 
 
