@@ -210,12 +210,14 @@ LEFT JOIN term_postings p ON p.term = k.term AND p.scope = k.scope
 LEFT JOIN w ON w.scope = k.scope
 """
 
-# What a check learnt, kept on the base for every client. Rows another statement holds (a
-# fold, another check) are skipped, not waited for: a horizon left unset costs a count.
+# What a check learnt, kept on the base for every client: only on the base it counted
+# against (a fold since wrote another version, perhaps smaller, with a smaller share).
+# Rows another statement holds (a fold, another check) are skipped, not waited for: a
+# horizon left unset costs a count.
 HORIZON_SQL = """
-WITH v AS (SELECT * FROM unnest(%s::text[], %s::text[], %s::bigint[]) AS v(term, scope, horizon)),
+WITH v AS (SELECT * FROM unnest(%s::text[], %s::text[], %s::bigint[], %s::bigint[]) AS v(term, scope, version, horizon)),
 free AS (SELECT t.term, t.scope, v.horizon FROM term_postings t JOIN v ON v.term = t.term AND v.scope = t.scope
-         WHERE t.horizon IS NULL OR t.horizon < v.horizon FOR UPDATE OF t SKIP LOCKED)
+         WHERE t.version = v.version AND (t.horizon IS NULL OR t.horizon < v.horizon) FOR UPDATE OF t SKIP LOCKED)
 UPDATE term_postings t SET horizon = free.horizon FROM free WHERE t.term = free.term AND t.scope = free.scope
 """
 
@@ -236,7 +238,7 @@ def _due(conn: Any, keys: list[tuple[str, str]]) -> list[Due]:
         if merge_is_due(r["pending"], r["n"]):
             due.append(Due(r["term"], r["scope"], r["version"]))
         elif r["based"]:  # due only once pending > threshold, and each write adds a row at most
-            learnt.append((r["term"], r["scope"], r["writes"] + merge_threshold(r["n"]) - r["pending"]))
+            learnt.append((r["term"], r["scope"], r["version"], r["writes"] + merge_threshold(r["n"]) - r["pending"]))
     if learnt:
         conn.execute(HORIZON_SQL, [list(column) for column in zip(*learnt)])
     return due
