@@ -49,11 +49,13 @@ def test_index_updates_in_place_and_keeps_openclaw_metadata(provider):
                            {"location": "work", "createdAt": "2026-11-02T09:00:00+08:00",
                             "path": "memory/2026-11-02.md", "line": 12})
     assert first == {"id": "note-1", "created": True}
-    memory = provider.manager.get("note-1", record_access=False)
+    with provider._lock:  # the background worker index started may be reading the index
+        memory = provider.manager.get("note-1", record_access=False)
     assert memory.location == "work" and memory.created_at.day == 2
     second = provider.index("note-1", "Standup moved to 11am.", {"path": "memory/2026-11-03.md"})
     assert second == {"id": "note-1", "created": False}
-    memory = provider.manager.get("note-1", record_access=False)
+    with provider._lock:
+        memory = provider.manager.get("note-1", record_access=False)
     assert memory.content == "Standup moved to 11am." and memory.location == "work"
     assert memory.access_count == 0  # indexing is not reading
     hit = provider.search("standup time", 1)[0]
@@ -97,7 +99,10 @@ def test_bad_calls_raise_invalid_input(provider, call, fragment):
 
 def test_index_embeds_at_once_so_search_does_not_have_to(provider):
     provider.index("fresh", "The spare key hangs behind the kitchen door.")
-    assert provider.manager.embed_pending() == 0  # nothing left for the next search
+    # under the provider's lock, as its own calls are: its background worker (started by
+    # index) may be reading the index this moment, and a manager serves one call at a time
+    with provider._lock:
+        assert provider.manager.embed_pending() == 0  # nothing left for the next search
 
 
 def test_background_work_gives_way_to_a_request_and_never_starves(monkeypatch):
