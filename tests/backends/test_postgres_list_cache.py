@@ -77,3 +77,26 @@ def test_a_cache_too_small_keeps_nothing_and_reads_stay_right(postgres_url, tmp_
                 assert as_lists(read_postings(conn, ["vector", "memori"], cache=tiny)) == \
                     as_lists(read_postings(conn, ["vector", "memori"]))
         assert tiny.held(["vector", "memori"]) == {}
+
+
+def test_a_delta_row_rewritten_by_a_writer_that_commits_late_is_seen(postgres_url, tmp_path):
+    """A writer takes its delta row's seq when it writes, and may commit after another
+    writer's newer seq: the newest seq then stays the same, and so does the row count. A
+    kept list must still be read again (the state sums the seqs, it does not take the
+    newest)."""
+    cache = ListCache()
+    with open_as(postgres_url, tmp_path, "reader") as reader, open_as(postgres_url, tmp_path, "late") as late, \
+            open_as(postgres_url, tmp_path, "early") as early:
+        stored = late.store("kestrel sightings at dawn").id
+        with late.index.palace.connection() as slow, reader.index.palace.connection() as conn:
+            rid = slow.execute("SELECT rid FROM memories WHERE id = %s", (stored,)).fetchone()["rid"]
+            with slow.transaction():  # what the trigger writes when that memory is rewritten: tf 1 → 3
+                slow.execute("INSERT INTO posting_delta AS d (term, scope, rid, tf, dl) "
+                             "VALUES ('kestrel', 'team', %s, 3, 6) ON CONFLICT (term, scope, rid) "
+                             "DO UPDATE SET tf = EXCLUDED.tf, dl = EXCLUDED.dl, seq = EXCLUDED.seq", (rid,))
+                early.store("a kestrel hovered")  # a newer seq, committed first
+                read_postings(conn, ["kestrel"], cache=cache)
+            kept = as_lists(read_postings(conn, ["kestrel"], cache=cache))
+            fresh = as_lists(read_postings(conn, ["kestrel"]))
+        assert kept == fresh
+        assert 3 in kept[0]["kestrel"][1]

@@ -3,8 +3,10 @@
 A common word's packed list at 1M memories is megabytes, and a search read all of it
 for every query. Each (term, scope) list here is kept with the state the server had when
 it was read: the packed base's ``version`` (a fold or rebuild gives the row a new one)
-and its delta's row count and newest ``seq`` (every delta write takes a new seq; rows
-leave the delta only by a fold, which changes the version). A search sends the states it
+and its delta's row count and the sum of its rows' ``seq`` (every delta write takes a
+new seq; rows leave the delta only by a fold, which changes the version). The sum, not
+the newest seq: a writer takes its seq when it writes and may commit after a writer
+with a newer one, rewriting a row the reader had, which leaves count and newest alike. A search sends the states it
 holds, in the same statement that reads the rest, and the server returns the bytes only
 of what changed, so the list a search scores is always the server's, from one snapshot.
 
@@ -28,7 +30,7 @@ class State:
 
     version: int = -1
     delta_rows: int = 0
-    delta_seq: int = -1
+    delta_seqs: int = -1  # the sum of the delta rows' seqs
 
 
 @dataclass(frozen=True)

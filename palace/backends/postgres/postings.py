@@ -64,34 +64,34 @@ PACKED = ("string_agg(int8send(rid), ''::bytea ORDER BY rid) AS rids, "
 
 
 # One statement, so one snapshot and one round trip: the counters; per (term, scope) its
-# state (base version, delta rows, newest delta seq) and base size (for folding), the
+# state (base version, delta rows, the sum of their seqs) and base size (for folding), the
 # base's bytes where the caller's kept version differs, and the delta's (packed by the
 # server: a common term's delta is thousands of rows) where anything differs.
 READ_SQL = f"""
 WITH k AS (SELECT * FROM unnest(%(kt)s::text[], %(ks)s::text[], %(kv)s::bigint[], %(kr)s::bigint[],
-                               %(kq)s::bigint[]) AS k(term, scope, version, delta_rows, delta_seq)),
+                               %(kq)s::bigint[]) AS k(term, scope, version, delta_rows, delta_seqs)),
 p AS (SELECT term, scope, n, version, rids, tfs, dls FROM term_postings WHERE term = ANY(%(t)s)),
-d AS (SELECT term, scope, COUNT(*) AS delta_rows, MAX(seq) AS delta_seq, {PACKED} FROM posting_delta
+d AS (SELECT term, scope, COUNT(*) AS delta_rows, SUM(seq)::bigint AS delta_seqs, {PACKED} FROM posting_delta
       WHERE term = ANY(%(t)s) GROUP BY term, scope),
 s AS (SELECT COALESCE(p.term, d.term) AS term, COALESCE(p.scope, d.scope) AS scope, p.n,
              COALESCE(p.version, -1) AS version, COALESCE(d.delta_rows, 0) AS delta_rows,
-             COALESCE(d.delta_seq, -1) AS delta_seq, p.rids, p.tfs, p.dls, d.rids AS drids, d.tfs AS dtfs,
+             COALESCE(d.delta_seqs, -1) AS delta_seqs, p.rids, p.tfs, p.dls, d.rids AS drids, d.tfs AS dtfs,
              d.dls AS ddls
       FROM p FULL JOIN d ON d.term = p.term AND d.scope = p.scope)
 SELECT 0 AS part, NULL AS term, NULL AS scope, NULL::int AS n, NULL::bigint AS version, NULL::bigint AS delta_rows,
-       NULL::bigint AS delta_seq, NULL::bytea AS rids, NULL::bytea AS tfs, NULL::bytea AS dls, NULL::bytea AS drids,
+       NULL::bigint AS delta_seqs, NULL::bytea AS rids, NULL::bytea AS tfs, NULL::bytea AS dls, NULL::bytea AS drids,
        NULL::bytea AS dtfs, NULL::bytea AS ddls, COALESCE(SUM(docs), 0) AS docs, COALESCE(SUM(length), 0) AS length
 FROM collection_stats
 UNION ALL
-SELECT 1, s.term, s.scope, s.n, s.version, s.delta_rows, s.delta_seq,
+SELECT 1, s.term, s.scope, s.n, s.version, s.delta_rows, s.delta_seqs,
        CASE WHEN k.version = s.version THEN NULL ELSE s.rids END,
        CASE WHEN k.version = s.version THEN NULL ELSE s.tfs END,
        CASE WHEN k.version = s.version THEN NULL ELSE s.dls END,
-       CASE WHEN (k.version, k.delta_rows, k.delta_seq) = (s.version, s.delta_rows, s.delta_seq) THEN NULL
+       CASE WHEN (k.version, k.delta_rows, k.delta_seqs) = (s.version, s.delta_rows, s.delta_seqs) THEN NULL
             ELSE s.drids END,
-       CASE WHEN (k.version, k.delta_rows, k.delta_seq) = (s.version, s.delta_rows, s.delta_seq) THEN NULL
+       CASE WHEN (k.version, k.delta_rows, k.delta_seqs) = (s.version, s.delta_rows, s.delta_seqs) THEN NULL
             ELSE s.dtfs END,
-       CASE WHEN (k.version, k.delta_rows, k.delta_seq) = (s.version, s.delta_rows, s.delta_seq) THEN NULL
+       CASE WHEN (k.version, k.delta_rows, k.delta_seqs) = (s.version, s.delta_rows, s.delta_seqs) THEN NULL
             ELSE s.ddls END,
        NULL, NULL
 FROM s LEFT JOIN k ON k.term = s.term AND k.scope = s.scope
@@ -122,7 +122,7 @@ def read_postings(conn: Any, terms: Iterable[str], due: list[Due] | None = None,
     rows = conn.execute(READ_SQL, {
         "t": names, "kt": [k[0] for k in keys], "ks": [k[1] for k in keys],
         "kv": [held[k].state.version for k in keys], "kr": [held[k].state.delta_rows for k in keys],
-        "kq": [held[k].state.delta_seq for k in keys]}, binary=True).fetchall()  # binary: bytea as is
+        "kq": [held[k].state.delta_seqs for k in keys]}, binary=True).fetchall()  # binary: bytea as is
     stats = next(r for r in rows if r["part"] == 0)
     gathered: dict[str, list[tuple[np.ndarray, ...]]] = {}
     for row in rows:
@@ -147,7 +147,7 @@ def read_postings(conn: Any, terms: Iterable[str], due: list[Due] | None = None,
 def _lists_of(row: dict[str, Any], kept: Kept | None, key: tuple[str, str],
               cache: ListCache | None) -> tuple["np.ndarray", ...]:
     """One (term, scope) list from its row: what was kept where the server sent nothing."""
-    state = State(row["version"], row["delta_rows"], row["delta_seq"])
+    state = State(row["version"], row["delta_rows"], row["delta_seqs"])
     if kept is not None and kept.state == state:
         if cache is not None:
             cache.touch(key)
