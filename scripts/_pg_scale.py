@@ -373,17 +373,19 @@ class WaitSampler:
         # the lock a backend waits for (pg_locks): an advisory one is the whole write lock
         # (pm.write_lock(), or a store whose text states facts: palace.manager.store) or one
         # memory's key (PgWriteLock.keyed); mode Share = a keyed writer's share of the write lock
-        query = ("SELECT a.state, a.wait_event_type, a.wait_event, l.locktype, l.classid, l.objid, "
+        query = ("SELECT a.state, a.wait_event_type, a.wait_event, a.query, l.locktype, l.classid, l.objid, "
                  "l.objsubid, l.mode FROM pg_stat_activity a LEFT JOIN pg_locks l ON l.pid = a.pid "
                  "AND NOT l.granted WHERE a.datname = %s AND a.backend_type = 'client backend' "
                  "AND a.pid <> pg_backend_pid() AND a.state IN ('active', 'idle in transaction')")
         write_lock = (int(WRITE_LOCK_KEY) >> 32, int(WRITE_LOCK_KEY) & 0xFFFFFFFF, 1)
         with psycopg.connect(self.admin_url, autocommit=True) as conn:
             while not self._stop.is_set():
-                for state, kind, event, locktype, classid, objid, subid, mode in conn.execute(
+                for state, kind, event, last, locktype, classid, objid, subid, mode in conn.execute(
                         query, (self.database,)).fetchall():
-                    if state == "idle in transaction":
+                    if state == "idle in transaction":  # after which statement the client kept it open
                         label = "client (idle in transaction)"
+                        what = "idle in transaction after: " + " ".join(last.split())[:60]
+                        self.events[what] = self.events.get(what, 0) + 1
                     else:
                         label = kind or "CPU"
                         if kind:
@@ -408,7 +410,7 @@ class WaitSampler:
         seen = sum(self.kinds.values())
         return {"samples": self.samples, "busy_backends_mean": seen / self.samples if self.samples else 0.0,
                 "share": {k: n / seen for k, n in sorted(self.kinds.items(), key=lambda kv: -kv[1])} if seen else {},
-                "top_waits": dict(sorted(self.events.items(), key=lambda kv: -kv[1])[:6]),
+                "top_waits": dict(sorted(self.events.items(), key=lambda kv: -kv[1])[:8]),
                 "machine_cpu_busy": self.cpu_busy}
 
     def line(self) -> str:
