@@ -84,6 +84,9 @@ def test_above_the_threshold_search_goes_through_an_hnsw_index(embedder, minilm_
             names = [r[0] for r in conn.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'vectors' "
                                                 "AND indexdef LIKE '%hnsw%'")]
             assert len(names) == 1
+            # built for recall (ef_construction 128: the default left dense clusters' vectors unreachable)
+            options = conn.execute("SELECT reloptions FROM pg_class WHERE relname = %s", (names[0],)).fetchone()[0]
+            assert sorted(options) == ["ef_construction=128", "m=16"]
             conn.execute("SET enable_seqscan = off")
             plan = "\n".join(r[0] for r in conn.execute(
                 "EXPLAIN SELECT content_hash FROM vectors WHERE model = %s ORDER BY vec::vector(384) <=> "

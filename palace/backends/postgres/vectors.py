@@ -19,6 +19,10 @@ from palace.backends.postgres.rows import row_ids
 HNSW_ABOVE = 20_000  # below this many vectors of a model an exact scan is fast (< ~20 ms) and exact
 COUNT_TTL_S = 60.0  # how long a process trusts its count of a model's vectors (HNSW or not)
 OVERSAMPLE_MAX = 4000  # a filtered search asks HNSW for at most this many candidates, else scans exactly
+# How the HNSW graph is built: pgvector's default ef_construction (64) left some vectors of
+# dense clusters unreachable, recall@10 0.937-0.957 at 1M whatever the search's ef; 128 gave
+# 1.000 at ef 200-800, for a build twice as long (220 → 420 s at 1M)
+HNSW_BUILD = "m = 16, ef_construction = 128"
 
 
 def _within(rids: list[int], allowed: Collection[int]) -> set[int]:
@@ -112,8 +116,8 @@ class PgVectors:
         name = "vectors_hnsw_" + hashlib.blake2b(f"{model}|{dimension}".encode(), digest_size=6).hexdigest()
         with self.palace.connection() as conn:
             conn.execute(sql.SQL("CREATE INDEX IF NOT EXISTS {} ON vectors USING hnsw "
-                                 "((vec::vector({})) vector_cosine_ops) WHERE model = {}").format(
-                sql.Identifier(name), sql.Literal(dimension), sql.Literal(model)))
+                                 "((vec::vector({})) vector_cosine_ops) WITH ({}) WHERE model = {}").format(
+                sql.Identifier(name), sql.Literal(dimension), sql.SQL(HNSW_BUILD), sql.Literal(model)))
         self._hnsw[(model, dimension)] = name
         return name
 
