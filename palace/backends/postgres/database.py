@@ -44,13 +44,17 @@ from palace.backends.postgres.schema import migrate
 WRITE_LOCK_KEY = 0x70A1AC1  # the advisory lock writers serialise on (like the local write.lock)
 
 
-def _where(filters: Filters, alias: str = "m") -> tuple[str, list[Any]]:
-    """``Filters.sql`` in Postgres syntax (same meaning: see ``palace.index.database``)."""
+def _where(filters: Filters, alias: str = "m", rooms: str = "both") -> tuple[str, list[Any]]:
+    """``Filters.sql`` in Postgres syntax (same meaning: see ``palace.index.database``).
+    ``rooms``: of a location filter, "both" the room and the rooms inside it, "room" the
+    room alone, "inside" the rooms inside it (two disjoint index ranges)."""
     clauses = [f"{alias}.status = ANY(%s)"]
     params: list[Any] = [list(filters.statuses)]
     if filters.location:  # the room or any room inside it
-        clauses.append(f"({alias}.location = %s OR ({alias}.location ~>=~ %s AND {alias}.location ~<~ %s))")
-        params += [filters.location, *_below(filters.location)]
+        room, inside = f"{alias}.location = %s", f"({alias}.location ~>=~ %s AND {alias}.location ~<~ %s)"
+        clauses.append({"both": f"({room} OR {inside})", "room": room, "inside": inside}[rooms])
+        params += {"both": [filters.location, *_below(filters.location)], "room": [filters.location],
+                   "inside": list(_below(filters.location))}[rooms]
     if filters.type:
         clauses.append(f"{alias}.type = %s")
         params.append(filters.type)
@@ -520,8 +524,14 @@ class PgIndex(PgGraphQueries, KeywordScoring):
             "WHERE m.status = ANY(%s) GROUP BY t.tag ORDER BY t.tag", (list(statuses),))}
 
     def filtered_rids(self, filters: Filters) -> Any:
-        where, params = _where(filters)
-        return self._packed_rids(f"SELECT m.rid FROM memories m WHERE {where}", params)
+        if not filters.location:
+            where, params = _where(filters)
+            return self._packed_rids(f"SELECT m.rid FROM memories m WHERE {where}", params)
+        # a room and the rooms inside it as two index-only scans of memories_room_rows: an OR
+        # of the two ranges reads the table's pages (the room `projects`, 411k of 1M: 168 → 71 ms)
+        (room, room_params), (inside, inside_params) = (_where(filters, rooms=part) for part in ("room", "inside"))
+        return self._packed_rids(f"SELECT m.rid FROM memories m WHERE {room} UNION ALL "
+                                 f"SELECT m.rid FROM memories m WHERE {inside}", [*room_params, *inside_params])
 
     def maybe_passing(self, filters: Filters) -> Any:
         """For a tag filter, the memories the tag index lists under each tag (their

@@ -341,6 +341,19 @@ MIGRATIONS: list[Migration] = [
     """
     ALTER TABLE term_postings ADD COLUMN IF NOT EXISTS horizon BIGINT;
     """,
+    # 15: vectors found by content hash through a hash index. An exact scan of a narrow
+    # filter (a room of 2 % of 1M memories) looks up each memory's vector: through the
+    # primary key's btree (model, content hash, chunk) that was four levels of text
+    # comparisons a probe; a hash probe compares none (164 → 123 ms for 22k lookups)
+    # and a room's row ids read from its index alone: it carries what the row-level policy
+    # and a search's filter read (rid, scope), so a room of 411k memories at 1M is two
+    # index-only scans (168 → 71 ms), not a visit to each row's page; it replaces
+    # memories_location (same keys)
+    """
+    CREATE INDEX IF NOT EXISTS vectors_content_hash ON vectors USING hash (content_hash);
+    CREATE INDEX IF NOT EXISTS memories_room_rows ON memories (location text_pattern_ops, status) INCLUDE (rid, scope);
+    DROP INDEX IF EXISTS memories_location;
+    """,
 ]
 
 
