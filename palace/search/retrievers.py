@@ -15,6 +15,7 @@ a strict period that holds nothing widens to any time.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Callable, Sequence
@@ -61,6 +62,9 @@ class Retriever:
     name: str
     score_label: str  # what its score is called in an explanation
     find: Callable[[Filters, Candidates], None]
+    # runs in a thread beside the others: set where most of its time is the server's (a
+    # vector scan over a shared Postgres palace) and the index reads concurrently
+    beside: bool = False
 
 
 def keyword(services: Any, query: Query, pool: int) -> Retriever:
@@ -106,7 +110,9 @@ def vector(services: Any, query: Query, pool: int) -> Retriever:
             out.add_note(f"{many} memories have no vector yet (being embedded in the background, or "
                          "`palace reindex --vectors`); keyword search finds them meanwhile")
 
-    return Retriever("vector", "cosine", find)
+    # beside the keyword leg where the index reads concurrently (a pool of connections): a
+    # narrow filter's exact vector scan is the server's work, the keyword scoring the client's
+    return Retriever("vector", "cosine", find, beside=bool(getattr(services.index, "concurrent_reads", False)))
 
 
 def graph(services: Any, pool: int, names: Sequence[str], now: datetime) -> Retriever:
@@ -149,10 +155,50 @@ def tag(services: Any, query: Query, pool: int) -> Retriever:
 
 
 def gather(sources: Sequence[Retriever], filters: Filters, postings: Postings | None = None) -> Candidates:
+    """Every source's candidates, each found into its own ``Candidates`` (those marked
+    ``beside`` in a thread while the rest run here) and merged in the sources' order, so
+    the result is the same whichever ran first."""
+    own = {source.name: Candidates(postings=postings) for source in sources}
+    threads = [_started(source, filters, own[source.name]) for source in sources if source.beside]
+    for source in sources:
+        if not source.beside:
+            source.find(filters, own[source.name])
+    for thread in threads:
+        thread.finish()
     out = Candidates(postings=postings)
     for source in sources:
-        source.find(filters, out)
+        found = own[source.name]
+        out.found.update(found.found)
+        out.postings = found.postings if found.postings is not None else out.postings
+        for note in found.notes:
+            out.add_note(note)
     return out
+
+
+class _Beside(threading.Thread):
+    """One source's ``find`` in a thread; ``finish`` waits for it and raises what it raised."""
+
+    def __init__(self, source: Retriever, filters: Filters, out: Candidates):
+        super().__init__(name=f"palace-{source.name}", daemon=True)
+        self.source, self.filters, self.out = source, filters, out
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self.source.find(self.filters, self.out)
+        except BaseException as exc:  # re-raised in the searching thread
+            self.error = exc
+
+    def finish(self) -> None:
+        self.join()
+        if self.error is not None:
+            raise self.error
+
+
+def _started(source: Retriever, filters: Filters, out: Candidates) -> _Beside:
+    thread = _Beside(source, filters, out)
+    thread.start()
+    return thread
 
 
 def retrieve(services: Any, request: Request, query: Query, sources: Sequence[Retriever],

@@ -125,6 +125,35 @@ def test_a_filtered_search_through_hnsw_keeps_only_what_passes_and_ranks_as_exac
         remote.close()
 
 
+def test_a_room_holds_the_rooms_inside_it_and_overlapped_legs_rank_as_one_after_the_other(
+        embedder, minilm_path, postgres_url, tmp_path, monkeypatch):
+    """A room filter reads the room and the rooms inside it as two index ranges; a search
+    whose vector leg runs beside its keyword leg (Postgres: ``concurrent_reads``) ranks
+    exactly as one that runs them in turn."""
+    from palace.backends.postgres.database import PgIndex
+
+    remote = MemoryPalaceManager(settings=Settings.from_env(
+        workspace_dir=str(tmp_path / "p"), backend="postgres", database_url=postgres_url,
+        vector_enabled=True, vector_mode="inprocess", vector_model=minilm_path), embedder=embedder)
+    try:
+        rooms = {0: "pets/cats", 2: "pets/cats", 4: "pets"}
+        for i, text in enumerate(TEXTS):
+            remote.store(text, id=f"v{i}", created_at=NOW - timedelta(hours=i), location=rooms.get(i, "work"))
+
+        def searched(**filters):
+            return [[(r.memory.id, round(r.score, 5)) for r in remote.search(
+                q, now=NOW, record_access=False, include_weak=True, **filters)] for q in QUERIES]
+
+        overlapped = {"pets": searched(location="pets"), "cats": searched(location="pets/cats"), "all": searched()}
+        assert {m for q in overlapped["pets"] for m, _ in q} == {"v0", "v2", "v4"}
+        assert {m for q in overlapped["cats"] for m, _ in q} == {"v0", "v2"}
+        monkeypatch.setattr(PgIndex, "concurrent_reads", False)
+        assert {"pets": searched(location="pets"), "cats": searched(location="pets/cats"),
+                "all": searched()} == overlapped
+    finally:
+        remote.close()
+
+
 def test_reindex_prunes_true_orphans_and_never_another_agents_private_vectors(embedder, minilm_path,
                                                                               postgres_url, tmp_path):
     """Vectors are keyed by text, not by memory, and a client sees only its scopes: the

@@ -101,6 +101,33 @@ def test_gather_asks_every_retriever_and_keeps_each_note_once():
     assert found.found == {"bm25": {1: 2.0}, "vector": {2: 0.5}} and found.notes == ["slow"]
 
 
+def test_a_retriever_run_beside_the_others_merges_in_the_sources_order_and_raises_what_it_raised():
+    import threading
+    from dataclasses import replace
+
+    started = threading.Event()
+
+    def slow(filters: Filters, out: Candidates) -> None:  # finishes after the others have run
+        assert started.wait(5), "it ran alone, not beside the keyword leg"
+        out.found["vector"] = {2: 0.5}
+        out.add_note("vectors: slow")
+
+    def quick(filters: Filters, out: Candidates) -> None:
+        out.found["bm25"] = {1: 2.0}
+        out.add_note("keyword: quick")
+        started.set()
+
+    found = gather([Retriever("vector", "cosine", slow, beside=True), Retriever("bm25", "score", quick)], Filters())
+    assert list(found.found) == ["vector", "bm25"] and found.notes == ["vectors: slow", "keyword: quick"]
+
+    def broken(filters: Filters, out: Candidates) -> None:
+        raise RuntimeError("the server went away")
+
+    with pytest.raises(RuntimeError, match="went away"):
+        gather([replace(fixed("bm25", {1: 2.0}), beside=False), Retriever("vector", "cosine", broken, beside=True)],
+               Filters())
+
+
 def test_fuse_normalises_each_retriever_and_mixes_by_the_vector_share():
     fused = fuse(Candidates(found={"bm25": {1: 4.0, 2: 2.0}, "vector": {2: 0.8}}), vector_share=0.25)
     assert fused == {1: 0.75, 2: 0.75 * 0.5 + 0.25}

@@ -463,6 +463,8 @@ class PgIndex(PgGraphQueries, KeywordScoring):
     """The ``MemoryIndex`` protocol: the same queries as ``palace.index.Index``; the
     entity graph's queries come from ``PgGraphQueries`` (graph.py)."""
 
+    concurrent_reads = True  # each read takes its own pooled connection: a search's legs may overlap
+
     def __init__(self, palace: PostgresPalace):
         self.palace = palace
         self._legacy_rows: bool | None = None  # rows without dup_key (written before migration 5)?
