@@ -33,6 +33,17 @@ from palace.backends.postgres.rows import memory_row
 
 BATCH = 5000  # memories per COPY batch
 BULK_ABOVE = 5000  # more changed memories than this (and than a quarter of those stored): bulk mode
+# what a bulk load fills, analysed once it has committed: until autovacuum gets to a freshly
+# loaded table the planner knows nothing of it, and keyword searches at 300k took p50 189 ms
+# so, against 17 ms after an ANALYZE of 1.1 s
+LOADED_TABLES = ("memories", "memory_tags", "term_postings", "posting_delta", "collection_stats",
+                 "entities", "entity_aliases", "relations")
+
+
+def analyse(conn: Any, tables: Iterable[str]) -> None:
+    """Fresh planner statistics for ``tables`` (a role that does not own them is told so by
+    a server notice, and the next autovacuum analyses them instead)."""
+    conn.execute(f"ANALYZE {', '.join(tables)}")
 
 COLUMNS = ("id", "scope", "path", "location", "type", "status", "source", "importance", "pinned",
            "created_ts", "updated_ts", "created_at", "updated_at", "tags", "summary", "content", "extra",
@@ -103,8 +114,9 @@ def import_memories(store: Any, memories: Iterable[Memory],
                         flush()
                 if batch:
                     flush()
+                bulk = len(written) > max(BULK_ABOVE, len(stored) // 4)
                 if written:
-                    apply(conn, bulk=len(written) > max(BULK_ABOVE, len(stored) // 4))
+                    apply(conn, bulk=bulk)
                     if derive is not None:
                         apply_graph(conn)
         except psycopg.errors.InsufficientPrivilege:
@@ -112,6 +124,8 @@ def import_memories(store: Any, memories: Iterable[Memory],
                 "the tree holds a memory whose scope this client may not write (MEMORY_AGENT_ID / "
                 "MEMORY_USER_ID decide which), or whose id is taken in a scope it cannot see; "
                 "nothing was imported") from None
+        if bulk:
+            analyse(conn, LOADED_TABLES)
     return written, unchanged
 
 

@@ -622,10 +622,15 @@ class PgIndex(PgGraphQueries, KeywordScoring):
 
     def add_accesses(self, rows: Iterable[tuple[str, float, str]]) -> None:
         """Accesses of memories this client can see (others are not its to record)."""
-        with self.palace.connection() as conn, conn.cursor() as cur:
-            cur.executemany("INSERT INTO accesses SELECT %s, %s, %s WHERE EXISTS (SELECT 1 FROM memories "
-                            "WHERE id = %s) OR EXISTS (SELECT 1 FROM trash WHERE id = %s)",
-                            [(i, ts, kind, i, i) for i, ts, kind in rows])
+        from palace.backends.postgres.bulk import BULK_ABOVE, analyse
+
+        batch = [(i, ts, kind, i, i) for i, ts, kind in rows]
+        with self.palace.connection() as conn:
+            with conn.cursor() as cur:
+                cur.executemany("INSERT INTO accesses SELECT %s, %s, %s WHERE EXISTS (SELECT 1 FROM memories "
+                                "WHERE id = %s) OR EXISTS (SELECT 1 FROM trash WHERE id = %s)", batch)
+            if len(batch) > BULK_ABOVE:  # an import's journal: a search reads accesses by id
+                analyse(conn, ["accesses"])
 
     def remove_id(self, memory_id: str) -> None:
         with self.palace.connection() as conn:
