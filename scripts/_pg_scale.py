@@ -441,14 +441,13 @@ def remove_throughput_rows(pm: Any) -> None:
 
     ids = [r.id for r in pm.index.list_rows(Filters(statuses=("active", "archived"), tags=("bench-throughput",)))]
     if getattr(pm, "backend", "local") == "postgres":
-        from palace.backends.postgres.postings import fold_due
+        from palace.backends.postgres.postings import delta_keys, fold_due
 
         with pm.index.palace.connection() as conn:
             conn.execute("DELETE FROM memories WHERE id = ANY(%s)", (ids,))
             # the deletes left a delta row for every term they held: folded here, untimed,
             # so the next run's writers do not pay for this run's cleanup
-            fold_due(conn, [(r["term"], r["scope"]) for r in
-                            conn.execute("SELECT DISTINCT term, scope FROM posting_delta").fetchall()])
+            fold_due(conn, delta_keys(conn))
     else:
         for memory_id in ids:
             pm.delete(memory_id)
@@ -497,11 +496,11 @@ def fold_every_delta(pm: Any) -> None:
     or a quiet spell leaves it. The store phases leave every common word's delta just
     under its share (their cleanup folds only what is due), the worst case for a search:
     at 1M keyword p50 32-35 ms so, against 26-27 ms folded."""
-    from palace.backends.postgres.postings import fold_term
+    from palace.backends.postgres.postings import delta_keys, fold_term
 
     with pm.index.palace.connection() as conn:
-        for r in conn.execute("SELECT DISTINCT term, scope FROM posting_delta").fetchall():
-            fold_term(conn, r["term"], r["scope"])
+        for key in delta_keys(conn):
+            fold_term(conn, *key)
 
 
 def latency_phase(results: Any, key: str, label: str, pm: Any, queries: list) -> None:

@@ -36,11 +36,11 @@ def test_the_check_folds_exactly_the_deltas_past_their_share(postgres_url, tmp_p
             pm.store(" ".join(words) + f" note{i}")
         with pm.index.palace.connection() as conn:
             assert [delta_rows(conn, t) for t in ("kiwi", "plum", "fig")] == [12, 5, 3]
-            folded = postings.fold_due(conn, [(t, "team") for t in ("kiwi", "plum", "fig", "absent")])
+            folded = postings.fold_due(conn, [(t, "team", 0) for t in ("kiwi", "plum", "fig", "absent")])
             assert folded == 2
             assert [delta_rows(conn, t) for t in ("kiwi", "plum", "fig")] == [0, 0, 3]
             assert [base_size(conn, t) for t in ("kiwi", "plum", "fig")] == [12, 5, 0]
-            assert postings.fold_due(conn, [("kiwi", "team"), ("plum", "team"), ("fig", "team")]) == 0
+            assert postings.fold_due(conn, [("kiwi", "team", 0), ("plum", "team", 0), ("fig", "team", 0)]) == 0
 
 
 def test_a_fold_seen_due_before_another_clients_fold_does_nothing(postgres_url, tmp_path, monkeypatch):
@@ -50,15 +50,15 @@ def test_a_fold_seen_due_before_another_clients_fold_does_nothing(postgres_url, 
         for i in range(4):
             one.store(f"mango batch{i}")
         with one.index.palace.connection() as a, two.index.palace.connection() as b:
-            (seen_by_a,) = postings._due(a, [("mango", "team")])
-            (seen_by_b,) = postings._due(b, [("mango", "team")])
+            (seen_by_a,) = postings._due(a, [("mango", "team", 0)])
+            (seen_by_b,) = postings._due(b, [("mango", "team", 0)])
             assert seen_by_a == seen_by_b and seen_by_a.version == -1  # no base yet
-            assert postings.fold_term(b, "mango", "team", seen=seen_by_b.version)
+            assert postings.fold_term(b, "mango", "team", 0, seen=seen_by_b.version)
             two.store("mango later")  # a new delta row after b's fold
-            assert not postings.fold_term(a, "mango", "team", seen=seen_by_a.version)
+            assert not postings.fold_term(a, "mango", "team", 0, seen=seen_by_a.version)
             assert delta_rows(a, "mango") == 1 and base_size(a, "mango") == 4
             # without a seen version a fold takes whatever the delta holds
-            assert postings.fold_term(a, "mango", "team")
+            assert postings.fold_term(a, "mango", "team", 0)
             assert delta_rows(a, "mango") == 0 and base_size(a, "mango") == 5
 
 
@@ -89,7 +89,7 @@ def test_a_check_that_skips_what_cannot_be_due_yet_finds_what_a_full_count_finds
     monkeypatch.setattr(folding, "MERGE_MIN", 3)
     rng = random.Random(40)
     words = ["kiwi", "plum", "fig", "pear", "lime", "date"]
-    keys = [(w, "team") for w in words]
+    keys = [(w, "team", 0) for w in words]
     skipped = 0
     with open_as(postgres_url, tmp_path, "one") as one, open_as(postgres_url, tmp_path, "two") as two, \
             one.index.palace.connection() as a, two.index.palace.connection() as b:
@@ -99,9 +99,9 @@ def test_a_check_that_skips_what_cannot_be_due_yet_finds_what_a_full_count_finds
         for step in range(80):
             writer, conn = (one, a) if step % 2 else (two, b)
             writer.store(" ".join(rng.sample(words, rng.randint(1, 3))) + f" step{step}")
-            truth = sorted((w, "team") for w in words if folding.merge_is_due(delta_rows(conn, w), base_size(conn, w)))
+            truth = sorted((w, "team", 0) for w in words if folding.merge_is_due(delta_rows(conn, w), base_size(conn, w)))
             skipped += sum(r["pending"] is None for r in postings.pending_rows(conn, keys))
-            assert sorted(d[:2] for d in postings._due(conn, keys)) == truth, step
+            assert sorted(d[:3] for d in postings._due(conn, keys)) == truth, step
             if step % 9 == 8:  # fold now and then: bases grow, and their shares with them
                 postings.fold_due(conn, keys)
         assert skipped > 100  # of 480: a delta far from its share was not counted again

@@ -36,7 +36,7 @@ from palace.store.files import PALACE_SUBDIR, TRASH_DIR, TrashRules, parse_memor
 from palace.text.tokenize import duplicate_key, index_text, stem
 from palace.backends.postgres.cache import ListCache
 from palace.backends.postgres.graph import PgGraphQueries, rows_statements as graph_statements
-from palace.backends.postgres.postings import FOLD_EVERY, Due, RidSet, fold_due, fold_read, read_postings
+from palace.backends.postgres.postings import FOLD_EVERY, Due, RidSet, fold_due, fold_read, part_of, read_postings
 from palace.backends.postgres.roles import bound_identity
 from palace.backends.postgres.rows import memory_row, row_ids, scope_of
 from palace.backends.postgres.schema import migrate
@@ -122,7 +122,7 @@ class PostgresPalace:
         self._side_lock = threading.Lock()
         self._pinned = threading.local()  # the connection a thread holding the write lock works on
         self.lists = ListCache()  # the keyword lists this process read, while unchanged on the server
-        self._touched: dict[tuple[str, str], None] = {}  # (term, scope) written since the last fold check
+        self._touched: dict[tuple[str, str, int], None] = {}  # (term, scope, part) written since the last fold check
         # a first check after a random share of FOLD_EVERY writes: clients started together
         # would otherwise all check at once, find the same deltas due and queue to fold them
         self._writes = random.randrange(FOLD_EVERY)
@@ -161,11 +161,12 @@ class PostgresPalace:
     def pinned(self) -> Any:
         return getattr(self._pinned, "conn", None)
 
-    def touched(self, conn: Any, scope: str, terms: Iterable[str]) -> None:
+    def touched(self, conn: Any, scope: str, rid: int, terms: Iterable[str]) -> None:
         """Note a written memory's terms; every ``FOLD_EVERY`` writes, fold the deltas
         of the terms written that have outgrown their share (postings.fold_due)."""
+        part = part_of(rid)
         with self._touch_lock:
-            self._touched.update(dict.fromkeys((term, scope) for term in terms))
+            self._touched.update(dict.fromkeys((term, scope, part) for term in terms))
             self._writes += 1
             if self._writes < FOLD_EVERY:
                 return
@@ -332,7 +333,8 @@ class PgStore(TrashRules):
         # invisible to the statement that inserts it. Then the entity graph's rows.
         statements = [
             f"WITH m AS (INSERT INTO memories ({columns}) VALUES ({values}) ON CONFLICT (id) DO UPDATE "
-            f"SET {updates}, version = memories.version + 1 RETURNING rid) DELETE FROM trash WHERE id = %(id)s",
+            f"SET {updates}, version = memories.version + 1 RETURNING rid), "
+            "gone AS (DELETE FROM trash WHERE id = %(id)s) SELECT rid FROM m",
             "WITH m AS (SELECT rid FROM memories WHERE id = %(id)s), gone AS (DELETE FROM memory_tags "
             "WHERE rid = (SELECT rid FROM m) AND tag <> ALL(%(w_tags)s::text[])) INSERT INTO memory_tags "
             "SELECT t, (SELECT rid FROM m) FROM unnest(%(w_tags)s::text[]) AS t ON CONFLICT DO NOTHING"]
@@ -350,7 +352,10 @@ class PgStore(TrashRules):
             # server-side parameters.
             with refused(memory.id), psycopg.ClientCursor(conn) as cur:
                 cur.execute(";\n".join(statements), params)
-            self.palace.touched(conn, row["scope"], row["terms"].split())
+                written = cur.fetchone()  # the first statement's result: the row's id
+            assert written is not None
+            rid = written["rid"]
+            self.palace.touched(conn, row["scope"], rid, row["terms"].split())
         return path
 
     def read(self, path: Path, *, location: str | None = None) -> Memory:

@@ -7,6 +7,13 @@ readers overlay on the base. Here both are kept per scope, so row-level security
 hides another agent's terms as it hides its memories, and BM25's collection
 figures (memories, total length) are summed from per-scope counters.
 
+A base is kept in parts by row id (``PART_BITS``: 65,536 row ids a part), each with
+its own version, delta share and fold. New memories take new row ids, so a store's
+delta rows land in the newest part, and folding them rewrites that part only: with
+one base per term, a fold of a word a quarter of 1M memories hold rewrote 262k
+postings, and at 16 writers such folds were most of what stores cost. A reader
+joins a term's parts in row-id order (parts of one scope never overlap).
+
 Who writes what, and why nothing needs a global lock:
 
 - A trigger on ``memories`` (migration 5) writes the delta rows and the counters in
@@ -16,7 +23,7 @@ Who writes what, and why nothing needs a global lock:
   writers rarely wait on one another's counter row.
 - Folding a term's delta into its base (``fold_term``) runs when a reader finds the
   delta of a term it read has outgrown its share, and when a writer's recent terms
-  have (``fold_due``), per term under a transaction advisory lock on that term; it
+  have (``fold_due``), per base part under a transaction advisory lock on it; it
   deletes exactly the delta rows it folded (by ``seq``), so a delta row a writer
   rewrites meanwhile gets a new ``seq`` and survives to override the base.
 - Readers take one REPEATABLE READ snapshot for base, delta and counters.
@@ -33,7 +40,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, NamedTuple
 
 from palace.backends.postgres.cache import Kept, ListCache, State
 from palace.index import postings as folding  # the fold rule, declared once for both backends
-from palace.index.postings import merge_is_due, merge_threshold, overlay
+from palace.index.postings import Lists, merge_is_due, merge_threshold, overlay
 
 if TYPE_CHECKING:
     import numpy as np
@@ -42,7 +49,12 @@ FOLD_EVERY = 50  # a client checks the terms it touched for folding after this m
 FOLD_LOCK = 0x70A1AC3  # namespace of the per-term fold locks (pg_advisory_xact_lock(ns, hash))
 
 RID, TF = ">i8", ">i4"  # the packed arrays' element types (big-endian: what int8send writes)
+PART_BITS = 16  # a base part holds the row ids sharing rid >> PART_BITS (65,536 row ids)
+PART = f"(rid >> {PART_BITS})::int"  # a posting's part, in SQL (tables with a rid column)
 
+
+def part_of(rid: int) -> int:
+    return rid >> PART_BITS
 
 
 def _empty() -> tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
@@ -63,27 +75,29 @@ PACKED = ("string_agg(int8send(rid), ''::bytea ORDER BY rid) AS rids, "
           "string_agg(int4send(dl), ''::bytea ORDER BY rid) AS dls")
 
 
-# One statement, so one snapshot and one round trip: the counters; per (term, scope) its
-# state (base version, delta rows, the sum of their seqs) and base size (for folding), the
-# base's bytes where the caller's kept version differs, and the delta's (packed by the
+# One statement, so one snapshot and one round trip: the counters; per (term, scope, part)
+# its state (base version, delta rows, the sum of their seqs) and base size (for folding),
+# the base's bytes where the caller's kept version differs, and the delta's (packed by the
 # server: a common term's delta is thousands of rows) where anything differs.
 READ_SQL = f"""
-WITH k AS (SELECT * FROM unnest(%(kt)s::text[], %(ks)s::text[], %(kv)s::bigint[], %(kr)s::bigint[],
-                               %(kq)s::bigint[]) AS k(term, scope, version, delta_rows, delta_seqs)),
-p AS (SELECT term, scope, n, version, rids, tfs, dls FROM term_postings WHERE term = ANY(%(t)s)),
-d AS (SELECT term, scope, COUNT(*) AS delta_rows, SUM(seq)::bigint AS delta_seqs, {PACKED} FROM posting_delta
-      WHERE term = ANY(%(t)s) GROUP BY term, scope),
-s AS (SELECT COALESCE(p.term, d.term) AS term, COALESCE(p.scope, d.scope) AS scope, p.n,
+WITH k AS (SELECT * FROM unnest(%(kt)s::text[], %(ks)s::text[], %(kp)s::int[], %(kv)s::bigint[], %(kr)s::bigint[],
+                               %(kq)s::bigint[]) AS k(term, scope, part, version, delta_rows, delta_seqs)),
+p AS (SELECT term, scope, part, n, version, rids, tfs, dls FROM term_postings WHERE term = ANY(%(t)s)),
+d AS (SELECT term, scope, {PART} AS part, COUNT(*) AS delta_rows, SUM(seq)::bigint AS delta_seqs, {PACKED}
+      FROM posting_delta WHERE term = ANY(%(t)s) GROUP BY term, scope, {PART}),
+s AS (SELECT COALESCE(p.term, d.term) AS term, COALESCE(p.scope, d.scope) AS scope,
+             COALESCE(p.part, d.part) AS part, p.n,
              COALESCE(p.version, -1) AS version, COALESCE(d.delta_rows, 0) AS delta_rows,
              COALESCE(d.delta_seqs, -1) AS delta_seqs, p.rids, p.tfs, p.dls, d.rids AS drids, d.tfs AS dtfs,
              d.dls AS ddls
-      FROM p FULL JOIN d ON d.term = p.term AND d.scope = p.scope)
-SELECT 0 AS part, NULL AS term, NULL AS scope, NULL::int AS n, NULL::bigint AS version, NULL::bigint AS delta_rows,
-       NULL::bigint AS delta_seqs, NULL::bytea AS rids, NULL::bytea AS tfs, NULL::bytea AS dls, NULL::bytea AS drids,
-       NULL::bytea AS dtfs, NULL::bytea AS ddls, COALESCE(SUM(docs), 0) AS docs, COALESCE(SUM(length), 0) AS length
+      FROM p FULL JOIN d ON d.term = p.term AND d.scope = p.scope AND d.part = p.part)
+SELECT 0 AS kind, NULL AS term, NULL AS scope, NULL::int AS part, NULL::int AS n, NULL::bigint AS version,
+       NULL::bigint AS delta_rows, NULL::bigint AS delta_seqs, NULL::bytea AS rids, NULL::bytea AS tfs,
+       NULL::bytea AS dls, NULL::bytea AS drids, NULL::bytea AS dtfs, NULL::bytea AS ddls,
+       COALESCE(SUM(docs), 0) AS docs, COALESCE(SUM(length), 0) AS length
 FROM collection_stats
 UNION ALL
-SELECT 1, s.term, s.scope, s.n, s.version, s.delta_rows, s.delta_seqs,
+SELECT 1, s.term, s.scope, s.part, s.n, s.version, s.delta_rows, s.delta_seqs,
        CASE WHEN k.version = s.version THEN NULL ELSE s.rids END,
        CASE WHEN k.version = s.version THEN NULL ELSE s.tfs END,
        CASE WHEN k.version = s.version THEN NULL ELSE s.dls END,
@@ -94,64 +108,81 @@ SELECT 1, s.term, s.scope, s.n, s.version, s.delta_rows, s.delta_seqs,
        CASE WHEN (k.version, k.delta_rows, k.delta_seqs) = (s.version, s.delta_rows, s.delta_seqs) THEN NULL
             ELSE s.ddls END,
        NULL, NULL
-FROM s LEFT JOIN k ON k.term = s.term AND k.scope = s.scope
+FROM s LEFT JOIN k ON k.term = s.term AND k.scope = s.scope AND k.part = s.part
 """
 
 
 class Due(NamedTuple):
-    """A (term, scope) whose delta has outgrown its share, and the version of its base
-    when that was seen (-1: no base): a fold finding another version knows someone folded
-    it meanwhile, without counting the delta again."""
+    """A (term, scope, part) whose delta has outgrown its share, and the version of its
+    base part when that was seen (-1: no base): a fold finding another version knows
+    someone folded it meanwhile, without counting the delta again."""
 
     term: str
     scope: str
+    part: int
     version: int
 
 
 def read_postings(conn: Any, terms: Iterable[str], due: list[Due] | None = None,
-                  cache: ListCache | None = None) -> tuple[dict[str, tuple["np.ndarray", ...]], int, int]:
+                  cache: ListCache | None = None) -> tuple[dict[str, Lists], int, int]:
     """(term → (rids, tfs, dls) sorted by rid, memories, total length) over the scopes
     this connection may see, from one snapshot; what ``cache`` keeps unchanged is not
-    sent again. The (term, scope) pairs whose delta has outgrown its share are added to
-    ``due`` (the caller folds them afterwards)."""
-    import numpy as np
-
+    sent again. The (term, scope, part) keys whose delta has outgrown its share are
+    added to ``due`` (the caller folds them afterwards)."""
     names = list(dict.fromkeys(terms))
     held = cache.held(names) if cache is not None else {}
     keys = list(held)
     rows = conn.execute(READ_SQL, {
-        "t": names, "kt": [k[0] for k in keys], "ks": [k[1] for k in keys],
+        "t": names, "kt": [k[0] for k in keys], "ks": [k[1] for k in keys], "kp": [k[2] for k in keys],
         "kv": [held[k].state.version for k in keys], "kr": [held[k].state.delta_rows for k in keys],
         "kq": [held[k].state.delta_seqs for k in keys]}, binary=True).fetchall()  # binary: bytea as is
-    stats = next(r for r in rows if r["part"] == 0)
-    gathered: dict[str, list[tuple[np.ndarray, ...]]] = {}
+    stats = next(r for r in rows if r["kind"] == 0)
+    gathered: dict[str, list[tuple[tuple[str, int], State, Lists]]] = {}
     for row in rows:
-        if not row["part"]:
+        if not row["kind"]:
             continue
-        key = (row["term"], row["scope"])
-        lists = _lists_of(row, held.get(key), key, cache)
+        key = (row["term"], row["scope"], row["part"])
+        state, lists = _lists_of(row, held.get(key), key, cache)
         if due is not None and merge_is_due(row["delta_rows"], row["n"] or 0):
             due.append(Due(*key, row["version"]))
-        gathered.setdefault(key[0], []).append(lists)
-    out: dict[str, tuple[np.ndarray, ...]] = {t: _empty() for t in names}
+        gathered.setdefault(key[0], []).append(((key[1], key[2]), state, lists))
+    out: dict[str, Lists] = {t: _empty() for t in names}
     for term, parts in gathered.items():
-        if len(parts) == 1:
-            out[term] = parts[0]
-            continue
-        rids, tfs, dls = (np.concatenate([p[i] for p in parts]) for i in range(3))
-        order = np.argsort(rids, kind="stable")  # scopes hold disjoint memories
-        out[term] = (rids[order], tfs[order], dls[order])
+        out[term] = _joined(term, parts, cache)
     return out, int(stats["docs"]), int(stats["length"])
 
 
-def _lists_of(row: dict[str, Any], kept: Kept | None, key: tuple[str, str],
-              cache: ListCache | None) -> tuple["np.ndarray", ...]:
-    """One (term, scope) list from its row: what was kept where the server sent nothing."""
+def _joined(term: str, parts: list[tuple[tuple[str, int], State, Lists]], cache: ListCache | None) -> Lists:
+    """A term's lists over its parts (and scopes), sorted by rid: what the cache joined
+    for the same part states when nothing changed (joining a common word's sixteen parts
+    at 1M copies megabytes)."""
+    import numpy as np
+
+    if len(parts) == 1:
+        return parts[0][2]
+    parts.sort(key=lambda p: (p[0][1], p[0][0]))  # by part: row-id order within a scope
+    signature = tuple((where, state) for where, state, _ in parts)
+    kept = cache.joined(term, signature) if cache is not None else None
+    if kept is not None:
+        return kept
+    rids, tfs, dls = (np.concatenate([p[2][i] for p in parts]) for i in range(3))
+    if len({where[0] for where, _, _ in parts}) > 1:  # scopes' row ids interleave (each holds its own)
+        order = np.argsort(rids, kind="stable")
+        rids, tfs, dls = rids[order], tfs[order], dls[order]
+    if cache is not None:
+        cache.put_joined(term, signature, (rids, tfs, dls))
+    return rids, tfs, dls
+
+
+def _lists_of(row: dict[str, Any], kept: Kept | None, key: tuple[str, str, int],
+              cache: ListCache | None) -> tuple[State, Lists]:
+    """One (term, scope, part) list from its row, with its state: what was kept where the
+    server sent nothing."""
     state = State(row["version"], row["delta_rows"], row["delta_seqs"])
     if kept is not None and kept.state == state:
         if cache is not None:
             cache.touch(key)
-        return kept.lists
+        return state, kept.lists
     if row["rids"] is not None:
         base = _unpack(row["rids"], row["tfs"], row["dls"])
     elif state.version == -1:
@@ -163,7 +194,7 @@ def _lists_of(row: dict[str, Any], kept: Kept | None, key: tuple[str, str],
     lists = overlay(base, changes)
     if cache is not None:
         cache.put(key, Kept(state, base, lists))
-    return lists
+    return state, lists
 
 
 class RidSet(AbstractSet[int]):
@@ -192,92 +223,102 @@ class RidSet(AbstractSet[int]):
 # ---------------------------------------------------------------------- folding
 
 
-# Per (term, scope): its base's size and version, its scope's write count, and its delta's
-# size, counted no further than MERGE_CAP + 1 rows (past that a delta is due whatever its
-# base). A delta grows by at most one row a write of its scope, so a base whose scope has
-# not been written past its ``horizon`` (set by an earlier check, any client's) cannot be
-# due yet: its delta is not counted (pending NULL). All from one statement's snapshot:
-# the counters and the delta rows a write adds commit together.
-PENDING_SQL = """
+# Per (term, scope, part): its base part's size and version, its scope's write count, and
+# its delta's size, counted no further than MERGE_CAP + 1 rows (past that a delta is due
+# whatever its base). A delta grows by at most one row a write of its scope, so a base
+# whose scope has not been written past its ``horizon`` (set by an earlier check, any
+# client's) cannot be due yet: its delta is not counted (pending NULL). All from one
+# statement's snapshot: the counters and the delta rows a write adds commit together.
+PENDING_SQL = f"""
 WITH w AS (SELECT scope, SUM(writes)::bigint AS writes FROM collection_stats GROUP BY scope)
-SELECT k.term, k.scope, COALESCE(p.n, 0) AS n, COALESCE(p.version, -1) AS version,
+SELECT k.term, k.scope, k.part, COALESCE(p.n, 0) AS n, COALESCE(p.version, -1) AS version,
        COALESCE(w.writes, 0) AS writes, p.n IS NOT NULL AS based,
        CASE WHEN COALESCE(w.writes, 0) <= COALESCE(p.horizon, -1) THEN NULL ELSE
            (SELECT COUNT(*) FROM (SELECT 1 FROM posting_delta d WHERE d.term = k.term AND d.scope = k.scope
+                                  AND d.rid >= k.part::bigint << {PART_BITS}
+                                  AND d.rid < (k.part::bigint + 1) << {PART_BITS}
                                   LIMIT %(most)s) AS x) END AS pending
-FROM unnest(%(terms)s::text[], %(scopes)s::text[]) AS k(term, scope)
-LEFT JOIN term_postings p ON p.term = k.term AND p.scope = k.scope
+FROM unnest(%(terms)s::text[], %(scopes)s::text[], %(parts)s::int[]) AS k(term, scope, part)
+LEFT JOIN term_postings p ON p.term = k.term AND p.scope = k.scope AND p.part = k.part
 LEFT JOIN w ON w.scope = k.scope
 """
 
-# What a check learnt, kept on the base for every client: only on the base it counted
-# against (a fold since wrote another version, perhaps smaller, with a smaller share).
+# What a check learnt, kept on the base part for every client: only on the version it
+# counted against (a fold since wrote another, perhaps smaller, with a smaller share).
 # Rows another statement holds (a fold, another check) are skipped, not waited for: a
 # horizon left unset costs a count.
 HORIZON_SQL = """
-WITH v AS (SELECT * FROM unnest(%s::text[], %s::text[], %s::bigint[], %s::bigint[]) AS v(term, scope, version, horizon)),
-free AS (SELECT t.term, t.scope, v.horizon FROM term_postings t JOIN v ON v.term = t.term AND v.scope = t.scope
+WITH v AS (SELECT * FROM unnest(%s::text[], %s::text[], %s::int[], %s::bigint[], %s::bigint[])
+           AS v(term, scope, part, version, horizon)),
+free AS (SELECT t.term, t.scope, t.part, v.horizon FROM term_postings t
+         JOIN v ON v.term = t.term AND v.scope = t.scope AND v.part = t.part
          WHERE t.version = v.version AND (t.horizon IS NULL OR t.horizon < v.horizon) FOR UPDATE OF t SKIP LOCKED)
-UPDATE term_postings t SET horizon = free.horizon FROM free WHERE t.term = free.term AND t.scope = free.scope
+UPDATE term_postings t SET horizon = free.horizon FROM free
+WHERE t.term = free.term AND t.scope = free.scope AND t.part = free.part
 """
 
+Key = tuple[str, str, int]  # (term, scope, part)
 
-def pending_rows(conn: Any, keys: list[tuple[str, str]]) -> list[dict[str, Any]]:
+
+def pending_rows(conn: Any, keys: list[Key]) -> list[dict[str, Any]]:
     """``PENDING_SQL``'s rows for ``keys`` (pending None: not counted, cannot be due yet)."""
     return list(conn.execute(PENDING_SQL, {"terms": [k[0] for k in keys], "scopes": [k[1] for k in keys],
-                                           "most": folding.MERGE_CAP + 1}).fetchall())
+                                           "parts": [k[2] for k in keys], "most": folding.MERGE_CAP + 1}).fetchall())
 
 
-def _due(conn: Any, keys: list[tuple[str, str]]) -> list[Due]:
-    """The (term, scope) pairs among ``keys`` whose delta has outgrown its share; each
-    base counted and not due gets a horizon: the write count before which it cannot be."""
+def _due(conn: Any, keys: list[Key]) -> list[Due]:
+    """The (term, scope, part) keys whose delta has outgrown its share; each base part
+    counted and not due gets a horizon: the write count before which it cannot be."""
     due, learnt = [], []
     for r in pending_rows(conn, keys):
         if r["pending"] is None:
             continue
         if merge_is_due(r["pending"], r["n"]):
-            due.append(Due(r["term"], r["scope"], r["version"]))
+            due.append(Due(r["term"], r["scope"], r["part"], r["version"]))
         elif r["based"]:  # due only once pending > threshold, and each write adds a row at most
-            learnt.append((r["term"], r["scope"], r["version"], r["writes"] + merge_threshold(r["n"]) - r["pending"]))
+            learnt.append((r["term"], r["scope"], r["part"], r["version"],
+                           r["writes"] + merge_threshold(r["n"]) - r["pending"]))
     if learnt:
         conn.execute(HORIZON_SQL, [list(column) for column in zip(*learnt)])
     return due
 
 
-def fold_term(conn: Any, term: str, scope: str, *, seen: int | None = None) -> bool:
-    """Fold ``term``'s delta in ``scope`` into its packed base (its own transaction).
-    ``seen``: the base's version when its delta was found due (``Due``); if a fold has
-    written another since, its delta is no longer due and nothing is done. None: fold
-    whatever the delta holds."""
+def fold_term(conn: Any, term: str, scope: str, part: int, *, seen: int | None = None) -> bool:
+    """Fold ``term``'s delta in ``scope`` and ``part`` into that packed base part (its own
+    transaction). ``seen``: the part's version when its delta was found due (``Due``); if
+    a fold has written another since, its delta is no longer due and nothing is done.
+    None: fold whatever the delta holds."""
     import numpy as np
 
+    key = (term, scope, part)
     with conn.transaction():
         if not conn.execute("SELECT pg_try_advisory_xact_lock(%s, hashtext(%s)) AS got",
-                            (FOLD_LOCK, f"{scope}\x1f{term}")).fetchone()["got"]:
+                            (FOLD_LOCK, f"{scope}\x1f{term}\x1f{part}")).fetchone()["got"]:
             return False  # someone is folding it right now: their fold serves us too
         # checked before anything is read: of many writers who found the term due at once,
         # all but the first find a new base, and none of them reads its lists for nothing
         if seen is not None and seen != conn.execute(
-                "SELECT COALESCE((SELECT version FROM term_postings WHERE term = %s AND scope = %s), -1) AS v",
-                (term, scope)).fetchone()["v"]:
+                "SELECT COALESCE((SELECT version FROM term_postings WHERE term = %s AND scope = %s AND part = %s),"
+                " -1) AS v", key).fetchone()["v"]:
             return False
-        row = conn.execute("SELECT rids, tfs, dls FROM term_postings WHERE term = %s AND scope = %s",
-                           (term, scope)).fetchone()
+        row = conn.execute("SELECT rids, tfs, dls FROM term_postings WHERE term = %s AND scope = %s AND part = %s",
+                           key).fetchone()
         changes = conn.execute(f"SELECT {PACKED}, array_agg(seq) AS seqs FROM posting_delta WHERE term = %s "
-                               "AND scope = %s", (term, scope)).fetchone()
+                               f"AND scope = %s AND rid >= %s::bigint << {PART_BITS} "
+                               f"AND rid < (%s::bigint + 1) << {PART_BITS}", (*key, part)).fetchone()
         if not changes["seqs"]:
             return False  # nothing to fold
         base = _unpack(row["rids"], row["tfs"], row["dls"]) if row else _empty()
         rids, tfs, dls = overlay(base, _unpack(changes["rids"], changes["tfs"], changes["dls"]))
         order = np.argsort(rids, kind="stable")
         if len(rids) == 0:
-            conn.execute("DELETE FROM term_postings WHERE term = %s AND scope = %s", (term, scope))
+            conn.execute("DELETE FROM term_postings WHERE term = %s AND scope = %s AND part = %s", key)
         else:
-            conn.execute(  # a new version: a reader's kept copy of the old base is stale
-                "INSERT INTO term_postings (term, scope, n, rids, tfs, dls) VALUES (%s, %s, %s, %s, %s, %s) "
-                "ON CONFLICT (term, scope) DO UPDATE SET n = EXCLUDED.n, rids = EXCLUDED.rids, tfs = EXCLUDED.tfs, "
-                "dls = EXCLUDED.dls, version = nextval('posting_delta_seq'), horizon = NULL",
-                (term, scope, len(rids), rids[order].astype(RID).tobytes(), tfs[order].astype(TF).tobytes(),
+            conn.execute(  # a new version: a reader's kept copy of the old part is stale
+                "INSERT INTO term_postings (term, scope, part, n, rids, tfs, dls) VALUES (%s, %s, %s, %s, %s, %s, %s) "
+                "ON CONFLICT (term, scope, part) DO UPDATE SET n = EXCLUDED.n, rids = EXCLUDED.rids, "
+                "tfs = EXCLUDED.tfs, dls = EXCLUDED.dls, version = nextval('posting_delta_seq'), horizon = NULL",
+                (*key, len(rids), rids[order].astype(RID).tobytes(), tfs[order].astype(TF).tobytes(),
                  dls[order].astype(TF).tobytes()))
         # exactly the rows folded: one rewritten since has a new seq and stays (it is newer),
         # one committed since by a writer was not read and stays too
@@ -288,29 +329,35 @@ def fold_term(conn: Any, term: str, scope: str, *, seen: int | None = None) -> b
 
 def fold_read(conn: Any, due: list[Due], most: int = 4) -> None:
     """Fold (a few of) the deltas a read found overgrown (``read_postings(due=...)``)."""
-    for term, scope, version in due[:most]:
-        fold_term(conn, term, scope, seen=version)
+    for term, scope, part, version in due[:most]:
+        fold_term(conn, term, scope, part, seen=version)
 
 
-def fold_due(conn: Any, touched: Iterable[tuple[str, str]]) -> int:
-    """Fold the delta of each touched (term, scope) that has outgrown its share."""
+def fold_due(conn: Any, touched: Iterable[Key]) -> int:
+    """Fold the delta of each touched (term, scope, part) that has outgrown its share."""
     keys = list(dict.fromkeys(touched))
     due = _due(conn, keys) if keys else []
-    for term, scope, version in due:
-        fold_term(conn, term, scope, seen=version)
+    for term, scope, part, version in due:
+        fold_term(conn, term, scope, part, seen=version)
     return len(due)
+
+
+def delta_keys(conn: Any) -> list[Key]:
+    """Every (term, scope, part) with delta rows (what a fold of everything visits)."""
+    return [(r["term"], r["scope"], r["part"]) for r in
+            conn.execute(f"SELECT DISTINCT term, scope, {PART} AS part FROM posting_delta").fetchall()]
 
 
 # ---------------------------------------------------------------------- rebuilding
 
-REBUILD_SQL = """
-INSERT INTO term_postings (term, scope, n, rids, tfs, dls)
-SELECT t.term, m.scope, COUNT(*),
+REBUILD_SQL = f"""
+INSERT INTO term_postings (term, scope, part, n, rids, tfs, dls)
+SELECT t.term, m.scope, (m.rid >> {PART_BITS})::int, COUNT(*),
        string_agg(int8send(m.rid), ''::bytea ORDER BY m.rid),
        string_agg(int4send(t.tf), ''::bytea ORDER BY m.rid),
        string_agg(int4send(m.doc_len), ''::bytea ORDER BY m.rid)
 FROM memories m CROSS JOIN LATERAL palace_memory_terms(m.terms) t
-GROUP BY t.term, m.scope
+GROUP BY t.term, m.scope, m.rid >> {PART_BITS}
 """
 
 

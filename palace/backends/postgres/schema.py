@@ -87,6 +87,29 @@ def rekey_dialogues(conn: Any) -> int:
     return changed
 
 
+SCOPED_POSTING_TABLES = ("memories", "term_postings", "posting_delta", "collection_stats")
+
+
+def part_the_postings(conn: Any) -> None:
+    """16: each packed base kept in parts by row id (postings.PART_BITS), so a fold
+    rewrites the part its delta touched, not a quarter of the palace's postings. The
+    bases are packed afresh from the memory rows, every scope's (the migrating role owns
+    the tables: FORCE is lifted for this transaction); at 1M that is the import's pack."""
+    from psycopg.rows import dict_row
+
+    from palace.backends.postgres.postings import rebuild
+
+    conn.execute("ALTER TABLE term_postings ADD COLUMN IF NOT EXISTS part INTEGER NOT NULL DEFAULT 0")
+    conn.execute("ALTER TABLE term_postings DROP CONSTRAINT term_postings_pkey, "
+                 "ADD PRIMARY KEY (term, scope, part), ALTER COLUMN part DROP DEFAULT")
+    for table in SCOPED_POSTING_TABLES:
+        conn.execute(f"ALTER TABLE {table} NO FORCE ROW LEVEL SECURITY")
+    with conn.cursor(row_factory=dict_row) as cur:  # rebuild reads rows by name
+        rebuild(cur)
+    for table in SCOPED_POSTING_TABLES:
+        conn.execute(f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY")
+
+
 # Each migration: SQL, or a function of the connection (a step SQL cannot do).
 Migration = Union[str, Callable[[Any], Any]]
 MIGRATIONS: list[Migration] = [
@@ -354,6 +377,8 @@ MIGRATIONS: list[Migration] = [
     CREATE INDEX IF NOT EXISTS memories_room_rows ON memories (location text_pattern_ops, status) INCLUDE (rid, scope);
     DROP INDEX IF EXISTS memories_location;
     """,
+    # 16: packed bases in parts by row id (above)
+    part_the_postings,
 ]
 
 
