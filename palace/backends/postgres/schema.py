@@ -106,6 +106,7 @@ def part_the_postings(conn: Any) -> None:
         conn.execute(f"ALTER TABLE {table} NO FORCE ROW LEVEL SECURITY")
     with conn.cursor(row_factory=dict_row) as cur:  # rebuild reads rows by name
         rebuild(cur)
+    conn.execute("ANALYZE term_postings")  # ten times the rows it had: the planner is told now
     for table in SCOPED_POSTING_TABLES:
         conn.execute(f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY")
 
