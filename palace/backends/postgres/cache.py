@@ -13,16 +13,16 @@ of what changed, so the list a search scores is always the server's, from one sn
 A term's parts joined into one list are kept too, with the part states they were joined
 from: joining a common word's sixteen parts at 1M copies megabytes a search.
 
-Least recently used lists go first once the cache holds ``limit`` bytes, joined ones
-before parts (a join is rebuilt from parts in memory; a part costs a read).
+The least recently read terms go first once the cache holds ``limit`` bytes.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
-from typing import Any, Iterable
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator
 
 from palace.index.postings import Lists
 
@@ -54,63 +54,72 @@ def _size(*arrays: Any) -> int:
     return sum({id(a): a.nbytes for a in arrays}.values())  # an array shared by two counts once
 
 
+@dataclass
+class _Term:
+    """Everything kept of one term: its parts (by scope and part) and their join."""
+
+    parts: dict[tuple[str, int], Kept] = field(default_factory=dict)
+    joined: tuple[Any, Lists, int] | None = None  # (the part states it was joined from, the lists, bytes)
+    size: int = 0  # bytes, kept up to date by each change (a common word has sixteen parts at 1M)
+
+
 class ListCache:
+    """Kept by term, least recently read term first out: a search reads every part of
+    each of its terms, so a term's parts are kept and dropped together (and found
+    without looking through every other term's)."""
+
     def __init__(self, limit: int = LIMIT):
         self.limit = limit
-        self._kept: OrderedDict[Key, Kept] = OrderedDict()
-        self._joined: OrderedDict[str, tuple[Any, Lists, int]] = OrderedDict()  # term -> (signature, lists, size)
+        self._terms: OrderedDict[str, _Term] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
 
     def held(self, terms: Iterable[str]) -> dict[Key, Kept]:
         """What is kept of these terms, in every scope and part (the caller keeps the
         references: an eviction meanwhile takes nothing from it)."""
-        wanted = set(terms)
         with self._lock:
-            return {key: kept for key, kept in self._kept.items() if key[0] in wanted}
+            return {(term, *where): kept for term in set(terms) if (entry := self._terms.get(term))
+                    for where, kept in entry.parts.items()}
 
     def put(self, key: Key, kept: Kept) -> None:
-        if self.limit <= 0:
+        size = kept.size
+        if self.limit <= 0 or size > self.limit:
             return
-        with self._lock:
-            old = self._kept.pop(key, None)
-            if old is not None:
-                self._bytes -= old.size
-            if kept.size > self.limit:
-                return
-            self._kept[key] = kept
-            self._bytes += kept.size
-            self._evict()
+        with self._change(key[0]) as entry:
+            old = entry.parts.get((key[1], key[2]))
+            entry.parts[(key[1], key[2])] = kept
+            entry.size += size - (old.size if old is not None else 0)
 
     def touch(self, key: Key) -> None:
         with self._lock:
-            if key in self._kept:
-                self._kept.move_to_end(key)
+            if key[0] in self._terms:
+                self._terms.move_to_end(key[0])
 
     def joined(self, term: str, signature: Any) -> Lists | None:
         """The term's parts as joined before, if joined from parts in these same states."""
         with self._lock:
-            kept = self._joined.get(term)
-            if kept is None or kept[0] != signature:
+            entry = self._terms.get(term)
+            if entry is None or entry.joined is None or entry.joined[0] != signature:
                 return None
-            self._joined.move_to_end(term)
-            return kept[1]
+            return entry.joined[1]
 
     def put_joined(self, term: str, signature: Any, lists: Lists) -> None:
         size = _size(*lists)
         if self.limit <= 0 or size > self.limit:
             return
-        with self._lock:
-            old = self._joined.pop(term, None)
-            if old is not None:
-                self._bytes -= old[2]
-            self._joined[term] = (signature, lists, size)
-            self._bytes += size
-            self._evict()
+        with self._change(term) as entry:
+            entry.size += size - (entry.joined[2] if entry.joined is not None else 0)
+            entry.joined = (signature, lists, size)
 
-    def _evict(self) -> None:
-        while self._bytes > self.limit:
-            if self._joined:
-                self._bytes -= self._joined.popitem(last=False)[1][2]
-            else:
-                self._bytes -= self._kept.popitem(last=False)[1].size
+    @contextmanager
+    def _change(self, term: str) -> Iterator[_Term]:
+        """The term's entry to change (made if new, most recent now); then the cache is
+        brought back within its limit, least recently read terms first."""
+        with self._lock:
+            entry = self._terms.pop(term, None) or _Term()
+            self._bytes -= entry.size
+            yield entry
+            self._terms[term] = entry
+            self._bytes += entry.size
+            while self._bytes > self.limit and self._terms:
+                self._bytes -= self._terms.popitem(last=False)[1].size
