@@ -283,47 +283,68 @@ def _due(conn: Any, keys: list[Key]) -> list[Due]:
     return due
 
 
+# A fold's read, under its lock and in one statement (one snapshot, one round trip): the
+# base part's version, and, only if it is the version the fold was found due against
+# (``seen``; NULL: any), the part's lists and its delta's rows packed, with their seqs. Of
+# many writers who found a part due at once, all but the first find a new version and
+# read no lists for nothing.
+FOLD_READ_SQL = f"""
+WITH b AS (SELECT version, rids, tfs, dls FROM term_postings
+           WHERE term = %(term)s AND scope = %(scope)s AND part = %(part)s),
+v AS (SELECT COALESCE((SELECT version FROM b), -1) AS version),
+go AS (SELECT version FROM v WHERE %(seen)s::bigint IS NULL OR version = %(seen)s::bigint),
+d AS (SELECT {PACKED}, array_agg(seq) AS seqs FROM posting_delta
+      WHERE EXISTS (SELECT 1 FROM go) AND term = %(term)s AND scope = %(scope)s
+        AND rid >= %(part)s::bigint << {PART_BITS} AND rid < (%(part)s::bigint + 1) << {PART_BITS})
+SELECT v.version, EXISTS (SELECT 1 FROM go) AS current, b.rids, b.tfs, b.dls,
+       d.rids AS drids, d.tfs AS dtfs, d.dls AS ddls, d.seqs
+FROM v LEFT JOIN b ON EXISTS (SELECT 1 FROM go) CROSS JOIN d
+"""
+
+# A fold's write, one statement: exactly the delta rows folded leave (one rewritten since
+# has a new seq and stays, being newer; one committed since was not read and stays too),
+# and the part gets its new lists and a new version (a reader's kept copy is stale), or
+# goes where nothing is left in it.
+FOLD_GONE = "gone AS (DELETE FROM posting_delta WHERE term = %(term)s AND scope = %(scope)s AND seq = ANY(%(seqs)s))"
+FOLD_WRITE_SQL = f"""
+WITH {FOLD_GONE}
+INSERT INTO term_postings (term, scope, part, n, rids, tfs, dls)
+VALUES (%(term)s, %(scope)s, %(part)s, %(n)s, %(rids)s, %(tfs)s, %(dls)s)
+ON CONFLICT (term, scope, part) DO UPDATE SET n = EXCLUDED.n, rids = EXCLUDED.rids, tfs = EXCLUDED.tfs,
+    dls = EXCLUDED.dls, version = nextval('posting_delta_seq'), horizon = NULL
+"""
+FOLD_EMPTIED_SQL = f"""
+WITH {FOLD_GONE}
+DELETE FROM term_postings WHERE term = %(term)s AND scope = %(scope)s AND part = %(part)s
+"""
+
+
 def fold_term(conn: Any, term: str, scope: str, part: int, *, seen: int | None = None) -> bool:
     """Fold ``term``'s delta in ``scope`` and ``part`` into that packed base part (its own
-    transaction). ``seen``: the part's version when its delta was found due (``Due``); if
-    a fold has written another since, its delta is no longer due and nothing is done.
-    None: fold whatever the delta holds."""
+    transaction: a lock, a read, a write). ``seen``: the part's version when its delta
+    was found due (``Due``); if a fold has written another since, its delta is no longer
+    due and nothing is done. None: fold whatever the delta holds."""
     import numpy as np
 
-    key = (term, scope, part)
+    key = {"term": term, "scope": scope, "part": part}
     with conn.transaction():
         if not conn.execute("SELECT pg_try_advisory_xact_lock(%s, hashtext(%s)) AS got",
                             (FOLD_LOCK, f"{scope}\x1f{term}\x1f{part}")).fetchone()["got"]:
             return False  # someone is folding it right now: their fold serves us too
-        # checked before anything is read: of many writers who found the term due at once,
-        # all but the first find a new base, and none of them reads its lists for nothing
-        if seen is not None and seen != conn.execute(
-                "SELECT COALESCE((SELECT version FROM term_postings WHERE term = %s AND scope = %s AND part = %s),"
-                " -1) AS v", key).fetchone()["v"]:
-            return False
-        row = conn.execute("SELECT rids, tfs, dls FROM term_postings WHERE term = %s AND scope = %s AND part = %s",
-                           key).fetchone()
-        changes = conn.execute(f"SELECT {PACKED}, array_agg(seq) AS seqs FROM posting_delta WHERE term = %s "
-                               f"AND scope = %s AND rid >= %s::bigint << {PART_BITS} "
-                               f"AND rid < (%s::bigint + 1) << {PART_BITS}", (*key, part)).fetchone()
-        if not changes["seqs"]:
-            return False  # nothing to fold
-        base = _unpack(row["rids"], row["tfs"], row["dls"]) if row else _empty()
-        rids, tfs, dls = overlay(base, _unpack(changes["rids"], changes["tfs"], changes["dls"]))
+        # a statement of its own after the lock: its snapshot holds every fold committed before
+        row = conn.execute(FOLD_READ_SQL, {**key, "seen": seen}, binary=True).fetchone()
+        if not row["current"] or not row["seqs"]:
+            return False  # folded by another since it was found due, or nothing to fold
+        base = _unpack(row["rids"], row["tfs"], row["dls"]) if row["rids"] is not None else _empty()
+        rids, tfs, dls = overlay(base, _unpack(row["drids"], row["dtfs"], row["ddls"]))
         order = np.argsort(rids, kind="stable")
         if len(rids) == 0:
-            conn.execute("DELETE FROM term_postings WHERE term = %s AND scope = %s AND part = %s", key)
+            conn.execute(FOLD_EMPTIED_SQL, {**key, "seqs": row["seqs"]})
         else:
-            conn.execute(  # a new version: a reader's kept copy of the old part is stale
-                "INSERT INTO term_postings (term, scope, part, n, rids, tfs, dls) VALUES (%s, %s, %s, %s, %s, %s, %s) "
-                "ON CONFLICT (term, scope, part) DO UPDATE SET n = EXCLUDED.n, rids = EXCLUDED.rids, "
-                "tfs = EXCLUDED.tfs, dls = EXCLUDED.dls, version = nextval('posting_delta_seq'), horizon = NULL",
-                (*key, len(rids), rids[order].astype(RID).tobytes(), tfs[order].astype(TF).tobytes(),
-                 dls[order].astype(TF).tobytes()))
-        # exactly the rows folded: one rewritten since has a new seq and stays (it is newer),
-        # one committed since by a writer was not read and stays too
-        conn.execute("DELETE FROM posting_delta WHERE term = %s AND scope = %s AND seq = ANY(%s)",
-                     (term, scope, changes["seqs"]))
+            conn.execute(FOLD_WRITE_SQL, {**key, "seqs": row["seqs"], "n": len(rids),
+                                          "rids": rids[order].astype(RID).tobytes(),
+                                          "tfs": tfs[order].astype(TF).tobytes(),
+                                          "dls": dls[order].astype(TF).tobytes()})
     return True
 
 
