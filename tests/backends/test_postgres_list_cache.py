@@ -104,3 +104,29 @@ def test_a_delta_row_rewritten_by_a_writer_that_commits_late_is_seen(postgres_ur
             fresh = as_lists(read_postings(conn, ["kestrel"]))
         assert kept == fresh
         assert 3 in kept[0]["kestrel"][1]
+
+
+def test_the_cache_drops_whole_terms_least_recently_read_first_and_counts_its_bytes():
+    import numpy as np
+
+    from palace.backends.postgres.cache import Kept, State
+
+    def lists(n):
+        return np.arange(n, dtype=np.int64), np.ones(n, np.int32), np.ones(n, np.int32)
+
+    def part(n):
+        made = lists(n)
+        return Kept(State(1, 0, -1), made, made)  # no delta: the lists are the base
+
+    cache = ListCache(limit=4 * part(100).size + 1)
+    cache.put(("kiwi", "team", 0), part(100))
+    cache.put(("kiwi", "team", 1), part(100))
+    cache.put(("plum", "team", 0), part(100))
+    cache.touch(("kiwi", "team", 0))                 # kiwi read again: plum is now the oldest
+    cache.put(("fig", "team", 0), part(150))          # over the limit: plum goes, whole
+    assert set(cache.held(["kiwi", "plum", "fig"])) == {("kiwi", "team", 0), ("kiwi", "team", 1), ("fig", "team", 0)}
+    cache.put(("kiwi", "team", 1), part(100))         # replaced, not counted twice
+    cache.put_joined("kiwi", "sig", lists(200))       # the join of kiwi's parts counts too: fig goes
+    assert set(cache.held(["kiwi", "fig"])) == {("kiwi", "team", 0), ("kiwi", "team", 1)}
+    assert cache.joined("kiwi", "sig") is not None and cache.joined("kiwi", "other") is None
+    assert cache._bytes == 2 * part(100).size + sum(a.nbytes for a in lists(200))
