@@ -105,3 +105,19 @@ def test_a_check_that_skips_what_cannot_be_due_yet_finds_what_a_full_count_finds
             if step % 9 == 8:  # fold now and then: bases grow, and their shares with them
                 postings.fold_due(conn, keys)
         assert skipped > 100  # of 480: a delta far from its share was not counted again
+
+
+def test_a_fold_finding_the_part_locked_by_another_fold_does_nothing(postgres_url, tmp_path, monkeypatch):
+    """Two folds of one part never both write it: the one that finds the part's lock held
+    (another client folding it now) leaves base and delta as they are."""
+    no_writer_checks(monkeypatch)
+    with open_as(postgres_url, tmp_path, "one") as one, open_as(postgres_url, tmp_path, "two") as two:
+        for i in range(5):
+            one.store(f"quince batch{i}")
+        with one.index.palace.connection() as a, two.index.palace.connection() as b:
+            with b.transaction():  # another client's fold, holding the part's lock
+                b.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (postings.FOLD_LOCK, "team\x1fquinc\x1f0"))
+                assert not postings.fold_term(a, "quinc", "team", 0)
+                assert delta_rows(a, "quinc") == 5 and base_size(a, "quinc") == 0
+            assert postings.fold_term(a, "quinc", "team", 0)  # released: now it folds
+            assert delta_rows(a, "quinc") == 0 and base_size(a, "quinc") == 5
