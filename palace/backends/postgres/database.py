@@ -34,7 +34,7 @@ from palace.index.topk import KeywordScoring
 from palace.models import Memory
 from palace.store.files import PALACE_SUBDIR, TRASH_DIR, TrashRules, parse_memory, render_memory
 from palace.text.tokenize import duplicate_key, index_text, stem
-from palace.backends.postgres.cache import ListCache
+from palace.backends.postgres.cache import Key, ListCache
 from palace.backends.postgres.graph import PgGraphQueries, rows_statements as graph_statements
 from palace.backends.postgres.postings import FOLD_EVERY, Due, RidSet, fold_due, fold_read, part_of, read_postings
 from palace.backends.postgres.roles import bound_identity
@@ -122,7 +122,7 @@ class PostgresPalace:
         self._side_lock = threading.Lock()
         self._pinned = threading.local()  # the connection a thread holding the write lock works on
         self.lists = ListCache()  # the keyword lists this process read, while unchanged on the server
-        self._touched: dict[tuple[str, str, int], None] = {}  # (term, scope, part) written since the last fold check
+        self._touched: dict[Key, None] = {}  # (term, scope, part) written since the last fold check
         # a first check after a random share of FOLD_EVERY writes: clients started together
         # would otherwise all check at once, find the same deltas due and queue to fold them
         self._writes = random.randrange(FOLD_EVERY)

@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, NamedTuple
 
-from palace.backends.postgres.cache import Kept, ListCache, State
+from palace.backends.postgres.cache import Key, Kept, ListCache, State
 from palace.index import postings as folding  # the fold rule, declared once for both backends
 from palace.index.postings import Lists, merge_is_due, merge_threshold, overlay
 
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 FOLD_EVERY = 50  # a client checks the terms it touched for folding after this many writes
-FOLD_LOCK = 0x70A1AC3  # namespace of the per-term fold locks (pg_advisory_xact_lock(ns, hash))
+FOLD_LOCK = 0x70A1AC3  # namespace of the per-part fold locks (pg_advisory_xact_lock(ns, hash))
 
 RID, TF = ">i8", ">i4"  # the packed arrays' element types (big-endian: what int8send writes)
 PART_BITS = 16  # a base part holds the row ids sharing rid >> PART_BITS (65,536 row ids)
@@ -174,7 +174,7 @@ def _joined(term: str, parts: list[tuple[tuple[str, int], State, Lists]], cache:
     return rids, tfs, dls
 
 
-def _lists_of(row: dict[str, Any], kept: Kept | None, key: tuple[str, str, int],
+def _lists_of(row: dict[str, Any], kept: Kept | None, key: Key,
               cache: ListCache | None) -> tuple[State, Lists]:
     """One (term, scope, part) list from its row, with its state: what was kept where the
     server sent nothing."""
@@ -256,9 +256,6 @@ free AS (SELECT t.term, t.scope, t.part, v.horizon FROM term_postings t
 UPDATE term_postings t SET horizon = free.horizon FROM free
 WHERE t.term = free.term AND t.scope = free.scope AND t.part = free.part
 """
-
-Key = tuple[str, str, int]  # (term, scope, part)
-
 
 def pending_rows(conn: Any, keys: list[Key]) -> list[dict[str, Any]]:
     """``PENDING_SQL``'s rows for ``keys`` (pending None: not counted, cannot be due yet)."""
