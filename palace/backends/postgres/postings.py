@@ -257,6 +257,7 @@ UPDATE term_postings t SET horizon = free.horizon FROM free
 WHERE t.term = free.term AND t.scope = free.scope AND t.part = free.part
 """
 
+
 def pending_rows(conn: Any, keys: list[Key]) -> list[dict[str, Any]]:
     """``PENDING_SQL``'s rows for ``keys`` (pending None: not counted, cannot be due yet)."""
     return list(conn.execute(PENDING_SQL, {"terms": [k[0] for k in keys], "scopes": [k[1] for k in keys],
