@@ -587,9 +587,15 @@ class Index(KeywordScoring):
         listed = read_lists(self.conn, {stem(t): None for t in wanted})
         return self._collection()[0], {t: set(listed[stem(t)][0].tolist()) for t in wanted}
 
-    def content_candidates(self, content: str, *, probe_terms: int) -> list[IndexRow]:
+    def content_candidates(self, content: str, *, probe_terms: int, and_id: str | None = None) -> list[IndexRow]:
         """Rows that may hold ``content`` (the caller compares): a copy holds every
-        term, so the holders of the rarest of its first ``probe_terms`` terms."""
+        term, so the holders of the rarest of its first ``probe_terms`` terms. With
+        ``and_id``, the row of that id too (a store's new id)."""
+        rows = self._content_holders(content, probe_terms)
+        own = self.row_by_id(and_id) if and_id is not None else None
+        return [*rows, own] if own is not None and all(row.id != own.id for row in rows) else rows
+
+    def _content_holders(self, content: str, probe_terms: int) -> list[IndexRow]:
         from palace.text.tokenize import index_text
 
         terms = list(dict.fromkeys(index_text(content).split()))[:probe_terms]

@@ -168,12 +168,18 @@ class Writer:
                         f"a memory with id {memory_id!r} already exists; use `palace update` to "
                         "change it or pick another id")
             else:
-                existing = self._same_content(memory.content)
+                memory_id = secrets.token_hex(8)
+                # one look for an earlier copy of the text and at the new id: one round
+                # trip on Postgres, the lock's statement with it
+                candidates = self.index.content_candidates(
+                    memory.content, probe_terms=self.DUPLICATE_PROBE_TERMS, and_id=memory_id)
+                existing = self._same_content(memory.content, candidates)
                 if existing is not None:
                     return self._merge_duplicate(existing, memory.tags)
-                memory_id = secrets.token_hex(8)
-                while self.index.row_by_id(memory_id) is not None:
+                taken = any(row.id == memory_id for row in candidates)
+                while taken:
                     memory_id = secrets.token_hex(8)
+                    taken = self.index.row_by_id(memory_id) is not None
             new = replace(memory, id=memory_id)
             with self.deriver.known(new, rows):
                 written = self.write(new)
@@ -195,14 +201,14 @@ class Writer:
         read_facts(given, memory.content, created_at=memory.created_at, tz=self.tz)  # the caller's: raises
         return read_facts(memory.extra, memory.content, created_at=memory.created_at, tz=self.tz, strict=False)
 
-    def _same_content(self, content: str) -> Any:
-        """The active memory whose content equals ``content`` once normalised (NFKC,
-        case, runs of white space), or None. The index names the candidates (locally
-        from the postings, on Postgres by the normalised content's digest)."""
+    @staticmethod
+    def _same_content(content: str, rows: Sequence[Any]) -> Any:
+        """Of ``rows``, the active memory whose content equals ``content`` once
+        normalised (NFKC, case, runs of white space), or None. The index names the
+        candidates (locally from the postings, on Postgres by the normalised content's digest)."""
         from palace.text.tokenize import normalize
 
         wanted = " ".join(normalize(content).split())
-        rows = self.index.content_candidates(content, probe_terms=self.DUPLICATE_PROBE_TERMS)
         for row in sorted(rows, key=lambda r: (r.created_ts, r.rid)):
             if row.status == "active" and " ".join(normalize(row.content).split()) == wanted:
                 return row

@@ -129,6 +129,7 @@ def test_writers_of_different_memories_do_not_wait_for_each_other(postgres_url, 
     with open_as(postgres_url, tmp_path, "one") as first, open_as(postgres_url, tmp_path, "two") as second:
         held = first.store("held memory").id
         with first._writer.memory_lock(f"id:{held}"):
+            first.get(held, record_access=False)  # a keyed lock is taken with its first query
             t0 = time.perf_counter()
             other = second.store("another memory")
             second.update(other.id, content="another memory, changed")
@@ -142,6 +143,65 @@ def test_writers_of_different_memories_do_not_wait_for_each_other(postgres_url, 
             assert waiting.result(timeout=10).content == "waits for the exclusive lock"
         finally:
             pool.shutdown()
+
+
+def test_two_clients_storing_one_text_at_once_make_one_memory(postgres_url, tmp_path, monkeypatch):
+    """A store's lock on its text is sent with its look for an earlier copy, in one round
+    trip, and taken before that look: while one client's store of a text is held between
+    its look and its write, another client's store of the same text waits, then finds the
+    first one's memory and adds its tags to it (never a second copy)."""
+    from palace.backends.postgres.database import PgStore
+
+    held, release = threading.Event(), threading.Event()
+    real = PgStore.write
+
+    def paused(self, memory):
+        if memory.content == "the release train leaves on fridays" and not held.is_set():
+            held.set()
+            release.wait(20)
+        return real(self, memory)
+
+    monkeypatch.setattr(PgStore, "write", paused)
+    with open_as(postgres_url, tmp_path, "one") as first, open_as(postgres_url, tmp_path, "two") as second:
+        with ThreadPoolExecutor(2) as pool:
+            one = pool.submit(first.store, "the release train leaves on fridays", tags=["ops"])
+            assert held.wait(20)
+            two = pool.submit(second.store, "The release train  leaves on Fridays", tags=["release"])
+            time.sleep(0.5)
+            assert not two.done()  # waits on the first store's lock
+            release.set()
+            stored, merged = one.result(timeout=20), two.result(timeout=20)
+        assert merged.duplicate and merged.id == stored.id
+        assert set(second.get(stored.id, record_access=False).tags) == {"ops", "release"}
+        assert [m.id for m in second.list(limit=None)] == [stored.id]
+
+
+def test_a_keyed_lock_is_held_from_its_first_query_to_its_end(postgres_url, tmp_path):
+    """Deferred to its first query, a memory's lock is still the lock: another session
+    cannot take it from that query to the end of the block, and can again afterwards;
+    a block that asked the database nothing took no lock at all."""
+    import psycopg
+
+    from palace.backends.postgres.database import lock_key
+
+    key = lock_key("id:ledger")
+    with open_as(postgres_url, tmp_path, "one") as pm, psycopg.connect(postgres_url, autocommit=True) as other:
+        def other_can_take() -> bool:
+            got = other.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()[0]
+            if got:
+                other.execute("SELECT pg_advisory_unlock(%s)", (key,))
+            return got
+
+        with pm._writer.memory_lock("id:ledger"):
+            assert other_can_take()  # nothing asked of the database yet: nothing taken
+            pm.list(limit=1)
+            assert not other_can_take()
+        assert other_can_take()
+        with pm._writer.memory_lock("id:ledger"):
+            pass
+        assert not other.execute(
+            "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND pid <> pg_backend_pid() "
+            "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())").fetchone()[0]
 
 
 def _lives_in(subject: str, place: str) -> dict:

@@ -21,7 +21,7 @@ import hashlib
 import random
 import threading
 from contextlib import contextmanager, nullcontext
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import AbstractSet, Any, Iterable, Iterator, Sequence
@@ -134,6 +134,7 @@ class PostgresPalace:
         client is: for work that waits on a row lock (capture's spool). Visitors waiting
         on a busy row hold these, never the main pool's connections that the lock
         holder needs for its own writes, so they cannot starve it."""
+        self._send_deferred()  # a lock this thread deferred is taken before the visit
         with self._side_lock:
             if self._side_pool is None:
                 from psycopg.rows import dict_row
@@ -151,15 +152,57 @@ class PostgresPalace:
                      (self.agent_id or "", self.user_id or ""))
 
     def connection(self) -> Any:
-        """A pooled connection; while this thread holds the write lock, the locked one."""
+        """A pooled connection; while this thread holds the write lock, the locked one
+        (the lock statements deferred on it sent first)."""
         pinned = self.pinned()
-        return nullcontext(pinned) if pinned is not None else self.pool.connection()
+        if pinned is None:
+            return self.pool.connection()
+        self._send_deferred()
+        return nullcontext(pinned)
+
+    def fetch_all(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        """The rows of one read. A lock deferred on this thread's connection goes with it,
+        in one round trip (a pipeline: the server takes the lock, then runs the read)."""
+        pinned, deferred = self.pinned(), self._take_deferred()
+        if not deferred:
+            with self.connection() as conn:
+                return conn.execute(sql, params).fetchall()
+        with pinned.pipeline():
+            for lock in deferred:
+                pinned.execute(lock.sql, lock.params)
+            cursor = pinned.execute(sql, params)
+        return cursor.fetchall()
 
     def pin(self, conn: Any) -> None:
-        self._pinned.conn = conn
+        self._pinned.conn, self._pinned.deferred = conn, []
 
     def pinned(self) -> Any:
         return getattr(self._pinned, "conn", None)
+
+    def defer(self, lock: "Deferred") -> None:
+        """Send ``lock`` (a statement taking advisory locks) with the pinned connection's next query."""
+        self._pinned.deferred.append(lock)
+
+    def withdraw(self, lock: "Deferred") -> bool:
+        """Drop ``lock`` if it was never sent (True): then it was never taken either."""
+        deferred = getattr(self._pinned, "deferred", [])
+        if lock.sent or lock not in deferred:
+            return False
+        deferred.remove(lock)
+        return True
+
+    def _send_deferred(self) -> None:
+        for lock in self._take_deferred():
+            self.pinned().execute(lock.sql, lock.params)
+
+    def _take_deferred(self) -> list["Deferred"]:
+        deferred = getattr(self._pinned, "deferred", None)
+        if not deferred:
+            return []
+        self._pinned.deferred = []
+        for lock in deferred:
+            lock.sent = True  # a lock whose sending failed is unlocked all the same: a no-op then
+        return deferred
 
     def touched(self, conn: Any, scope: str, rid: int, terms: Iterable[str]) -> None:
         """Note a written memory's terms; every ``FOLD_EVERY`` writes, fold the deltas
@@ -193,6 +236,15 @@ def lock_key(name: str) -> int:
     return int.from_bytes(hashlib.blake2b(name.encode("utf-8"), digest_size=8).digest(), "big", signed=True)
 
 
+@dataclass(eq=False)
+class Deferred:
+    """A statement taking advisory locks, sent with the locked connection's next query."""
+
+    sql: str
+    params: Sequence[Any]
+    sent: bool = False
+
+
 class PgWriteLock:
     """Writers across processes and machines, without one queue for all of them.
 
@@ -209,14 +261,16 @@ class PgWriteLock:
     reads and writes inside run in the locked session); re-entrant per thread: inside
     the exclusive lock a keyed one is a no-op. Keys are taken in sorted order (no
     deadlock between keyed writers); a thread must not ask for the exclusive lock
-    while it holds keyed ones (nothing in palace does).
+    while it holds keyed ones (nothing in palace does). A keyed lock is sent with the
+    first query inside it (``PostgresPalace.fetch_all``: one round trip for both, the
+    lock taken before the query runs); a keyed block that asks nothing takes nothing.
     """
 
     def __init__(self, palace: PostgresPalace):
         self.palace = palace
         self._state = threading.local()
 
-    def _stack(self) -> list[tuple[str, tuple[int, ...]]]:
+    def _stack(self) -> list[tuple[str, tuple[int, ...], "Deferred | None"]]:
         stack = getattr(self._state, "stack", None)
         if stack is None:
             stack = self._state.stack = []
@@ -229,16 +283,22 @@ class PgWriteLock:
             self.palace.pin(self._state.held.__enter__())
         return self.palace.pinned()
 
-    def _push(self, kind: str, keys: tuple[int, ...], sql: str | None, params: Sequence[Any]) -> None:
+    def _push(self, kind: str, keys: tuple[int, ...], sql: str | None, params: Sequence[Any],
+              *, defer: bool = False) -> None:
+        """Take a lock: now, or (``defer``) with the first query inside it, in that query's
+        round trip (a store's lock goes with its look for an earlier copy)."""
         conn = self._conn()
+        deferred = Deferred(sql, params) if defer and sql is not None else None
         try:
-            if sql is not None:
+            if deferred is not None:
+                self.palace.defer(deferred)
+            elif sql is not None:
                 conn.execute(sql, params)
         except BaseException:
             if not self._stack():
                 self._unpin()
             raise
-        self._stack().append((kind, keys))
+        self._stack().append((kind, keys, deferred))
 
     def _unpin(self) -> None:
         held, self._state.held = self._state.held, None
@@ -247,7 +307,7 @@ class PgWriteLock:
 
     def __enter__(self) -> "PgWriteLock":
         stack = self._stack()
-        if any(kind == "exclusive" for kind, _ in stack):
+        if any(kind == "exclusive" for kind, *_ in stack):
             self._push("nested", (), None, ())
         else:
             self._push("exclusive", (), "SELECT pg_advisory_lock(%s)", (WRITE_LOCK_KEY,))
@@ -261,20 +321,23 @@ class PgWriteLock:
 
     def _enter_keys(self, names: Sequence[str]) -> None:
         stack = self._stack()
-        if any(kind == "exclusive" for kind, _ in stack):
+        if any(kind == "exclusive" for kind, *_ in stack):
             self._push("nested", (), None, ())
             return
-        held = {k for _, keys in stack for k in keys}
+        held = {k for _, keys, _ in stack for k in keys}
         keys = tuple(sorted({lock_key(n) for n in names} - held))
-        shared = not any(kind == "shared" for kind, _ in stack)
+        shared = not any(kind == "shared" for kind, *_ in stack)
         calls = (["pg_advisory_lock_shared(%s)"] if shared else []) + ["pg_advisory_lock(%s)"] * len(keys)
         params = ([WRITE_LOCK_KEY] if shared else []) + list(keys)
-        self._push("shared" if shared else "keys", keys, f"SELECT {', '.join(calls)}" if calls else None, params)
+        self._push("shared" if shared else "keys", keys, f"SELECT {', '.join(calls)}" if calls else None, params,
+                   defer=True)
 
     def _pop(self) -> None:
         stack = self._stack()
-        kind, keys = stack.pop()
+        kind, keys, deferred = stack.pop()
         try:
+            if deferred is not None and self.palace.withdraw(deferred):
+                return  # nothing ran inside: the lock was never taken
             calls = ["pg_advisory_unlock(%s)"] * len(keys)
             params: list[Any] = list(keys)
             if kind == "exclusive":
@@ -475,8 +538,7 @@ class PgIndex(PgGraphQueries, KeywordScoring):
         self._legacy_rows: bool | None = None  # rows without dup_key (written before migration 5)?
 
     def _all(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        with self.palace.connection() as conn:
-            return conn.execute(sql, params).fetchall()
+        return self.palace.fetch_all(sql, params)
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[IndexRow]:
         """``SELECT {ROW_COLUMNS} ...`` read as IndexRows (not the stored Markdown: raw)."""
@@ -580,10 +642,12 @@ class PgIndex(PgGraphQueries, KeywordScoring):
         held = {s: RidSet(postings[s][0]) for s in set(stems.values())}
         return docs, {t: held[stems[t]] for t in wanted}
 
-    def content_candidates(self, content: str, *, probe_terms: int) -> list[IndexRow]:
+    def content_candidates(self, content: str, *, probe_terms: int, and_id: str | None = None) -> list[IndexRow]:
         """Rows that may hold ``content``: those with its normalised digest (one index
-        lookup); while rows from before migration 5 lack one, also the local probe's."""
-        rows = self._rows(f"SELECT {ROW_COLUMNS} FROM memories WHERE dup_key = %s", (duplicate_key(content),))
+        lookup); while rows from before migration 5 lack one, also the local probe's.
+        With ``and_id``, the row of that id too (a store's new id, looked at in the same query)."""
+        rows = self._rows(f"SELECT {ROW_COLUMNS} FROM memories WHERE dup_key = %s OR id = %s",
+                          (duplicate_key(content), and_id))
         if self._legacy_rows is None or self._legacy_rows:
             self._legacy_rows = bool(self._all("SELECT 1 AS x FROM memories WHERE dup_key IS NULL LIMIT 1"))
         if self._legacy_rows:
