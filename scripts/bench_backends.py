@@ -86,6 +86,9 @@ def main() -> int:
                         help="trees, workspaces and the kept embedded server's data (reused across runs)")
     parser.add_argument("--clients", default="1,4,16", help="concurrent store clients (processes)")
     parser.add_argument("--stores", type=int, default=1600, help="stores per throughput run (split over clients)")
+    parser.add_argument("--store-rounds", type=int, default=3,
+                        help="rounds of throughput runs (one client, then each larger number), the "
+                             "ratios to one client taken as their median")
     parser.add_argument("--queries", type=int, default=200, help="search queries per latency figure")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--no-reimport", action="store_true",
