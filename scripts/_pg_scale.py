@@ -222,28 +222,41 @@ def hnsw_recall(pm: Any, vectors: Any, embedder: ClusteredEmbedder, queries: int
     return sum(found) / len(found), pct(approx_ms, 50), pct(exact_ms, 50)
 
 
-def search_latencies(pm: Any, queries: list[syn.QuerySpec]) -> dict[str, float]:
-    """p50/p95 of the queries, twice in one process: ``cold`` as the process first meets
-    each query's keyword lists (a one-shot CLI search), then ``warm``, the lists kept
-    (palace.backends.postgres.cache: a sidecar or MCP server after its first searches)."""
-    for q in queries[:5]:  # warm: jieba, concept map, the server's caches
-        pm.search(q.text, top_k=10, tags=q.tags or None, location=q.location, record_access=False)
-    out: dict[str, float] = {}
-    for label in ("cold", "warm"):
+def search_latencies(pm: Any, queries: list[syn.QuerySpec],
+                     new_client: Callable[[], Any] | None = None) -> dict[str, float]:
+    """p50/p95 of the queries: ``start``, the first pass of ``pm``, the process meeting
+    each query's keyword lists for the first time and the server as the run found it
+    (on Postgres just started: its buffers cold too); ``warm``, again, the lists kept
+    (palace.backends.postgres.cache: a sidecar or MCP server after its first searches);
+    ``cold``, the first pass of a ``new_client`` (a fresh manager) against the server
+    now in use: what a one-shot CLI search meets on a team's running server."""
+    def one_pass(client: Any, label: str) -> None:
         times, hits = [], 0
         for q in queries:
             t0 = time.perf_counter()
-            found = pm.search(q.text, top_k=10, tags=q.tags or None, location=q.location, record_access=False)
+            found = client.search(q.text, top_k=10, tags=q.tags or None, location=q.location, record_access=False)
             times.append((time.perf_counter() - t0) * 1000)
             hits += bool(found)
         out.update({f"{label}_p50": pct(times, 50), f"{label}_p95": pct(times, 95), "hits": hits})
+
+    for q in queries[:5]:  # warm: jieba, concept map (loaded once a process)
+        pm.search(q.text, top_k=10, tags=q.tags or None, location=q.location, record_access=False)
+    out: dict[str, float] = {}
+    one_pass(pm, "start")
+    one_pass(pm, "warm")
+    if new_client is not None:
+        with new_client() as fresh:
+            one_pass(fresh, "cold")
+    else:
+        out.update(cold_p50=out["start_p50"], cold_p95=out["start_p95"])
     return out
 
 
 # ---------------------------------------------------------------------- store throughput
 
 
-def _client(settings: dict[str, Any], client: int, count: int, ready: Any, start: Any, done: Any) -> None:
+def _client(settings: dict[str, Any], client: int, count: int, ready: Any, start: Any, done: Any,
+            finish: Any) -> None:
     import random
 
     from palace import MemoryPalaceManager, Settings
@@ -256,10 +269,13 @@ def _client(settings: dict[str, Any], client: int, count: int, ready: Any, start
         # The clock measures a writer that has been running a while: what its first stores
         # load once (jieba's dictionary for Chinese text, numpy for its first fold) is loaded
         # here. Left in the timed run, 16 clients loading them at once on 2 cores cost more
-        # CPU than their stores did, and the one-client run paid it only once.
+        # CPU than their stores did, and the one-client run paid it only once. Likewise its
+        # server backend's: psycopg prepares a statement on its sixth run (prepare_threshold 5),
+        # and a backend plans and caches what it first meets; 16 clients of 100 stores each
+        # would pay that 16 times over a sixteenth of the stores.
         import numpy  # noqa: F401
 
-        for n, spec in enumerate(syn.generate_memories(4, seed=9000 + client)):
+        for n, spec in enumerate(syn.generate_memories(8, seed=9000 + client)):
             pm.store(f"{spec.content} [warm {client}.{n} {rng.random()}]", tags=[*spec.tags, "bench-throughput"],
                      location=spec.location, type=spec.type)
         ready.put(client)
@@ -270,6 +286,9 @@ def _client(settings: dict[str, Any], client: int, count: int, ready: Any, start
                      location=spec.location, importance=spec.importance, type=spec.type,
                      created_at=spec.created_at)
         done.put((time.perf_counter() - t0, time.process_time() - cpu0))
+        # closing the manager and exiting cost CPU: a client finished early waits, so its
+        # exit never runs beside the stores still timed
+        finish.wait()
 
 
 @dataclass
@@ -299,8 +318,9 @@ def store_throughput(settings: dict[str, Any], clients: int, per_client: int,
     """Memories stored per second by ``clients`` processes at once (each its own manager),
     and what a store cost in CPU; ``sampler`` watches the server's backends while the clock runs."""
     ctx = multiprocessing.get_context("spawn")
-    ready, start, done = ctx.Queue(), ctx.Event(), ctx.Queue()
-    procs = [ctx.Process(target=_client, args=(settings, c, per_client, ready, start, done)) for c in range(clients)]
+    ready, start, done, finish = ctx.Queue(), ctx.Event(), ctx.Queue(), ctx.Event()
+    procs = [ctx.Process(target=_client, args=(settings, c, per_client, ready, start, done, finish))
+             for c in range(clients)]
     for p in procs:
         p.start()
     for _ in procs:  # every client opened and warm (16 starting on 2 cores take a while)
@@ -328,6 +348,7 @@ def store_throughput(settings: dict[str, Any], clients: int, per_client: int,
         server1 = server.seconds() if server else None
         if sampler is not None:
             sampler.end()
+        finish.set()
     for p in procs:
         p.join()
     stores = clients * per_client
@@ -548,20 +569,24 @@ def fold_every_delta(pm: Any) -> None:
             fold_term(conn, *key)
 
 
-def latency_phase(results: Any, key: str, label: str, pm: Any, queries: list) -> None:
-    """Search p50/p95 over ``queries``, saved as ``<key>_p50``/``<key>_p95`` (skipped
-    when an earlier run measured them: --resume)."""
+def latency_phase(results: Any, key: str, label: str, pm: Any, queries: list,
+                  new_client: Callable[[], Any]) -> None:
+    """Search p50/p95 over ``queries``, saved as ``<key>_p50``/``<key>_p95`` (lists kept),
+    ``<key>_cold_*`` (a new client's first pass) and ``<key>_start_*`` (the run's first
+    pass); skipped when an earlier run measured them (--resume)."""
     if results.has(f"{key}_p50"):
         results.skipped(label)
         return
     if getattr(pm, "backend", "local") == "postgres":
         fold_every_delta(pm)
-    got = search_latencies(pm, queries)
-    say(f"    {label}: p50 {got['warm_p50']:.1f} ms, p95 {got['warm_p95']:.1f} ms; first pass (lists not yet "
-        f"kept) p50 {got['cold_p50']:.1f} ms, p95 {got['cold_p95']:.1f} ms ({len(queries)} queries, "
-        f"{got['hits']:.0f} with results; {load_now()})")
-    results.put(**{f"{key}_p50": got["warm_p50"], f"{key}_p95": got["warm_p95"],
-                   f"{key}_cold_p50": got["cold_p50"], f"{key}_cold_p95": got["cold_p95"]})
+    got = search_latencies(pm, queries, new_client)
+    say(f"    {label}: p50 {got['warm_p50']:.1f} ms, p95 {got['warm_p95']:.1f} ms; a new client's first pass "
+        f"(lists not yet kept) p50 {got['cold_p50']:.1f} ms, p95 {got['cold_p95']:.1f} ms; the run's first "
+        f"pass (the server's buffers as the run found them) p50 {got['start_p50']:.1f} ms, p95 "
+        f"{got['start_p95']:.1f} ms ({len(queries)} queries, {got['hits']:.0f} with results; {load_now()})")
+    results.put(**{f"{key}_{part}": got[part] for part in ("warm_p50", "warm_p95", "cold_p50", "cold_p95",
+                                                            "start_p50", "start_p95")},
+                **{f"{key}_p50": got["warm_p50"], f"{key}_p95": got["warm_p95"]})
 
 
 def run_size(size: int, args: Any, server: Any) -> dict[str, Any]:
@@ -593,7 +618,8 @@ def run_size(size: int, args: Any, server: Any) -> dict[str, Any]:
             results.put(import_s=seconds, import_written=len(report.written))
         else:
             say("    palace import: database reused (already imported)")
-        latency_phase(results, "kw", "keyword search", pm, queries)
+        latency_phase(results, "kw", "keyword search", pm, queries,
+                      lambda: MemoryPalaceManager(settings=Settings.from_env(**base)))
 
     # store throughput before the vectors: a size too big for the HNSW build in the time
     # at hand still gets every other figure (--no-hybrid)
@@ -645,7 +671,8 @@ def run_size(size: int, args: Any, server: Any) -> dict[str, Any]:
             say(f"    HNSW recall@10 against an exact scan: {recall:.3f} (HNSW p50 {approx_p50:.1f} ms, "
                 f"exact {exact_p50:.0f} ms: x{approx_p50 / exact_p50:.3f}; {load_now()})")
             results.put(hnsw_recall=recall, hnsw_p50=approx_p50, exact_p50=exact_p50)
-        latency_phase(results, "hy", "hybrid search", pm, queries)
+        latency_phase(results, "hy", "hybrid search", pm, queries, lambda: MemoryPalaceManager(
+            settings=Settings.from_env(**{**base, "vector_enabled": True}), embedder=embedder))
     return results.figures
 
 
@@ -796,11 +823,11 @@ def summary(results: list[dict[str, Any]], local: dict[str, Any] | None, clients
 # issue 29's targets at 1M: (label, measured, bound, at most?)
 def targets(r: dict[str, Any]) -> None:
     checks = [("keyword p50 ms", r.get("kw_p50"), 30.0, True), ("keyword p95 ms", r.get("kw_p95"), 150.0, True),
-              ("  first pass: keyword p50 ms", r.get("kw_cold_p50"), 30.0, True),
-              ("  first pass: keyword p95 ms", r.get("kw_cold_p95"), 150.0, True),
+              ("  a new client's first pass: keyword p50 ms", r.get("kw_cold_p50"), 30.0, True),
+              ("  a new client's first pass: keyword p95 ms", r.get("kw_cold_p95"), 150.0, True),
               ("hybrid p50 ms", r.get("hy_p50"), 60.0, True), ("hybrid p95 ms", r.get("hy_p95"), 250.0, True),
-              ("  first pass: hybrid p50 ms", r.get("hy_cold_p50"), 60.0, True),
-              ("  first pass: hybrid p95 ms", r.get("hy_cold_p95"), 250.0, True),
+              ("  a new client's first pass: hybrid p50 ms", r.get("hy_cold_p50"), 60.0, True),
+              ("  a new client's first pass: hybrid p95 ms", r.get("hy_cold_p95"), 250.0, True),
               ("HNSW recall@10", r.get("hnsw_recall"), 0.95, False)]
     for c in (4, 16):
         ratios = r.get(f"store_{c}_ratios")
@@ -812,7 +839,11 @@ def targets(r: dict[str, Any]) -> None:
     say(f"\n== targets at {r['size']:,} (issue 29's are set for 1M) ==")
     for label, value, bound, at_most in checks:
         if value is None:
-            say(f"  {label:<40} not measured")
+            say(f"  {label:<46} not measured")
             continue
         ok = value <= bound if at_most else value >= bound
-        say(f"  {label:<40} {value:>9.3f}  {'<=' if at_most else '>='} {bound:<6g} {'PASS' if ok else 'FAIL'}")
+        say(f"  {label:<46} {value:>9.3f}  {'<=' if at_most else '>='} {bound:<6g} {'PASS' if ok else 'FAIL'}")
+    for key, label in (("kw", "keyword"), ("hy", "hybrid")):  # no target: a server just started
+        if f"{key}_start_p50" in r:
+            say(f"  (the run's first {label} pass, the server's buffers as the run found them: p50 "
+                f"{r[f'{key}_start_p50']:.1f} ms, p95 {r[f'{key}_start_p95']:.1f} ms)")
