@@ -65,6 +65,20 @@ def test_explicit_id_twice_is_refused(pm):
         pm.store("two", id="fixed-id")
 
 
+def test_a_fresh_id_already_taken_is_drawn_again(pm, monkeypatch):
+    """A store's random id is checked in the same look as its copy check; one that is
+    taken (by a live memory) is drawn again, and the memory holding it is untouched."""
+    from palace.manager import writer
+
+    held = pm.store("the memory holding the id", id="0123456789abcdef")
+    draws, real = iter(["0123456789abcdef", "fedcba9876543210"]), writer.secrets.token_hex
+    monkeypatch.setattr(writer.secrets, "token_hex", lambda n=None: next(draws, None) or real(n))
+    fresh = pm.store("another text entirely")
+    assert fresh.id == "fedcba9876543210"
+    assert pm.get(held.id, record_access=False).content == "the memory holding the id"
+    assert sorted(m.id for m in pm.list(limit=None)) == ["0123456789abcdef", "fedcba9876543210"]
+
+
 def test_delete_goes_to_trash_and_restore_brings_it_back(pm):
     memory = pm.store("a thing to forget", tags=["x"])
     pm.delete(memory.id)
