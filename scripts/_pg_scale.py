@@ -435,7 +435,7 @@ class WaitSampler:
     def _run(self) -> None:
         import psycopg
 
-        from palace.backends.postgres.database import WRITE_LOCK_KEY
+        from palace.backends.postgres.locks import WRITE_LOCK_KEY
 
         # the lock a backend waits for (pg_locks): an advisory one is the whole write lock
         # (pm.write_lock(), or a store whose text states facts: palace.manager.store) or one

@@ -182,7 +182,7 @@ def test_a_keyed_lock_is_held_from_its_first_query_to_its_end(postgres_url, tmp_
     a block that asked the database nothing took no lock at all."""
     import psycopg
 
-    from palace.backends.postgres.database import lock_key
+    from palace.backends.postgres.locks import lock_key
 
     key = lock_key("id:ledger")
     with open_as(postgres_url, tmp_path, "one") as pm, psycopg.connect(postgres_url, autocommit=True) as other:

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from palace.backends.base import Backend
-from palace.backends.postgres.database import PgIndex, PgStore, PgWriteLock, PostgresPalace
+from palace.backends.postgres.database import PgIndex, PgStore, PostgresPalace
+from palace.backends.postgres.locks import PgWriteLock
 from palace.backends.postgres.sync import PgSyncer
 from palace.errors import ConfigError
 from palace.settings import Settings
